@@ -1,0 +1,42 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "Strata",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataStorage", targets: ["StrataStorage"]),
+        // The CLI's module folder is `StrataCLI`, not `strata`: `Sources/strata` and
+        // `Sources/Strata` would collide on case-insensitive file systems (macOS).
+        .executable(name: "strata", targets: ["StrataCLI"]),
+        .executable(name: "strata-demo", targets: ["strata-demo"]),
+    ],
+    targets: [
+        .target(name: "StrataStorage", swiftSettings: strictSettings),
+        .target(name: "Strata", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
+        .executableTarget(name: "StrataCLI", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
+        .executableTarget(name: "strata-demo", dependencies: ["Strata", "StrataStorage"], swiftSettings: strictSettings),
+        // A child process driven by the integration tests (crash, multi-process writers).
+        .executableTarget(
+            name: "strata-integration-child",
+            dependencies: ["StrataStorage"],
+            path: "IntegrationTests/Child",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
+        .testTarget(name: "StrataTests", dependencies: ["Strata"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "IntegrationTests",
+            dependencies: ["StrataStorage", "strata-integration-child"],
+            path: "IntegrationTests/Suites",
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
