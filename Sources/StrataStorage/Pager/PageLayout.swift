@@ -1,0 +1,87 @@
+/// A page number. Pages 0 and 1 are the meta pages, so 0 doubles as "no page".
+typealias PageNumber = UInt32
+
+/// What a page holds; stored in its header so that a page read in the wrong role is detected.
+enum PageKind: UInt8 {
+    case meta = 1
+    case branch = 2
+    case leaf = 3
+    case overflow = 4
+}
+
+/// The 32-byte header every page starts with (little-endian).
+///
+/// ```
+/// 0  u64 checksum   XXH64 of bytes [8, pageSize) seeded with the page number; written at commit
+/// 8  u64 version    the commit that wrote this page
+/// 16 u32 page       this page's own number (detects misdirected writes and pointers)
+/// 20 u8  kind       PageKind
+/// 21 u8  flags      reserved, zero
+/// 22 u16 count      entries in a branch or leaf
+/// 24 u16 upper      start of the entry area; entries fill [upper, pageSize)
+/// 26 u16 reserved   zero
+/// 28 u32 next       overflow pages: the next page of the chain, 0 at the end
+/// 32 ...            branch/leaf: `count` u16 slot offsets in key order; overflow: payload
+/// ```
+enum PageHeader {
+    static let size = 32
+    static let checksum = 0
+    static let version = 8
+    static let pageNumber = 16
+    static let kind = 20
+    static let flags = 21
+    static let count = 22
+    static let upper = 24
+    static let next = 28
+    static let slotSize = 2
+}
+
+/// Entry layouts inside branch and leaf pages.
+///
+/// Leaf entry: `u16 keyLength, u32 valueInfo, key bytes, payload`. `valueInfo` holds the value length in its low
+/// 30 bits and the storage in its top 2: inline (payload is the value), overflow (payload is the u32 first page
+/// of a chain holding `length` bytes), subtree (payload is a 32-byte ``TreeRoot``).
+///
+/// Branch entry: `u16 keyLength, u32 child, u64 count, key bytes`. `count` is the number of leaf entries under
+/// `child`. The key of entry 0 is empty and means "everything below the next key".
+enum EntryLayout {
+    static let leafHeader = 6
+    static let branchHeader = 14
+    static let valueLengthMask: UInt32 = 0x3FFF_FFFF
+    static let storageShift: UInt32 = 30
+    static let overflowRefSize = 4
+}
+
+/// How a leaf entry stores its value.
+enum ValueStorage: UInt32 {
+    case inline = 0
+    case overflow = 1
+    case subtree = 2
+}
+
+/// Size limits derived from the page size.
+struct PageGeometry: Sendable, Equatable {
+    let pageSize: Int
+
+    /// Largest leaf entry (header + key + payload). Four of them fit in a page, so a split always succeeds.
+    var maxLeafEntry: Int { (pageSize - PageHeader.size) / 4 - PageHeader.slotSize }
+    /// Longest key: one that still fits in a branch entry and in a leaf entry with an overflow reference.
+    var maxKeySize: Int { maxLeafEntry - EntryLayout.branchHeader - TreeRoot.encodedSize }
+    /// Longest value stored inline for a key of `keySize` bytes; longer values go to an overflow chain.
+    func maxInlineValue(keySize: Int) -> Int { maxLeafEntry - EntryLayout.leafHeader - keySize }
+    /// Payload bytes per overflow page.
+    var overflowPayload: Int { pageSize - PageHeader.size }
+    /// Most slots a page could hold (bounds `count` when validating).
+    var maxSlots: Int { (pageSize - PageHeader.size) / (PageHeader.slotSize + EntryLayout.leafHeader) }
+    /// A page below this many used bytes is merged with a sibling when possible.
+    var mergeThreshold: Int { (pageSize - PageHeader.size) / 4 }
+
+    static let minimumPageSize = 1024
+    static let maximumPageSize = 32768
+    /// Values up to 1 GiB - 1 byte (the 30-bit length field).
+    static let maxValueSize = Int(EntryLayout.valueLengthMask)
+
+    static func isValid(pageSize: Int) -> Bool {
+        pageSize >= minimumPageSize && pageSize <= maximumPageSize && pageSize & (pageSize - 1) == 0
+    }
+}

@@ -1,0 +1,312 @@
+/// The engine of one write transaction: page allocation, copy-on-write, free-space bookkeeping and commit.
+///
+/// Invariant: a page reachable from any committed version is never written. Pages are modified only after
+/// ``touch(_:)`` has copied them to a fresh page (or found them already dirty in this transaction).
+///
+/// Free space: pages this transaction stops using that older versions can still reach go to `freed`; they are
+/// recorded in the free tree under this version and reused by a later writer once no reader pins an older
+/// version. Pages that were allocated and released within this transaction, and pages taken from the free tree,
+/// sit in `pool` and are reused at once.
+final class WriteContext {
+    let shared: SharedFile
+    let base: Meta
+    let mapping: Mapping
+    let geometry: PageGeometry
+    let file: PathRef
+    let version: UInt64
+    private(set) var pageCount: UInt64
+    let dirty: DirtyPages
+
+    /// Published pages released by this transaction (recorded under `version` at commit).
+    private(set) var freed: [PageNumber] = []
+    /// Pages that may be reused right now.
+    private(set) var pool: [PageNumber] = []
+    /// Free-tree records of versions at or below this may be reused; computed on first need.
+    private var threshold: UInt64?
+    private var reclaiming = false
+    private var reclaimDisabled = false
+    private var freeTreeExhausted = false
+
+    var catalog: TreeRoot
+    var freeTree: TreeRoot
+    /// Bumped by every modification; write cursors use it to notice that they must re-seek.
+    var modificationCount = 0
+
+    init(shared: SharedFile, base: Meta, mapping: Mapping) {
+        self.shared = shared
+        self.base = base
+        self.mapping = mapping
+        self.geometry = PageGeometry(pageSize: base.pageSize)
+        self.file = shared.pathRef
+        self.version = base.version + 1
+        self.pageCount = base.pageCount
+        self.dirty = DirtyPages(pageSize: base.pageSize)
+        self.catalog = base.catalog
+        self.freeTree = base.freeTree
+    }
+
+    /// Page access for this transaction: dirty buffers first, then the base version's pages.
+    var pages: WritePages { WritePages(context: self) }
+
+    // MARK: Allocation
+
+    /// A fresh dirty page (contents undefined).
+    func allocatePage() throws(StorageError) -> (PageNumber, UnsafeMutableRawPointer) {
+        let number = try allocateNumber()
+        return (number, dirty.add(number))
+    }
+
+    private func allocateNumber() throws(StorageError) -> PageNumber {
+        while true {
+            if let page = pool.popLast() {
+                guard dirty.buffer(page) == nil else {
+                    throw file.corrupt(page, "the free list names a page that is in use")
+                }
+                return page
+            }
+            guard !reclaiming, !reclaimDisabled, !freeTreeExhausted, try reclaimRecord() else { break }
+        }
+        guard pageCount < Meta.maxPageCount else { throw .diskFull(path: file.path) }
+        let page = PageNumber(pageCount)
+        pageCount += 1
+        return page
+    }
+
+    /// Releases a page this transaction no longer references.
+    func free(_ page: PageNumber) {
+        modificationCount &+= 1
+        if dirty.remove(page) {
+            pool.append(page)
+        } else {
+            freed.append(page)
+        }
+    }
+
+    /// Makes `page` writable: returns it if it is already dirty, otherwise copies it to a newly allocated page
+    /// and releases the original. The caller must point the parent at the returned page number.
+    @inline(__always)
+    func touch(_ page: PageNumber) throws(StorageError) -> (PageNumber, UnsafeMutableRawPointer) {
+        modificationCount &+= 1
+        if let buffer = dirty.buffer(page) { return (page, buffer) }
+        return try copyOnWrite(page)
+    }
+
+    private func copyOnWrite(_ page: PageNumber) throws(StorageError) -> (PageNumber, UnsafeMutableRawPointer) {
+        guard page >= 2, UInt64(page) < base.pageCount else {
+            throw file.corrupt(page, "reference to page \(page) outside the file's \(base.pageCount) pages")
+        }
+        let source = mapping.base + Int(page) &* geometry.pageSize
+        let (number, buffer) = try allocatePage()
+        let pageSize = geometry.pageSize
+        let count = Int(source.u16(PageHeader.count))
+        let upper = Int(source.u16(PageHeader.upper))
+        let headerEnd = PageHeader.size + count * PageHeader.slotSize
+        if headerEnd <= upper && upper <= pageSize {
+            buffer.copyMemory(from: source, byteCount: headerEnd)
+            (buffer + upper).copyMemory(from: source + upper, byteCount: pageSize - upper)
+        } else {
+            buffer.copyMemory(from: source, byteCount: pageSize)
+        }
+        buffer.setU32(PageHeader.pageNumber, number)
+        freed.append(page)
+        return (number, buffer)
+    }
+
+    // MARK: Free tree
+
+    /// Free-tree key: big-endian (version the pages were freed at, writer version, chunk number).
+    /// Pages that were already reusable when a transaction ended are saved with freed-version 0.
+    static let freeKeySize = 20
+
+    private static func freeKey(freedAt: UInt64, writer: UInt64, chunk: UInt32) -> [UInt8] {
+        var key = [UInt8]()
+        key.reserveCapacity(freeKeySize)
+        Bytes.appendBigEndian(freedAt, to: &key)
+        Bytes.appendBigEndian(writer, to: &key)
+        Bytes.appendBigEndian(chunk, to: &key)
+        return key
+    }
+
+    /// Page numbers per free-tree record, sized so that a record is always stored inline.
+    var freeChunkCapacity: Int { (geometry.maxInlineValue(keySize: Self.freeKeySize) - 4) / 4 }
+
+    /// Moves the oldest reusable free-tree record into the pool. Returns false when none is reusable.
+    private func reclaimRecord() throws(StorageError) -> Bool {
+        reclaiming = true
+        defer { reclaiming = false }
+        let limit: UInt64
+        if let threshold {
+            limit = threshold
+        } else {
+            limit = shared.reclaimThreshold(base: base.version)
+            threshold = limit
+        }
+        var cursor = CursorCore(source: pages, tree: freeTree)
+        guard try cursor.first() else {
+            freeTreeExhausted = true
+            return false
+        }
+        let entry = try cursor.entry()
+        guard entry.key.count == Self.freeKeySize, entry.storage == .inline, entry.length >= 4 else {
+            throw .corruptPage(
+                path: file.path, page: cursor.stack.last?.node.page ?? 0, reason: "malformed free-list record")
+        }
+        let freedAt = Bytes.readBigEndian(UInt64.self, entry.key, at: 0)
+        guard freedAt <= limit else {
+            freeTreeExhausted = true
+            return false
+        }
+        let value = entry.inlineValue
+        let count = Int(value.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian)
+        guard 4 + count * 4 <= value.count else {
+            throw .corruptPage(
+                path: file.path, page: cursor.stack.last?.node.page ?? 0, reason: "free-list record overruns")
+        }
+        let start = pool.count
+        for index in 0..<count {
+            let page = PageNumber(littleEndian: value.loadUnaligned(fromByteOffset: 4 + index * 4, as: UInt32.self))
+            guard page >= 2, UInt64(page) < base.pageCount else {
+                throw file.corrupt(page, "the free list names page \(page), outside the file")
+            }
+            pool.append(page)
+        }
+        // Lowest pages last, so they are used first and the file stays dense.
+        pool[start...].sort(by: >)
+        let key = Array(entry.key)
+        _ = try key.withStorageBytes { (key) throws(StorageError) in try delete(key, from: &freeTree) }
+        return true
+    }
+
+    /// Writes the pool and the freed list into the free tree.
+    ///
+    /// Inserting records can itself allocate pages (shrinking the pool) and copy free-tree pages (growing the
+    /// freed list), so records are first reserved at full size until the number of records stops changing,
+    /// and only then filled in. Reclaiming is switched off meanwhile so that nothing else edits the free tree.
+    private func saveFreeRecords() throws(StorageError) {
+        reclaimDisabled = true
+        let capacity = freeChunkCapacity
+        let recordSize = 4 + capacity * 4
+        var poolRecords = 0
+        var freedRecords = 0
+        var rounds = 0
+        while true {
+            let poolNeeded = (pool.count + capacity - 1) / capacity
+            let freedNeeded = (freed.count + capacity - 1) / capacity
+            if poolNeeded <= poolRecords && freedNeeded <= freedRecords { break }
+            rounds += 1
+            precondition(rounds < 1000, "free-list save did not converge")
+            while poolRecords < poolNeeded {
+                try reserveFreeRecord(
+                    Self.freeKey(freedAt: 0, writer: version, chunk: UInt32(poolRecords)), size: recordSize)
+                poolRecords += 1
+            }
+            while freedRecords < freedNeeded {
+                try reserveFreeRecord(
+                    Self.freeKey(freedAt: version, writer: version, chunk: UInt32(freedRecords)), size: recordSize)
+                freedRecords += 1
+            }
+        }
+        try fillFreeRecords(pool, records: poolRecords, freedAt: 0, capacity: capacity)
+        try fillFreeRecords(freed, records: freedRecords, freedAt: version, capacity: capacity)
+    }
+
+    private func reserveFreeRecord(_ key: [UInt8], size: Int) throws(StorageError) {
+        try key.withStorageBytes { (key) throws(StorageError) in
+            try put(key, value: .reserve(size), into: &freeTree)
+        }
+    }
+
+    private func fillFreeRecords(_ pages: [PageNumber], records: Int, freedAt: UInt64, capacity: Int)
+        throws(StorageError)
+    {
+        for record in 0..<records {
+            let key = Self.freeKey(freedAt: freedAt, writer: version, chunk: UInt32(record))
+            let slice = pages[min(pages.count, record * capacity)..<min(pages.count, (record + 1) * capacity)]
+            try key.withStorageBytes { (key) throws(StorageError) in
+                let target = try inlineValueForWriting(key, in: freeTree)
+                target.setU32(0, UInt32(slice.count))
+                for (index, page) in slice.enumerated() { target.setU32(4 + index * 4, page) }
+            }
+        }
+    }
+
+    /// Writable inline value bytes of an entry that this transaction has already written (its page is dirty).
+    private func inlineValueForWriting(_ key: UnsafeRawBufferPointer, in tree: TreeRoot) throws(StorageError)
+        -> UnsafeMutableRawPointer
+    {
+        let read = TreeRead(source: pages)
+        guard let leaf = try read.leaf(for: key, in: tree) else { throw .invalidArgument("reserved record missing") }
+        let (index, found) = try leaf.lowerBound(key, file: file)
+        guard found, dirty.buffer(leaf.page) != nil else { throw .invalidArgument("reserved record is not writable") }
+        let entry = try leaf.leafEntry(index, file: file)
+        return UnsafeMutableRawPointer(mutating: entry.payload)
+    }
+
+    // MARK: Commit
+
+    /// Whether this transaction changed anything.
+    var hasChanges: Bool { dirty.count > 0 || !freed.isEmpty }
+
+    /// Makes the transaction durable and returns the new meta. On error nothing is published and the file
+    /// still holds the previous version.
+    func commit(durable: Bool) throws(StorageError) -> Meta {
+        try saveFreeRecords()
+        let pageSize = geometry.pageSize
+        let pages = dirty.sortedPages()
+        var runs: [(start: PageNumber, buffers: [UnsafeRawBufferPointer])] = []
+        for (page, buffer) in pages {
+            buffer.setU64(PageHeader.version, version)
+            PageChecksum.seal(buffer, page: page, pageSize: pageSize)
+            let view = UnsafeRawBufferPointer(start: buffer, count: pageSize)
+            if let last = runs.last, last.start + PageNumber(last.buffers.count) == page {
+                runs[runs.count - 1].buffers.append(view)
+            } else {
+                runs.append((page, [view]))
+            }
+        }
+        let backing = shared.file
+        for run in runs {
+            try backing.write(run.buffers, at: Int(run.start) * pageSize)
+        }
+        // Pages at the end of the file may be free and never written: extend the file so that every page
+        // below the page count exists (opening checks the file against the page count).
+        let needed = Int(pageCount) * pageSize
+        if try backing.size() < needed {
+            let zeros = [UInt8](repeating: 0, count: pageSize)
+            try zeros.withStorageBytes { (bytes) throws(StorageError) in try backing.write(bytes, at: needed - pageSize)
+            }
+        }
+        if durable { try backing.sync() }
+        let meta = Meta(
+            version: version, pageCount: pageCount, pageSize: pageSize, catalog: catalog, freeTree: freeTree,
+            commitTime: Clock.microsecondsSince1970())
+        try shared.writeMeta(meta, durable: durable)
+        return meta
+    }
+}
+
+/// Page access inside a write transaction.
+struct WritePages: PageSource {
+    unowned(unsafe) let context: WriteContext
+    let base: UnsafeRawPointer
+    let basePageCount: UInt64
+    let geometry: PageGeometry
+    let file: PathRef
+
+    init(context: WriteContext) {
+        self.context = context
+        self.base = context.mapping.base
+        self.basePageCount = context.base.pageCount
+        self.geometry = context.geometry
+        self.file = context.file
+    }
+
+    @inline(__always)
+    func page(_ number: PageNumber) throws(StorageError) -> UnsafeRawPointer {
+        if let buffer = context.dirty.buffer(number) { return UnsafeRawPointer(buffer) }
+        guard number >= 2, UInt64(number) < basePageCount else {
+            throw file.corrupt(number, "reference to page \(number) outside the version's \(basePageCount) pages")
+        }
+        return base + Int(number) &* geometry.pageSize
+    }
+}

@@ -1,0 +1,210 @@
+/// A consistent, immutable view of one committed version.
+///
+/// Readers never block and are never blocked: the pages of the version stay untouched until the last reference
+/// to the transaction goes away, at which point the version is unpinned. A `ReadTransaction` is `Sendable` and
+/// may be used from many threads at once.
+public final class ReadTransaction: @unchecked Sendable {
+    let shared: SharedFile
+    let meta: Meta
+    let pages: SnapshotPages
+
+    init(shared: SharedFile) throws(StorageError) {
+        let (meta, mapping) = try shared.pinLatest()
+        self.shared = shared
+        self.meta = meta
+        self.pages = SnapshotPages(
+            mapping: mapping, pageCount: meta.pageCount, geometry: shared.geometry, file: shared.pathRef)
+    }
+
+    deinit { shared.unpin(meta.version) }
+
+    /// The committed version this transaction reads.
+    public var version: UInt64 { meta.version }
+    /// Pages in the version (used and free).
+    public var pageCount: Int { Int(meta.pageCount) }
+    /// The page size of the file.
+    public var pageSize: Int { meta.pageSize }
+    /// When the version was committed, in microseconds since 1970.
+    public var commitTimeMicroseconds: UInt64 { meta.commitTime }
+
+    var read: TreeRead<SnapshotPages> { TreeRead(source: pages) }
+
+    /// The named tree, or nil when there is none.
+    public func tree(named name: String) throws(StorageError) -> TreeView? {
+        let key = Array(name.utf8)
+        let entry = try key.withStorageBytes { (key) throws(StorageError) in try read.find(key, in: meta.catalog) }
+        guard let entry else { return nil }
+        return TreeView(transaction: self, root: try read.subtree(of: entry, pageCount: meta.pageCount))
+    }
+
+    /// Names of all named trees, in byte order.
+    public func treeNames() throws(StorageError) -> [String] {
+        var names: [String] = []
+        var cursor = CursorCore(source: pages, tree: meta.catalog)
+        var more = try cursor.first()
+        while more {
+            names.append(String(decoding: try cursor.entry().key, as: UTF8.self))
+            more = try cursor.next()
+        }
+        return names
+    }
+
+    /// The catalog of named trees (for tools).
+    var catalog: TreeView { TreeView(transaction: self, root: meta.catalog) }
+}
+
+/// A tree as seen by a read transaction. Cheap to copy; keeps its transaction alive.
+public struct TreeView: Sendable {
+    /// The transaction this view reads.
+    public let transaction: ReadTransaction
+    /// The tree's descriptor.
+    public let root: TreeRoot
+
+    /// Number of entries.
+    public var count: Int { root.count }
+    /// Whether the tree has no entries.
+    public var isEmpty: Bool { root.count == 0 }
+    /// Keyed tree or list.
+    public var kind: TreeKind { root.kind }
+    /// The tree's counter (see ``WriteTransaction/nextSequence(in:)``).
+    public var sequence: UInt64 { root.sequence }
+
+    /// A copy of the value stored under `key`, or nil.
+    public func get<K: StorageBytes>(_ key: K) throws(StorageError) -> [UInt8]? {
+        try key.withStorageBytes { (key) throws(StorageError) -> [UInt8]? in
+            guard let entry = try transaction.read.find(key, in: root) else { return nil }
+            return try transaction.read.value(of: entry)
+        }
+    }
+
+    /// Calls `body` with the value stored under `key` without copying it (unless it spans overflow pages);
+    /// returns nil when the key is absent. The buffer is valid only inside `body`.
+    public func withValue<K: StorageBytes, R>(forKey key: K, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R?
+    {
+        try key.withStorageBytes { (key) throws -> R? in
+            guard let entry = try transaction.read.find(key, in: root) else { return nil }
+            return try transaction.read.withValue(of: entry, body)
+        }
+    }
+
+    /// Whether `key` is present.
+    public func contains<K: StorageBytes>(_ key: K) throws(StorageError) -> Bool {
+        try key.withStorageBytes { (key) throws(StorageError) in try transaction.read.find(key, in: root) != nil }
+    }
+
+    /// The nested tree stored under `key`, or nil when the key is absent.
+    public func subtree<K: StorageBytes>(forKey key: K) throws(StorageError) -> TreeView? {
+        try key.withStorageBytes { (key) throws(StorageError) -> TreeView? in
+            guard let entry = try transaction.read.find(key, in: root) else { return nil }
+            return TreeView(
+                transaction: transaction,
+                root: try transaction.read.subtree(of: entry, pageCount: transaction.meta.pageCount))
+        }
+    }
+
+    /// The entry at position `index` in tree order (keys are empty for lists).
+    public func element(at index: Int) throws(StorageError) -> (key: [UInt8], value: [UInt8]) {
+        let (leaf, position) = try transaction.read.leaf(at: index, in: root)
+        let entry = try leaf.leafEntry(position, file: transaction.pages.file)
+        return (Array(entry.key), try transaction.read.value(of: entry))
+    }
+
+    /// The value at position `index`.
+    public func value(at index: Int) throws(StorageError) -> [UInt8] { try element(at: index).value }
+
+    /// The position of `key` in key order (or where it would be inserted) and whether it is present.
+    public func rank<K: StorageBytes>(of key: K) throws(StorageError) -> (index: Int, found: Bool) {
+        try key.withStorageBytes { (key) throws(StorageError) in try transaction.read.rank(of: key, in: root) }
+    }
+
+    /// A cursor over the tree, not yet positioned.
+    public func makeCursor() -> TreeCursor { TreeCursor(view: self) }
+
+    /// Calls `body` with each entry in order (keys ascending, or list order), optionally starting at `start`.
+    /// Return false from `body` to stop early.
+    public func scan(
+        from start: [UInt8]? = nil, reverse: Bool = false, _ body: (_ key: [UInt8], _ value: [UInt8]) throws -> Bool
+    ) throws {
+        var cursor = makeCursor()
+        var more: Bool
+        if let start {
+            more = reverse ? try cursor.seek(atOrBefore: start) : try cursor.seek(atOrAfter: start)
+        } else {
+            more = reverse ? try cursor.last() : try cursor.first()
+        }
+        while more {
+            guard try body(try cursor.key(), try cursor.value()) else { return }
+            more = reverse ? try cursor.previous() : try cursor.next()
+        }
+    }
+
+    /// Every entry, in order.
+    public func entries() throws -> [(key: [UInt8], value: [UInt8])] {
+        var result: [(key: [UInt8], value: [UInt8])] = []
+        result.reserveCapacity(count)
+        try scan { key, value in
+            result.append((key, value))
+            return true
+        }
+        return result
+    }
+}
+
+/// An ordered cursor over a ``TreeView``: seek, then step forwards or backwards.
+///
+/// Moves return false (and leave the cursor unpositioned) when they run off either end.
+public struct TreeCursor {
+    private var core: CursorCore<SnapshotPages>
+    private let view: TreeView
+
+    init(view: TreeView) {
+        self.view = view
+        self.core = CursorCore(source: view.transaction.pages, tree: view.root)
+    }
+
+    /// Whether the cursor is on an entry.
+    public var isPositioned: Bool { core.isPositioned }
+    /// Moves to the first entry.
+    public mutating func first() throws(StorageError) -> Bool { try core.first() }
+    /// Moves to the last entry.
+    public mutating func last() throws(StorageError) -> Bool { try core.last() }
+    /// Moves to the next entry.
+    public mutating func next() throws(StorageError) -> Bool { try core.next() }
+    /// Moves to the previous entry.
+    public mutating func previous() throws(StorageError) -> Bool { try core.previous() }
+    /// Moves to the entry at position `index`.
+    public mutating func seek(toIndex index: Int) throws(StorageError) -> Bool { try core.seek(toIndex: index) }
+
+    /// Moves to the first entry whose key is greater than or equal to `key`.
+    public mutating func seek<K: StorageBytes>(atOrAfter key: K) throws(StorageError) -> Bool {
+        try key.withStorageBytes { (key) throws(StorageError) in try core.seek(atOrAfter: key) }
+    }
+
+    /// Moves to the last entry whose key is less than or equal to `key`.
+    public mutating func seek<K: StorageBytes>(atOrBefore key: K) throws(StorageError) -> Bool {
+        try key.withStorageBytes { (key) throws(StorageError) in try core.seek(atOrBefore: key) }
+    }
+
+    /// A copy of the current key.
+    public func key() throws(StorageError) -> [UInt8] { Array(try core.entry().key) }
+    /// A copy of the current value.
+    public func value() throws(StorageError) -> [UInt8] { try core.read.value(of: try core.entry()) }
+
+    /// Calls `body` with the current key in place.
+    public func withKey<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R { try body(try core.entry().key) }
+
+    /// Calls `body` with the current value in place (copied only when it spans overflow pages).
+    public func withValue<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
+        try core.read.withValue(of: try core.entry(), body)
+    }
+
+    /// Whether the current entry holds a nested tree.
+    public func isSubtree() throws(StorageError) -> Bool { try core.entry().storage == .subtree }
+
+    /// The nested tree held by the current entry.
+    public func subtree() throws(StorageError) -> TreeView {
+        TreeView(
+            transaction: view.transaction,
+            root: try core.read.subtree(of: try core.entry(), pageCount: view.transaction.meta.pageCount))
+    }
+}

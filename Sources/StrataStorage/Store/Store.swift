@@ -1,0 +1,121 @@
+import Synchronization
+
+/// A Strata storage file: named copy-on-write B+trees with multi-version concurrency.
+///
+/// Any number of readers, each seeing one consistent committed version, run concurrently with one writer;
+/// readers never wait. Commits are atomic and (with ``StoreOptions/Durability/full``) durable. A crash at any
+/// moment leaves the file at the last commit that returned.
+///
+/// ```swift
+/// let store = try Store.open(path: "data.strata")
+/// try store.write { txn in
+///     let users = try txn.tree(named: "users", create: .keyed)
+///     try txn.put(Array("alice".utf8), Array("admin".utf8), in: users)
+/// }
+/// let snapshot = try store.read()
+/// let role = try snapshot.tree(named: "users")?.get(Array("alice".utf8))
+/// ```
+///
+/// Every handle opened on the same file in a process shares one coordinator, so readers and writers of all
+/// handles (and of other processes, through the `.lock` file) coordinate correctly.
+public final class Store: Sendable {
+    let shared: SharedFile
+    private let closed = Atomic<Bool>(false)
+
+    private init(shared: SharedFile) { self.shared = shared }
+
+    /// Opens the file at `path`, creating it when it is missing (unless ``StoreOptions/createIfMissing`` is off).
+    ///
+    /// Opening does no work proportional to the file's size: it validates the two meta pages and the root pages
+    /// they reference and picks the newest intact version.
+    public static func open(path: String, options: StoreOptions = StoreOptions()) throws(StorageError) -> Store {
+        Store(shared: try SharedFile.open(path: path, options: options))
+    }
+
+    /// Opens a store that lives in memory. Stores opened with the same `identifier` share their data while
+    /// any of them is open; without an identifier the store is private.
+    public static func inMemory(identifier: String? = nil, options: StoreOptions = StoreOptions()) throws(StorageError)
+        -> Store
+    {
+        Store(shared: try SharedFile.openInMemory(identifier: identifier, options: options))
+    }
+
+    /// Opens a store over a custom page file (fault-injection tests).
+    static func open(file: any PageFile, options: StoreOptions = StoreOptions()) throws(StorageError) -> Store {
+        Store(shared: try SharedFile.open(file: file, options: options))
+    }
+
+    /// The file's path (for in-memory stores, a descriptive name).
+    public var path: String { shared.path }
+    /// The file's page size in bytes.
+    public var pageSize: Int { shared.geometry.pageSize }
+    /// Longest key accepted, in bytes (a quarter page minus overhead).
+    public var maxKeySize: Int { shared.geometry.maxKeySize }
+    /// Longest value accepted, in bytes.
+    public static var maxValueSize: Int { PageGeometry.maxValueSize }
+    /// The newest committed version this process knows of.
+    public var latestVersion: UInt64 { shared.latest.version }
+    /// Options the store was opened with.
+    public var options: StoreOptions { shared.options }
+
+    private func checkOpen() throws(StorageError) {
+        if closed.load(ordering: .acquiring) { throw .closed }
+    }
+
+    /// Starts a read transaction on the newest committed version. The version stays pinned (its pages are not
+    /// reused) until the transaction is released.
+    public func read() throws(StorageError) -> ReadTransaction {
+        try checkOpen()
+        return try ReadTransaction(shared: shared)
+    }
+
+    /// Starts a write transaction, blocking the calling thread while another writer (in this or another process)
+    /// holds the lock. From async code use ``beginWrite()-async``, which suspends instead.
+    public func beginWrite() throws(StorageError) -> WriteTransaction {
+        try checkOpen()
+        return WriteTransaction(context: try shared.lockForWriting())
+    }
+
+    /// Starts a write transaction, suspending (never blocking a thread) while another writer holds the lock.
+    /// Throws ``StorageError/cancelled`` if the task is cancelled while waiting.
+    public func beginWrite() async throws(StorageError) -> WriteTransaction {
+        try checkOpen()
+        return WriteTransaction(context: try await shared.lockForWriting())
+    }
+
+    /// Runs `body` in a write transaction and commits it; if `body` throws, the transaction is aborted and the
+    /// error rethrown. Returns `body`'s result.
+    @discardableResult
+    public func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
+        let transaction = try beginWrite()
+        do {
+            let result = try body(transaction)
+            try transaction.commit()
+            return result
+        } catch {
+            transaction.abort()
+            throw error
+        }
+    }
+
+    /// Async form of ``write(_:)``: waits for the lock by suspending, never blocking a thread.
+    @discardableResult
+    public func asyncWrite<R>(_ body: (WriteTransaction) throws -> R) async throws -> R {
+        let transaction = try await beginWrite()
+        do {
+            let result = try body(transaction)
+            try transaction.commit()
+            return result
+        } catch {
+            transaction.abort()
+            throw error
+        }
+    }
+
+    /// Closes this handle: later calls on it throw ``StorageError/closed``. Transactions already started keep
+    /// working; the file is released when the last handle and transaction are gone.
+    public func close() { closed.store(true, ordering: .releasing) }
+
+    /// Number of distinct versions pinned by readers in this process.
+    public var pinnedVersionCount: Int { shared.pinnedVersionCount }
+}

@@ -1,0 +1,36 @@
+/// How a ``Store`` opens its file.
+public struct StoreOptions: Sendable, Equatable {
+    /// How hard a commit works to survive a power loss.
+    public enum Durability: Sendable, Equatable {
+        /// Each commit syncs its pages, then its meta page (two `fdatasync` calls; `F_FULLFSYNC` on Apple
+        /// platforms). A commit that returned survives a crash or power loss.
+        case full
+        /// No syncs. A process crash loses nothing that committed (the kernel has the pages), but a power loss
+        /// may lose recent commits. The file is never corrupted either way: recovery finds the newest intact
+        /// version. For tests, bulk loads and caches.
+        case none
+    }
+
+    /// Page size for a new file: a power of two from 1024 to 32768. Existing files keep their own.
+    public var pageSize: Int
+    /// Open without write access; write transactions fail with ``StorageError/readOnly(path:)``.
+    public var readOnly: Bool
+    /// Create the file when it does not exist.
+    public var createIfMissing: Bool
+    /// Sync policy of commits.
+    public var durability: Durability
+    /// Give up waiting for another process's write lock after this long (nil: wait indefinitely).
+    public var writeLockTimeout: Duration?
+
+    /// Options with the given values; the defaults suit most uses.
+    public init(
+        pageSize: Int = 4096, readOnly: Bool = false, createIfMissing: Bool = true, durability: Durability = .full,
+        writeLockTimeout: Duration? = nil
+    ) {
+        self.pageSize = pageSize
+        self.readOnly = readOnly
+        self.createIfMissing = createIfMissing
+        self.durability = durability
+        self.writeLockTimeout = writeLockTimeout
+    }
+}

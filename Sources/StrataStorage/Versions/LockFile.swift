@@ -1,0 +1,190 @@
+import Synchronization
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The `.lock` file beside a data file: the cross-process write lock and the shared reader table.
+///
+/// Layout (mapped shared by every process that has the data file open):
+/// ```
+/// 0   8 bytes magic "STRATALK"     8  u32 format version     12 u32 slot capacity
+/// 16  u64 latest committed version, stored by each writer after its commit is durable
+/// 64  slots, 32 bytes each: u64 owner pid, u64 oldest version pinned by that process (0 = none), 16 reserved
+/// ```
+/// Byte-range locks (see ``RangeLock``): byte 0 is the writer lock; byte 1 serialises initialisation;
+/// byte `1024 + i` is held by the process that owns slot `i` for as long as it has the file open. A slot whose
+/// lock nobody holds belongs to a process that died, and its pinned version is ignored: that is how a crashed
+/// reader stops holding pages back. Each process uses one slot no matter how many readers it has; it publishes
+/// the oldest version any of them pins.
+final class LockFile: @unchecked Sendable {
+    static let capacity = 126
+    static let headerSize = 64
+    static let slotSize = 32
+    static let fileSize = headerSize + capacity * slotSize
+    static let magic: UInt64 = 0x4B4C_4154_4152_5453  // "STRATALK" little-endian
+    static let formatVersion: UInt32 = 1
+    private static let writerByte = 0
+    private static let initByte = 1
+    private static let slotLockBase = 1024
+
+    let path: String
+    private let fd: Int32
+    private let base: UnsafeMutableRawPointer
+    let slot: Int
+
+    /// Opens or creates the lock file for `dataPath` and claims a reader slot.
+    /// Returns nil when `optional` is set and the lock file cannot be created (read-only media).
+    static func open(forDataFile dataPath: String, optional: Bool) throws(StorageError) -> LockFile? {
+        let path = dataPath + ".lock"
+        let fd = posixOpen(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if fd < 0 {
+            let code = errno
+            if optional && (code == EACCES || code == EROFS || code == EPERM) { return nil }
+            throw Errno.error("open", path: path, code: code)
+        }
+        do {
+            return try LockFile(fd: fd, path: path)
+        } catch {
+            _ = posixClose(fd)
+            throw error
+        }
+    }
+
+    private init(fd: Int32, path: String) throws(StorageError) {
+        self.fd = fd
+        self.path = path
+        _ = try RangeLock.lock(fd, at: Self.initByte, wait: true, path: path)
+        defer { RangeLock.unlock(fd, at: Self.initByte) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Errno.error("fstat", path: path) }
+        if Int(info.st_size) < Self.fileSize {
+            guard ftruncate(fd, off_t(Self.fileSize)) == 0 else { throw Errno.error("ftruncate", path: path) }
+        }
+        guard let pointer = mmap(nil, Self.fileSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), pointer != MAP_FAILED
+        else { throw Errno.error("mmap", path: path) }
+        base = pointer
+        let valid =
+            base.load(fromByteOffset: 0, as: UInt64.self) == Self.magic
+            && base.load(fromByteOffset: 8, as: UInt32.self) == Self.formatVersion
+            && base.load(fromByteOffset: 12, as: UInt32.self) == UInt32(Self.capacity)
+        if !valid {
+            // A new or foreign lock file: nobody can be using it, since every user validates it under this lock.
+            base.initializeMemory(as: UInt8.self, repeating: 0, count: Self.fileSize)
+            base.storeBytes(of: Self.formatVersion, toByteOffset: 8, as: UInt32.self)
+            base.storeBytes(of: UInt32(Self.capacity), toByteOffset: 12, as: UInt32.self)
+            base.storeBytes(of: Self.magic, toByteOffset: 0, as: UInt64.self)
+        }
+        var claimed = -1
+        for index in 0..<Self.capacity {
+            if try RangeLock.lock(fd, at: Self.slotLockBase + index, wait: false, path: path) {
+                claimed = index
+                break
+            }
+        }
+        guard claimed >= 0 else {
+            munmap(base, Self.fileSize)
+            throw .readerTableFull(path: path, capacity: Self.capacity)
+        }
+        slot = claimed
+        // The previous owner of this slot, if any, is dead: its lock was free.
+        atomic(Self.slotOffset(claimed) + 8).pointee.store(0, ordering: .sequentiallyConsistent)
+        atomic(Self.slotOffset(claimed)).pointee.store(UInt64(getpid()), ordering: .sequentiallyConsistent)
+    }
+
+    deinit {
+        atomic(Self.slotOffset(slot) + 8).pointee.store(0, ordering: .sequentiallyConsistent)
+        atomic(Self.slotOffset(slot)).pointee.store(0, ordering: .sequentiallyConsistent)
+        RangeLock.unlock(fd, at: Self.slotLockBase + slot)
+        munmap(base, Self.fileSize)
+        _ = posixClose(fd)
+    }
+
+    private static func slotOffset(_ index: Int) -> Int { headerSize + index * slotSize }
+
+    @inline(__always)
+    private func atomic(_ offset: Int) -> UnsafeMutablePointer<Atomic<UInt64>> {
+        (base + offset).assumingMemoryBound(to: Atomic<UInt64>.self)
+    }
+
+    /// The newest version any process has committed (as far as writers announced it).
+    var latestVersion: UInt64 { atomic(16).pointee.load(ordering: .sequentiallyConsistent) }
+
+    /// Announces a new committed version to other processes.
+    func publish(latest version: UInt64) {
+        atomic(16).pointee.store(version, ordering: .sequentiallyConsistent)
+    }
+
+    /// Publishes the oldest version this process pins (0 = none), followed by a full fence so that a reader
+    /// re-checking the latest version afterwards is ordered against a writer scanning the table.
+    func setPinnedVersion(_ version: UInt64) {
+        atomic(Self.slotOffset(slot) + 8).pointee.store(version, ordering: .sequentiallyConsistent)
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+    }
+
+    /// The oldest version pinned by another live process, if any. Slots of dead processes are skipped.
+    func oldestPinnedByOthers() -> UInt64? {
+        atomicMemoryFence(ordering: .sequentiallyConsistent)
+        var oldest: UInt64?
+        for index in 0..<Self.capacity where index != slot {
+            let pinned = atomic(Self.slotOffset(index) + 8).pointee.load(ordering: .sequentiallyConsistent)
+            guard pinned != 0, pinned < (oldest ?? .max) else { continue }
+            guard RangeLock.isHeldElsewhere(fd, at: Self.slotLockBase + index) else { continue }
+            oldest = pinned
+        }
+        return oldest
+    }
+
+    /// Process ids and pinned versions of the other live slots (for `info` output).
+    func liveReaders() -> [(pid: Int, pinned: UInt64)] {
+        var readers = [(pid: Int, pinned: UInt64)]()
+        for index in 0..<Self.capacity {
+            let pid = atomic(Self.slotOffset(index)).pointee.load(ordering: .sequentiallyConsistent)
+            guard pid != 0 else { continue }
+            if index != slot && !RangeLock.isHeldElsewhere(fd, at: Self.slotLockBase + index) { continue }
+            readers.append(
+                (Int(pid), atomic(Self.slotOffset(index) + 8).pointee.load(ordering: .sequentiallyConsistent)))
+        }
+        return readers
+    }
+
+    /// Takes the cross-process writer lock, blocking the calling thread (use only off the cooperative pool).
+    /// With a timeout, polls until the deadline and throws ``StorageError/lockTimeout(path:)``.
+    func lockWriter(timeout: Duration?) throws(StorageError) {
+        guard let timeout else {
+            _ = try RangeLock.lock(fd, at: Self.writerByte, wait: true, path: path)
+            return
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        var pause = 100_000  // nanoseconds
+        while true {
+            if try RangeLock.lock(fd, at: Self.writerByte, wait: false, path: path) { return }
+            if clock.now >= deadline { throw .lockTimeout(path: path) }
+            var request = timespec(tv_sec: 0, tv_nsec: pause)
+            nanosleep(&request, nil)
+            pause = min(pause * 2, 10_000_000)
+        }
+    }
+
+    /// Takes the writer lock if it is free.
+    func tryLockWriter() throws(StorageError) -> Bool {
+        try RangeLock.lock(fd, at: Self.writerByte, wait: false, path: path)
+    }
+
+    /// Releases the writer lock.
+    func unlockWriter() { RangeLock.unlock(fd, at: Self.writerByte) }
+}
+
+/// `open(2)` with a mode, callable from Swift on every platform.
+func posixOpen(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
+    #if canImport(Darwin)
+        return Darwin.open(path, flags, mode)
+    #else
+        return open(path, flags, mode)
+    #endif
+}

@@ -1,0 +1,79 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A one-shot signal a plain thread can block on (a pthread mutex and condition variable).
+///
+/// Only used for threads that chose a blocking API; async callers suspend instead.
+final class ThreadSignal: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var signalled = false
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        condition.deallocate()
+    }
+
+    /// Blocks until ``signal()`` has been called (returns at once if it already was).
+    func wait() {
+        pthread_mutex_lock(mutex)
+        while !signalled { pthread_cond_wait(condition, mutex) }
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Wakes the waiter.
+    func signal() {
+        pthread_mutex_lock(mutex)
+        signalled = true
+        pthread_cond_signal(condition)
+        pthread_mutex_unlock(mutex)
+    }
+}
+
+/// Runs `body` on a new detached thread outside Swift's cooperative pool (used for blocking waits on
+/// cross-process locks, so that async callers never block a pool thread).
+func runOnDedicatedThread(_ body: @escaping @Sendable () -> Void) {
+    final class Box: @unchecked Sendable {
+        let body: @Sendable () -> Void
+        init(_ body: @escaping @Sendable () -> Void) { self.body = body }
+    }
+    let context = Unmanaged.passRetained(Box(body)).toOpaque()
+    #if canImport(Darwin)
+        var thread: pthread_t?
+    #else
+        var thread = pthread_t()
+    #endif
+    let result = pthread_create(
+        &thread, nil,
+        { raw in
+            #if canImport(Darwin)
+                let box = Unmanaged<Box>.fromOpaque(raw).takeRetainedValue()
+            #else
+                let box = Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue()
+            #endif
+            box.body()
+            return nil
+        }, context)
+    if result != 0 {
+        // No thread could be created: run inline rather than lose the work.
+        Unmanaged<Box>.fromOpaque(context).takeRetainedValue().body()
+        return
+    }
+    #if canImport(Darwin)
+        if let thread { pthread_detach(thread) }
+    #else
+        pthread_detach(thread)
+    #endif
+}

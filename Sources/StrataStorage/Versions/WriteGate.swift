@@ -1,0 +1,125 @@
+import Synchronization
+
+/// The in-process half of the write lock: one holder at a time, first come first served.
+///
+/// Threads that call the blocking ``lock()`` wait on a ``ThreadSignal``; tasks that call ``lock()-async``
+/// suspend on a continuation, so waiting for a writer never occupies a cooperative-pool thread. ``unlock()``
+/// hands the gate directly to the next waiter.
+final class WriteGate: Sendable {
+    private enum Waiter {
+        case thread(ThreadSignal)
+        case task(id: UInt64, CheckedContinuation<Void, any Error>)
+    }
+
+    private struct State {
+        var held = false
+        var waiters: [Waiter] = []
+        var head = 0
+        var nextID: UInt64 = 0
+        var cancelled: Set<UInt64> = []
+
+        mutating func popWaiter() -> Waiter? {
+            while head < waiters.count {
+                let waiter = waiters[head]
+                head += 1
+                if head > 64 && head * 2 > waiters.count {
+                    waiters.removeFirst(head)
+                    head = 0
+                }
+                if case .task(let id, _) = waiter, cancelled.remove(id) != nil { continue }
+                return waiter
+            }
+            return nil
+        }
+    }
+
+    private let state = Mutex(State())
+
+    /// Blocks the calling thread until the gate is free.
+    func lock() {
+        let signal: ThreadSignal? = state.withLock { state in
+            if !state.held {
+                state.held = true
+                return nil
+            }
+            let signal = ThreadSignal()
+            state.waiters.append(.thread(signal))
+            return signal
+        }
+        signal?.wait()
+    }
+
+    /// Takes the gate if nobody holds it.
+    func tryLock() -> Bool {
+        state.withLock { state in
+            if state.held { return false }
+            state.held = true
+            return true
+        }
+    }
+
+    /// Suspends the calling task until the gate is free. Throws ``StorageError/cancelled`` if the task is
+    /// cancelled while waiting (the gate is then not held).
+    func lock() async throws(StorageError) {
+        if tryLock() { return }
+        let id = state.withLock { state -> UInt64 in
+            state.nextID += 1
+            return state.nextID
+        }
+        do {
+            try await withTaskCancellationHandler {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    let cancelledEarly = Task.isCancelled
+                    let acquired = state.withLock { state -> Bool? in
+                        if cancelledEarly { return nil }
+                        if !state.held {
+                            state.held = true
+                            return true
+                        }
+                        state.waiters.append(.task(id: id, continuation))
+                        return false
+                    }
+                    switch acquired {
+                    case true?: continuation.resume()
+                    case nil: continuation.resume(throwing: StorageError.cancelled)
+                    case false?: break
+                    }
+                }
+            } onCancel: {
+                cancel(id)
+            }
+        } catch {
+            throw .cancelled
+        }
+    }
+
+    /// Removes a cancelled task's waiter and resumes it with an error.
+    private func cancel(_ id: UInt64) {
+        let continuation: CheckedContinuation<Void, any Error>? = state.withLock { state in
+            for index in state.head..<state.waiters.count {
+                if case .task(let waiterID, let continuation) = state.waiters[index], waiterID == id {
+                    state.cancelled.insert(id)
+                    return continuation
+                }
+            }
+            return nil
+        }
+        continuation?.resume(throwing: StorageError.cancelled)
+    }
+
+    /// Releases the gate, handing it to the next waiter if there is one.
+    func unlock() {
+        let next: Waiter? = state.withLock { state in
+            guard let waiter = state.popWaiter() else {
+                state.held = false
+                return nil
+            }
+            return waiter
+        }
+        switch next {
+        case .thread(let signal): signal.signal()
+        case .task(_, let continuation): continuation.resume()
+        case nil: break
+        }
+    }
+}

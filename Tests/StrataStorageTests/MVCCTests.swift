@@ -1,0 +1,56 @@
+import Testing
+
+@testable import StrataStorage
+
+@Suite("Versions and pinning")
+struct MVCCTests {
+    private func put(_ store: Store, _ k: Int, _ value: [UInt8]) throws {
+        try store.write { txn in try txn.put(key(k), value, in: try #require(try txn.tree(named: "t", create: .keyed)))
+        }
+    }
+
+    @Test func readersKeepTheirVersion() throws {
+        let store = try Store.inMemory(options: testOptions())
+        try put(store, 1, [UInt8]("a"))
+        let old = try store.read()
+        try put(store, 1, [UInt8]("b"))
+        try put(store, 2, [UInt8]("c"))
+        let new = try store.read()
+        #expect(try old.tree(named: "t")?.get(key(1)) == [UInt8]("a"))
+        #expect(try old.tree(named: "t")?.get(key(2)) == nil)
+        #expect(try new.tree(named: "t")?.get(key(1)) == [UInt8]("b"))
+        #expect(old.version == 1 && new.version == 3)
+    }
+
+    @Test func pinnedVersionsBlockReuseUntilReleased() throws {
+        let store = try Store.inMemory(options: testOptions())
+        let value = [UInt8](repeating: 5, count: 200_000)
+        try put(store, 1, value)
+        var reader: ReadTransaction? = try store.read()
+        #expect(store.pinnedVersionCount == 1)
+        for round in 0..<4 { try put(store, 1, [UInt8](repeating: UInt8(round), count: value.count)) }
+        let grownWhilePinned = try store.read().pageCount
+        // The pinned reader still sees its bytes, although four newer versions replaced them.
+        #expect(try reader?.tree(named: "t")?.get(key(1)) == value)
+        reader = nil
+        #expect(store.pinnedVersionCount == 0)
+        for round in 0..<8 { try put(store, 1, [UInt8](repeating: UInt8(round), count: value.count)) }
+        // With nobody pinning old versions, replaced pages are recycled: the file stops growing.
+        #expect(try store.read().pageCount <= grownWhilePinned)
+    }
+
+    @Test func emptyCommitDoesNotCreateAVersion() throws {
+        let store = try Store.inMemory(options: testOptions())
+        try put(store, 1, [UInt8]("a"))
+        let version = try store.write { txn in try #require(try txn.tree(named: "t")).id }
+        _ = version
+        #expect(store.latestVersion == 1)
+    }
+
+    @Test func sharedInMemoryIdentifier() throws {
+        let first = try Store.inMemory(identifier: "shared-test", options: testOptions())
+        try put(first, 9, [UInt8]("x"))
+        let second = try Store.inMemory(identifier: "shared-test", options: testOptions())
+        #expect(try second.read().tree(named: "t")?.get(key(9)) == [UInt8]("x"))
+    }
+}
