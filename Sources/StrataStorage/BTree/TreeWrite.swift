@@ -299,7 +299,7 @@ extension WriteContext {
                 try release(resources)
                 delta = -1
             }
-            tree.count += delta
+            tree.count &+= delta
             if delta < 0 {
                 try rebalance(&tree, path: path, levels: levels, leafPage: page, leafBuffer: buffer)
             } else {
@@ -459,7 +459,8 @@ extension WriteContext {
                 }
             } else if delta != 0 {
                 let count = NodeEdit.childCount(step.buffer, step.index)
-                NodeEdit.setChildCount(step.buffer, step.index, UInt64(Int64(bitPattern: count) + Int64(delta)))
+                NodeEdit.setChildCount(
+                    step.buffer, step.index, UInt64(bitPattern: Int64(bitPattern: count) &+ Int64(delta)))
             } else {
                 break
             }
@@ -499,27 +500,30 @@ extension WriteContext {
         for level in stride(from: levels - 1, through: 0, by: -1) {
             let step = path[level]
             NodeEdit.setChildCount(step.buffer, step.index, NodeEdit.childCount(step.buffer, step.index) &- 1)
-            let child = try Node(
-                UnsafeRawPointer(childBuffer), page: childPage, pageSize: geometry.pageSize, file: file)
-            if child.count == 0 {
+            // A child can be left empty (a leaf that lost its last entry, or a branch that lost its only child):
+            // check the raw count first, since an empty branch is not a valid node.
+            if NodeEdit.count(childBuffer) == 0 {
                 try removeBranchEntry(step.page, step.buffer, at: step.index)
                 free(childPage)
-            } else if try NodeEdit.usedBytes(child, file: file) < geometry.mergeThreshold {
-                try mergeChild(of: step.page, step.buffer, at: step.index, keyed: tree.kind == .keyed)
+            } else {
+                let child = try Node(
+                    UnsafeRawPointer(childBuffer), page: childPage, pageSize: geometry.pageSize, file: file)
+                if try NodeEdit.usedBytes(child, file: file) < geometry.mergeThreshold {
+                    try mergeChild(of: step.page, step.buffer, at: step.index, keyed: tree.kind == .keyed)
+                }
             }
             childPage = step.page
             childBuffer = step.buffer
         }
         while tree.root != 0 {
-            let root = try pages.node(tree.root)
-            if root.isLeaf {
-                if root.count == 0 {
-                    free(tree.root)
-                    tree.root = 0
-                    tree.depth = 0
-                }
+            if try pages.page(tree.root).u16(PageHeader.count) == 0 {
+                free(tree.root)
+                tree.root = 0
+                tree.depth = 0
                 break
             }
+            let root = try pages.node(tree.root)
+            if root.isLeaf { break }
             guard root.count == 1 else { break }
             let child = try root.child(0, file: file).page
             free(tree.root)
