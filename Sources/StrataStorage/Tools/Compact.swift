@@ -1,0 +1,154 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// What ``Store/compact(to:)`` did.
+public struct CompactionResult: Sendable {
+    /// The version that was copied.
+    public let version: UInt64
+    /// Pages of the source version.
+    public let sourcePages: Int
+    /// Pages of the new file.
+    public let compactedPages: Int
+    /// Page size of both files.
+    public let pageSize: Int
+}
+
+extension Store {
+    /// Writes the live data of the newest version into a new file at `path`, which must not exist.
+    ///
+    /// Trees are rebuilt in key order, so pages come out full, the free list is empty and nothing but live data
+    /// remains. Runs on a read transaction: writers may keep committing meanwhile (their commits are not copied).
+    /// The copy is built in one write transaction and synced before this returns; it needs memory about the size
+    /// of the live data.
+    @discardableResult
+    public func compact(to path: String) throws(StorageError) -> CompactionResult {
+        guard access(path, F_OK) != 0 else { throw .invalidArgument("\(path) already exists") }
+        let source = try read()
+        let target = try Store.open(path: path, options: StoreOptions(pageSize: source.pageSize, durability: .full))
+        let transaction = try target.beginWrite()
+        do {
+            let context = transaction.context
+            var cursor = CursorCore(source: source.pages, tree: source.meta.catalog)
+            var more = try cursor.first()
+            while more {
+                let entry = try cursor.entry()
+                let tree = try source.read.subtree(of: entry, pageCount: source.meta.pageCount)
+                let copy = try copyTree(tree, from: source, into: context)
+                try context.put(entry.key, value: .subtree(copy), into: &context.catalog)
+                more = try cursor.next()
+            }
+            try transaction.commit()
+        } catch {
+            transaction.abort()
+            target.close()
+            unlink(path)
+            unlink(path + ".lock")
+            throw error
+        }
+        let pages = try target.read().pageCount
+        target.close()
+        return CompactionResult(
+            version: source.version, sourcePages: source.pageCount, compactedPages: pages, pageSize: source.pageSize)
+    }
+
+    private func copyTree(_ tree: TreeRoot, from source: ReadTransaction, into context: WriteContext)
+        throws(StorageError) -> TreeRoot
+    {
+        var copy = TreeRoot(kind: tree.kind)
+        copy.sequence = tree.sequence
+        var cursor = CursorCore(source: source.pages, tree: tree)
+        var more = try cursor.first()
+        while more {
+            let entry = try cursor.entry()
+            switch entry.storage {
+            case .subtree:
+                let nested = try copyTree(
+                    try source.read.subtree(of: entry, pageCount: source.meta.pageCount), from: source, into: context)
+                try context.put(entry.key, value: .subtree(nested), into: &copy)
+            case .inline:
+                try store(entry.inlineValue, key: entry.key, into: &copy, context: context)
+            case .overflow:
+                let value = try source.read.value(of: entry)
+                try value.withStorageBytes { (bytes) throws(StorageError) in
+                    try store(bytes, key: entry.key, into: &copy, context: context)
+                }
+            }
+            more = try cursor.next()
+        }
+        return copy
+    }
+
+    private func store(
+        _ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, into tree: inout TreeRoot, context: WriteContext
+    ) throws(StorageError) {
+        if tree.kind == .list {
+            try context.insert(.bytes(value), at: tree.count, into: &tree)
+        } else {
+            try context.put(key, value: .bytes(value), into: &tree)
+        }
+    }
+}
+
+/// Size and contents of a store, for tools.
+public struct StoreStatistics: Sendable {
+    /// One named tree.
+    public struct Tree: Sendable {
+        /// The tree's name.
+        public let name: String
+        /// Keyed or list.
+        public let kind: TreeKind
+        /// Number of entries.
+        public let count: Int
+    }
+
+    /// The newest committed version.
+    public let version: UInt64
+    /// Page size in bytes.
+    public let pageSize: Int
+    /// Pages in the newest version.
+    public let pageCount: Int
+    /// Pages recorded as free (reusable now or once older readers finish).
+    public let freePages: Int
+    /// The named trees.
+    public let trees: [Tree]
+    /// Versions pinned by readers of this process.
+    public let pinnedVersionsInProcess: Int
+    /// Other processes with the file open, and the oldest version each pins (0: none).
+    public let otherProcesses: [(pid: Int, pinnedVersion: UInt64)]
+    /// When the newest version was committed, in microseconds since 1970.
+    public let commitTimeMicroseconds: UInt64
+}
+
+extension Store {
+    /// Counts pages, free pages and trees of the newest version. Reads the catalog and free list only.
+    public func statistics() throws(StorageError) -> StoreStatistics {
+        let snapshot = try read()
+        var trees: [StoreStatistics.Tree] = []
+        for name in try snapshot.treeNames() {
+            if let view = try snapshot.tree(named: name) {
+                trees.append(.init(name: name, kind: view.kind, count: view.count))
+            }
+        }
+        var free = 0
+        var cursor = CursorCore(source: snapshot.pages, tree: snapshot.meta.freeTree)
+        var more = try cursor.first()
+        while more {
+            let entry = try cursor.entry()
+            if entry.storage == .inline, entry.length >= 4 {
+                free += Int(UInt32(littleEndian: entry.inlineValue.loadUnaligned(fromByteOffset: 0, as: UInt32.self)))
+            }
+            more = try cursor.next()
+        }
+        let others = shared.lockFile?.liveReaders().filter { $0.pid != Int(getpid()) } ?? []
+        return StoreStatistics(
+            version: snapshot.version, pageSize: snapshot.pageSize, pageCount: snapshot.pageCount, freePages: free,
+            trees: trees, pinnedVersionsInProcess: shared.pinnedVersionCount - 1,
+            otherProcesses: others.map { (pid: $0.pid, pinnedVersion: $0.pinned) },
+            commitTimeMicroseconds: snapshot.commitTimeMicroseconds)
+    }
+}

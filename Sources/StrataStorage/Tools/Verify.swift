@@ -1,0 +1,368 @@
+/// The result of ``Store/verify()``: every problem found in the newest version, with where it was found.
+public struct VerifyReport: Sendable, CustomStringConvertible {
+    /// One integrity problem.
+    public struct Problem: Sendable, Equatable, CustomStringConvertible {
+        /// The page involved, when the problem is about one page.
+        public let page: UInt32?
+        /// The tree the page belongs to: a tree name, `catalog`, `free list`, or a nested path like `name/0a0b`.
+        public let tree: String
+        /// What is wrong.
+        public let message: String
+
+        /// "tree, page N: message".
+        public var description: String {
+            if let page { return "\(tree), page \(page): \(message)" }
+            return "\(tree): \(message)"
+        }
+    }
+
+    /// The version that was checked.
+    public internal(set) var version: UInt64 = 0
+    /// Pages in that version.
+    public internal(set) var pageCount = 0
+    /// Pages reachable from the version's trees (meta pages included).
+    public internal(set) var reachablePages = 0
+    /// Pages recorded as free.
+    public internal(set) var freePages = 0
+    /// Trees checked (named and nested).
+    public internal(set) var treeCount = 0
+    /// Entries in all trees checked.
+    public internal(set) var entryCount = 0
+    /// What each meta slot holds: its version, or why it is unusable.
+    public internal(set) var metaSlots: [String] = []
+    /// Problems found; empty when the file is intact.
+    public internal(set) var problems: [Problem] = []
+    /// Problems beyond the first ``maxProblems`` are counted but not listed.
+    public internal(set) var omittedProblems = 0
+
+    /// Listing stops after this many problems.
+    public static let maxProblems = 1000
+
+    /// Whether no problem was found.
+    public var isValid: Bool { problems.isEmpty }
+
+    /// A multi-line summary followed by every problem.
+    public var description: String {
+        var lines = [
+            "version \(version): \(pageCount) pages, \(reachablePages) reachable, \(freePages) free, "
+                + "\(treeCount) trees, \(entryCount) entries"
+        ]
+        lines += metaSlots.map { "  \($0)" }
+        if isValid {
+            lines.append("OK: no problems found")
+        } else {
+            lines.append("\(problems.count + omittedProblems) problem(s):")
+            lines += problems.map { "  - \($0)" }
+            if omittedProblems > 0 { lines.append("  ... and \(omittedProblems) more") }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    mutating func add(_ tree: String, _ page: PageNumber?, _ message: String) {
+        if problems.count < Self.maxProblems {
+            problems.append(Problem(page: page, tree: tree, message: message))
+        } else {
+            omittedProblems += 1
+        }
+    }
+}
+
+/// Walks every page reachable from one version and checks structure, checksums and free-space accounting.
+struct Verifier {
+    private enum Owner: UInt8 {
+        case unseen = 0
+        case reachable = 1
+        case free = 2
+    }
+
+    private let source: SnapshotPages
+    private let meta: Meta
+    private var owners: [Owner]
+    private(set) var report = VerifyReport()
+
+    init(transaction: ReadTransaction) {
+        source = transaction.pages
+        meta = transaction.meta
+        owners = [Owner](repeating: .unseen, count: Int(meta.pageCount))
+        report.version = meta.version
+        report.pageCount = Int(meta.pageCount)
+    }
+
+    mutating func run(metaSlots: [String]) -> VerifyReport {
+        report.metaSlots = metaSlots
+        owners[0] = .reachable
+        owners[1] = .reachable
+        checkTree(meta.catalog, name: "catalog", isCatalog: true)
+        checkTree(meta.freeTree, name: "free list")
+        checkFreeRecords()
+        var leaked: [PageNumber] = []
+        for page in 2..<owners.count where owners[page] == .unseen { leaked.append(PageNumber(page)) }
+        if !leaked.isEmpty {
+            report.add("file", nil, "\(leaked.count) page(s) neither reachable nor free (leaked): \(ranges(leaked))")
+        }
+        report.reachablePages = owners.lazy.filter { $0 == .reachable }.count
+        report.freePages = owners.lazy.filter { $0 == .free }.count
+        return report
+    }
+
+    private func ranges(_ pages: [PageNumber]) -> String {
+        var parts: [String] = []
+        var start = pages[0]
+        var end = pages[0]
+        for page in pages.dropFirst() {
+            if page == end + 1 {
+                end = page
+                continue
+            }
+            parts.append(start == end ? "\(start)" : "\(start)-\(end)")
+            start = page
+            end = page
+        }
+        parts.append(start == end ? "\(start)" : "\(start)-\(end)")
+        return parts.prefix(20).joined(separator: ", ") + (parts.count > 20 ? ", ..." : "")
+    }
+
+    /// Marks a page reachable; reports pages out of range or reached twice (a cycle or a shared page).
+    private mutating func claim(_ page: PageNumber, tree: String) -> Bool {
+        guard page >= 2, Int(page) < owners.count else {
+            report.add(tree, page, "reference to page \(page) outside the file's \(owners.count) pages")
+            return false
+        }
+        guard owners[Int(page)] == .unseen else {
+            report.add(tree, page, "page is referenced more than once (cycle or shared page)")
+            return false
+        }
+        owners[Int(page)] = .reachable
+        return true
+    }
+
+    private mutating func checkChecksum(_ page: PageNumber, tree: String) -> UnsafeRawPointer? {
+        guard let base = try? source.page(page) else { return nil }
+        if !PageChecksum.verify(base, page: page, pageSize: meta.pageSize) {
+            report.add(tree, page, "checksum mismatch")
+        }
+        if base.u64(PageHeader.version) > meta.version {
+            report.add(tree, page, "page was written by version \(base.u64(PageHeader.version)), after this version")
+        }
+        return base
+    }
+
+    private mutating func checkTree(_ tree: TreeRoot, name: String, isCatalog: Bool = false) {
+        report.treeCount += 1
+        guard tree.root != 0 else {
+            if tree.count != 0 { report.add(name, nil, "empty tree claims \(tree.count) entries") }
+            return
+        }
+        let counted = checkNode(
+            tree.root, tree: tree, name: name, level: 1, lower: nil, upper: nil, isCatalog: isCatalog)
+        if let counted, counted != UInt64(tree.count) {
+            report.add(name, tree.root, "tree descriptor says \(tree.count) entries, found \(counted)")
+        }
+    }
+
+    /// Checks a subtree and returns its entry count (nil when it could not be read).
+    private mutating func checkNode(
+        _ page: PageNumber, tree: TreeRoot, name: String, level: Int, lower: [UInt8]?, upper: [UInt8]?, isCatalog: Bool
+    ) -> UInt64? {
+        guard level <= tree.depth, level <= TreeRoot.maxDepth else {
+            report.add(name, page, "tree is deeper than its descriptor's depth \(tree.depth)")
+            return nil
+        }
+        guard claim(page, tree: name), checkChecksum(page, tree: name) != nil else { return nil }
+        let node: Node
+        do {
+            node = try source.node(page)
+        } catch {
+            report.add(name, page, "\(error)")
+            return nil
+        }
+        if node.isLeaf != (level == tree.depth) {
+            report.add(name, page, node.isLeaf ? "leaf above the leaf level \(tree.depth)" : "branch at the leaf level")
+            return nil
+        }
+        do {
+            return node.isLeaf
+                ? try checkLeaf(node, tree: tree, name: name, lower: lower, upper: upper, isCatalog: isCatalog)
+                : try checkBranch(
+                    node, tree: tree, name: name, level: level, lower: lower, upper: upper, isCatalog: isCatalog)
+        } catch {
+            report.add(name, page, "\(error)")
+            return nil
+        }
+    }
+
+    private mutating func checkOrder(
+        _ key: UnsafeRawBufferPointer, previous: [UInt8]?, lower: [UInt8]?, upper: [UInt8]?, tree: TreeRoot,
+        name: String,
+        page: PageNumber, slot: Int
+    ) {
+        if tree.kind == .list {
+            if !key.isEmpty { report.add(name, page, "list entry \(slot) has a key") }
+            return
+        }
+        if let previous, Bytes.compare(previous.withUnsafeBytes { $0 }, key) >= 0 {
+            report.add(name, page, "keys out of order at slot \(slot)")
+        }
+        if let lower, Bytes.compare(key, lower.withUnsafeBytes { $0 }) < 0 {
+            report.add(name, page, "key at slot \(slot) is below its separator")
+        }
+        if let upper, Bytes.compare(key, upper.withUnsafeBytes { $0 }) >= 0 {
+            report.add(name, page, "key at slot \(slot) is not below the next separator")
+        }
+    }
+
+    private mutating func checkLeaf(
+        _ node: Node, tree: TreeRoot, name: String, lower: [UInt8]?, upper: [UInt8]?, isCatalog: Bool
+    ) throws -> UInt64 {
+        var previous: [UInt8]?
+        for slot in 0..<node.count {
+            let entry = try node.leafEntry(slot, file: source.file)
+            checkOrder(
+                entry.key, previous: previous, lower: lower, upper: upper, tree: tree, name: name, page: node.page,
+                slot: slot)
+            previous = Array(entry.key)
+            report.entryCount += 1
+            let entryName = isCatalog ? String(decoding: entry.key, as: UTF8.self) : name + "/" + hex(entry.key)
+            switch entry.storage {
+            case .inline:
+                if isCatalog { report.add(name, node.page, "catalog entry \(entryName) does not hold a tree") }
+            case .overflow:
+                checkOverflow(entry.overflowPage, length: entry.length, name: name)
+            case .subtree:
+                guard let nested = TreeRoot.decode(entry.payload, pageCount: meta.pageCount) else {
+                    report.add(name, node.page, "invalid tree descriptor at slot \(slot)")
+                    continue
+                }
+                checkTree(nested, name: entryName)
+            }
+        }
+        return UInt64(node.count)
+    }
+
+    private mutating func checkBranch(
+        _ node: Node, tree: TreeRoot, name: String, level: Int, lower: [UInt8]?, upper: [UInt8]?, isCatalog: Bool
+    ) throws -> UInt64 {
+        if try !node.key(0, file: source.file).isEmpty { report.add(name, node.page, "first branch entry has a key") }
+        var keys: [[UInt8]?] = [lower]
+        for slot in 1..<max(1, node.count) {
+            let key = try node.key(slot, file: source.file)
+            checkOrder(
+                key, previous: slot > 1 ? keys[slot - 1] : nil, lower: lower, upper: upper, tree: tree, name: name,
+                page: node.page, slot: slot)
+            keys.append(Array(key))
+        }
+        keys.append(upper)
+        var total: UInt64 = 0
+        for slot in 0..<node.count {
+            let (child, count) = try node.child(slot, file: source.file)
+            let childLower = tree.kind == .keyed ? keys[slot] : nil
+            let childUpper = tree.kind == .keyed ? keys[slot + 1] : nil
+            guard
+                let found = checkNode(
+                    child, tree: tree, name: name, level: level + 1, lower: childLower, upper: childUpper,
+                    isCatalog: isCatalog)
+            else { continue }
+            if found != count { report.add(name, node.page, "entry \(slot) counts \(count) below it, found \(found)") }
+            total &+= count
+        }
+        return total
+    }
+
+    private mutating func checkOverflow(_ first: PageNumber, length: Int, name: String) {
+        let payload = meta.pageSize - PageHeader.size
+        let pages = max(1, (length + payload - 1) / payload)
+        var page = first
+        for index in 0..<pages {
+            guard claim(page, tree: name), let base = checkChecksum(page, tree: name) else { return }
+            guard base.u8(PageHeader.kind) == PageKind.overflow.rawValue, base.u32(PageHeader.pageNumber) == page else {
+                report.add(name, page, "expected an overflow page")
+                return
+            }
+            let next = base.u32(PageHeader.next)
+            if index + 1 < pages && next == 0 {
+                report.add(name, page, "overflow chain of a \(length)-byte value ends after \(index + 1) pages")
+                return
+            }
+            if index + 1 == pages && next != 0 { report.add(name, page, "overflow chain is longer than its value") }
+            page = next
+        }
+    }
+
+    /// Marks every page listed in free-list records; a page listed twice or also reachable is reported.
+    private mutating func checkFreeRecords() {
+        guard meta.freeTree.root != 0 else { return }
+        var cursor = CursorCore(source: source, tree: meta.freeTree)
+        do {
+            var more = try cursor.first()
+            while more {
+                let entry = try cursor.entry()
+                let page = cursor.stack.last?.node.page
+                if entry.key.count != WriteContext.freeKeySize || entry.storage != .inline || entry.length < 4 {
+                    report.add("free list", page, "malformed record")
+                } else {
+                    let value = entry.inlineValue
+                    let count = Int(UInt32(littleEndian: value.loadUnaligned(fromByteOffset: 0, as: UInt32.self)))
+                    if 4 + count * 4 > value.count {
+                        report.add("free list", page, "record lists \(count) pages but holds \(value.count) bytes")
+                    } else {
+                        for index in 0..<count {
+                            let free = PageNumber(
+                                littleEndian: value.loadUnaligned(fromByteOffset: 4 + index * 4, as: UInt32.self))
+                            markFree(free)
+                        }
+                    }
+                }
+                more = try cursor.next()
+            }
+        } catch {
+            report.add("free list", nil, "\(error)")
+        }
+    }
+
+    private mutating func markFree(_ page: PageNumber) {
+        guard page >= 2, Int(page) < owners.count else {
+            report.add("free list", page, "free page outside the file")
+            return
+        }
+        switch owners[Int(page)] {
+        case .unseen: owners[Int(page)] = .free
+        case .reachable: report.add("free list", page, "page is both free and reachable")
+        case .free: report.add("free list", page, "page is listed as free twice")
+        }
+    }
+
+    private func hex(_ bytes: UnsafeRawBufferPointer) -> String {
+        let digits = Array("0123456789abcdef")
+        var text = ""
+        for byte in bytes.prefix(16) {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 15)])
+        }
+        return bytes.count > 16 ? text + "…" : text
+    }
+}
+
+extension Store {
+    /// Checks the newest version page by page: checksums, page kinds and numbers, key order and separator bounds,
+    /// tree depths and subtree counts, overflow chains, nested trees, and that every page is either reachable or
+    /// free (never both, never neither). Also reports what each meta slot holds.
+    ///
+    /// Runs on a read transaction, so it can check a file that is in use. Cost is proportional to the file size.
+    public func verify() throws(StorageError) -> VerifyReport {
+        let transaction = try read()
+        var verifier = Verifier(transaction: transaction)
+        return verifier.run(metaSlots: metaSlotDescriptions(transaction))
+    }
+
+    private func metaSlotDescriptions(_ transaction: ReadTransaction) -> [String] {
+        let mapping = transaction.pages.mapping
+        let size = Int(transaction.meta.pageCount) * transaction.meta.pageSize
+        return (0..<2).map { slot in
+            switch Meta.decode(mapping.base + slot * transaction.meta.pageSize, slot: PageNumber(slot), available: size)
+            {
+            case .success(let meta): "meta \(slot): version \(meta.version), \(meta.pageCount) pages"
+            case .failure(let rejection): "meta \(slot): unusable (\(rejection))"
+            }
+        }
+    }
+}
