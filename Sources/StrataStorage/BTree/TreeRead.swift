@@ -123,8 +123,9 @@ struct TreeRead<Source: PageSource> {
             let chunk = min(payload, length - copied)
             (destination + copied).copyMemory(from: base + PageHeader.size, byteCount: chunk)
             copied += chunk
-            page = base.u32(PageHeader.next)
-            if copied < length && page == 0 { throw file.corrupt(page, "overflow chain ends early") }
+            let next = base.u32(PageHeader.next)
+            if copied < length && next == 0 { throw file.corrupt(page, "overflow chain ends early") }
+            page = next
         }
     }
 
@@ -156,7 +157,7 @@ struct TreeRead<Source: PageSource> {
     func subtree(of entry: LeafEntry, pageCount: UInt64) throws(StorageError) -> TreeRoot {
         guard entry.storage == .subtree else { throw .invalidArgument("the entry does not hold a tree") }
         guard let tree = TreeRoot.decode(entry.payload, pageCount: pageCount) else {
-            throw .corruptPage(path: file.path, page: 0, reason: "invalid nested tree descriptor")
+            throw file.corrupt(entry.page, "invalid nested tree descriptor")
         }
         return tree
     }

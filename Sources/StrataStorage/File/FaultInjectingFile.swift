@@ -22,6 +22,9 @@ final class FaultInjectingFile: MemoryFile, @unchecked Sendable {
         var failSync: Int?
         /// `errno` of the injected failure.
         var code: Int32 = EIO
+        /// When the scheduled failure hits, the power goes out: that write lands torn (a random prefix of whole
+        /// sectors) and every later write and sync fails.
+        var powerLoss = false
         /// Once set, every write and sync fails: the simulated machine has lost power.
         var poweredOff = false
     }
@@ -29,6 +32,8 @@ final class FaultInjectingFile: MemoryFile, @unchecked Sendable {
     private struct Tracking {
         var durable: [UInt8] = []
         var pending: [(offset: Int, bytes: [UInt8])] = []
+        /// The write that was cut by the power loss, if any: always torn in crash images.
+        var cut: (offset: Int, bytes: [UInt8])?
         var writes = 0
         var syncs = 0
         var faults = Faults()
@@ -50,6 +55,7 @@ final class FaultInjectingFile: MemoryFile, @unchecked Sendable {
             $0.faults = faults
             $0.writes = 0
             $0.syncs = 0
+            $0.cut = nil
         }
     }
 
@@ -65,7 +71,10 @@ final class FaultInjectingFile: MemoryFile, @unchecked Sendable {
             state.writes += 1
             if state.faults.poweredOff { throw Errno.error("pwrite", path: path, code: state.faults.code) }
             if state.faults.failWrite == state.writes {
-                state.faults.poweredOff = state.faults.poweredOff
+                if state.faults.powerLoss {
+                    state.faults.poweredOff = true
+                    state.cut = (offset, Array(buffer))
+                }
                 throw Errno.error("pwrite", path: path, code: state.faults.code)
             }
             state.pending.append((offset, Array(buffer)))
@@ -77,7 +86,9 @@ final class FaultInjectingFile: MemoryFile, @unchecked Sendable {
         let path = self.path
         try tracking.withLock { (state: inout Tracking) throws(StorageError) in
             state.syncs += 1
-            if state.faults.poweredOff || state.faults.failSync == state.syncs {
+            if state.faults.poweredOff { throw Errno.error("fdatasync", path: path, code: state.faults.code) }
+            if state.faults.failSync == state.syncs {
+                if state.faults.powerLoss { state.faults.poweredOff = true }
                 throw Errno.error("fdatasync", path: path, code: state.faults.code)
             }
             for write in state.pending { Self.apply(write.bytes, at: write.offset, to: &state.durable) }
@@ -89,22 +100,30 @@ final class FaultInjectingFile: MemoryFile, @unchecked Sendable {
     func powerOff() { tracking.withLock { $0.faults.poweredOff = true } }
 
     /// What the disk may hold after a power cut now: the durable bytes plus a random subset of the pending writes
-    /// (applied in order), one of which is torn after a random number of 512-byte sectors.
+    /// (applied in order), one of which is torn after a random number of 512-byte sectors, and the write that
+    /// the power loss cut, torn likewise.
     func crashImage<G: RandomNumberGenerator>(using generator: inout G) -> [UInt8] {
         tracking.withLock { state in
             var image = state.durable
             let torn = state.pending.isEmpty ? -1 : Int.random(in: 0..<state.pending.count, using: &generator)
             for (index, write) in state.pending.enumerated() {
                 if index == torn {
-                    let sectors = (write.bytes.count + 511) / 512
-                    let kept = Int.random(in: 0...sectors, using: &generator) * 512
-                    Self.apply(Array(write.bytes.prefix(kept)), at: write.offset, to: &image)
+                    Self.applyTorn(write.bytes, at: write.offset, to: &image, using: &generator)
                 } else if Bool.random(using: &generator) {
                     Self.apply(write.bytes, at: write.offset, to: &image)
                 }
             }
+            if let cut = state.cut { Self.applyTorn(cut.bytes, at: cut.offset, to: &image, using: &generator) }
             return image
         }
+    }
+
+    private static func applyTorn<G: RandomNumberGenerator>(
+        _ bytes: [UInt8], at offset: Int, to image: inout [UInt8], using generator: inout G
+    ) {
+        let sectors = (bytes.count + 511) / 512
+        let kept = Int.random(in: 0...sectors, using: &generator) * 512
+        apply(Array(bytes.prefix(kept)), at: offset, to: &image)
     }
 
     private static func apply(_ bytes: [UInt8], at offset: Int, to image: inout [UInt8]) {

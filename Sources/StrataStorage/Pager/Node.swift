@@ -89,7 +89,7 @@ struct Node {
             throw file.corrupt(page, "entry of slot \(index) overruns the page")
         }
         return LeafEntry(
-            key: UnsafeRawBufferPointer(start: base + keyStart, count: keyLength),
+            page: page, key: UnsafeRawBufferPointer(start: base + keyStart, count: keyLength),
             storage: storage, length: length, payload: base + keyStart + keyLength,
             size: EntryLayout.leafHeader + keyLength + payload)
     }
@@ -135,6 +135,8 @@ struct Node {
 
 /// One decoded leaf entry; its buffers point into the page.
 struct LeafEntry {
+    /// The leaf page holding the entry (for error messages).
+    let page: PageNumber
     let key: UnsafeRawBufferPointer
     let storage: ValueStorage
     /// Value length in bytes (for subtrees: the descriptor size).

@@ -65,14 +65,14 @@ struct PageGeometry: Sendable, Equatable {
 
     /// Largest leaf entry (header + key + payload). Four of them fit in a page, so a split always succeeds.
     var maxLeafEntry: Int { (pageSize - PageHeader.size) / 4 - PageHeader.slotSize }
-    /// Longest key: one that still fits in a branch entry and in a leaf entry with an overflow reference.
+    /// Longest key: a leaf entry holding it with a nested-tree descriptor (the largest non-inline payload), and
+    /// a branch entry holding it as a separator, must both fit in ``maxLeafEntry``. The bound subtracts both
+    /// headers' worth, which is a few bytes stricter than needed and keeps the rule simple.
     var maxKeySize: Int { maxLeafEntry - EntryLayout.branchHeader - TreeRoot.encodedSize }
     /// Longest value stored inline for a key of `keySize` bytes; longer values go to an overflow chain.
     func maxInlineValue(keySize: Int) -> Int { maxLeafEntry - EntryLayout.leafHeader - keySize }
     /// Payload bytes per overflow page.
     var overflowPayload: Int { pageSize - PageHeader.size }
-    /// Most slots a page could hold (bounds `count` when validating).
-    var maxSlots: Int { (pageSize - PageHeader.size) / (PageHeader.slotSize + EntryLayout.leafHeader) }
     /// A page below this many used bytes is merged with a sibling when possible.
     var mergeThreshold: Int { (pageSize - PageHeader.size) / 4 }
 

@@ -184,6 +184,7 @@ final class WriteContext {
     /// and only then filled in. Reclaiming is switched off meanwhile so that nothing else edits the free tree.
     private func saveFreeRecords() throws(StorageError) {
         reclaimDisabled = true
+        try checkNoPageFreedTwice()
         let capacity = freeChunkCapacity
         let recordSize = 4 + capacity * 4
         var poolRecords = 0
@@ -208,6 +209,15 @@ final class WriteContext {
         }
         try fillFreeRecords(pool, records: poolRecords, freedAt: 0, capacity: capacity)
         try fillFreeRecords(freed, records: freedRecords, freedAt: version, capacity: capacity)
+    }
+
+    /// A damaged file (a page shared by two trees, a free-list record naming a page in use) could make this
+    /// transaction release a page twice; recording it twice would hand it to two owners later. Refuse to commit.
+    private func checkNoPageFreedTwice() throws(StorageError) {
+        let all = (pool + freed).sorted()
+        for index in all.indices.dropFirst() where all[index] == all[index - 1] {
+            throw file.corrupt(all[index], "page released twice; the file is damaged (run verify)")
+        }
     }
 
     private func reserveFreeRecord(_ key: [UInt8], size: Int) throws(StorageError) {
@@ -280,7 +290,7 @@ final class WriteContext {
         let meta = Meta(
             version: version, pageCount: pageCount, pageSize: pageSize, catalog: catalog, freeTree: freeTree,
             commitTime: Clock.microsecondsSince1970())
-        try shared.writeMeta(meta, durable: durable)
+        try shared.writeMeta(meta, previous: base, durable: durable)
         return meta
     }
 }

@@ -5,9 +5,10 @@ public struct StoreOptions: Sendable, Equatable {
         /// Each commit syncs its pages, then its meta page (two `fdatasync` calls; `F_FULLFSYNC` on Apple
         /// platforms). A commit that returned survives a crash or power loss.
         case full
-        /// No syncs. A process crash loses nothing that committed (the kernel has the pages), but a power loss
-        /// may lose recent commits. The file is never corrupted either way: recovery finds the newest intact
-        /// version. For tests, bulk loads and caches.
+        /// No syncs. A process crash loses nothing that committed: the kernel holds the written pages and
+        /// recovery finds the newest version. A power loss or operating-system crash may lose recent commits, and
+        /// on file systems that reorder writes it can leave the newest version damaged (``Store/verify()``
+        /// reports it). For tests, bulk loads and rebuildable caches.
         case none
     }
 

@@ -223,7 +223,7 @@ public final class WriteTransaction {
     /// allocating keys; the counter never goes backwards, even when entries are deleted.
     public func nextSequence(in tree: TreeHandle) throws(StorageError) -> UInt64 {
         let id = try resolve(tree)
-        trees[id].root.sequence += 1
+        trees[id].root.sequence &+= 1
         trees[id].dirty = true
         context.modificationCount &+= 1
         return trees[id].root.sequence

@@ -10,17 +10,22 @@ import Synchronization
 
 /// The `.lock` file beside a data file: the cross-process write lock and the shared reader table.
 ///
-/// Layout (mapped shared by every process that has the data file open):
+/// Layout (mapped shared by every process that has the data file open; native byte order, since only processes
+/// on the same machine share it):
 /// ```
-/// 0   8 bytes magic "STRATALK"     8  u32 format version     12 u32 slot capacity
-/// 16  u64 latest committed version, stored by each writer after its commit is durable
+/// 0   u64 magic "STRATALK"   8  u32 format version   12 u32 slot capacity
+/// 16  u64 change counter: incremented by every commit, after the commit is durable
+/// 24  u64 newest committed version (informational)
 /// 64  slots, 32 bytes each: u64 owner pid, u64 oldest version pinned by that process (0 = none), 16 reserved
 /// ```
 /// Byte-range locks (see ``RangeLock``): byte 0 is the writer lock; byte 1 serialises initialisation;
 /// byte `1024 + i` is held by the process that owns slot `i` for as long as it has the file open. A slot whose
 /// lock nobody holds belongs to a process that died, and its pinned version is ignored: that is how a crashed
-/// reader stops holding pages back. Each process uses one slot no matter how many readers it has; it publishes
-/// the oldest version any of them pins.
+/// reader stops holding pages back.
+///
+/// A process opens each lock file once (``shared(forDataFile:optional:)``): one descriptor, one slot, one write
+/// gate, whatever the number of handles on the data file. The slot publishes the oldest version pinned by any
+/// of them.
 final class LockFile: @unchecked Sendable {
     static let capacity = 126
     static let headerSize = 64
@@ -36,22 +41,38 @@ final class LockFile: @unchecked Sendable {
     private let fd: Int32
     private let base: UnsafeMutableRawPointer
     let slot: Int
+    /// The in-process half of the write lock, shared by every handle on the file in this process.
+    let gate = WriteGate()
+    /// Oldest pinned version per pinning source (each handle's coordinator), combined into the slot.
+    private let pins = Mutex<[ObjectIdentifier: UInt64]>([:])
 
-    /// Opens or creates the lock file for `dataPath` and claims a reader slot.
-    /// Returns nil when `optional` is set and the lock file cannot be created (read-only media).
-    static func open(forDataFile dataPath: String, optional: Bool) throws(StorageError) -> LockFile? {
-        let path = dataPath + ".lock"
-        let fd = posixOpen(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        if fd < 0 {
-            let code = errno
-            if optional && (code == EACCES || code == EROFS || code == EPERM) { return nil }
-            throw Errno.error("open", path: path, code: code)
-        }
-        do {
-            return try LockFile(fd: fd, path: path)
-        } catch {
-            _ = posixClose(fd)
-            throw error
+    private final class WeakLockFile {
+        weak var value: LockFile?
+        init(_ value: LockFile) { self.value = value }
+    }
+    private static let registry = Mutex<[String: WeakLockFile]>([:])
+
+    /// The process's lock file for `dataPath` (device and inode identify it), opened and its slot claimed on
+    /// first use. Returns nil when `optional` is set and the lock file cannot be created (read-only media).
+    static func shared(forDataFile dataPath: String, identity: String, optional: Bool) throws(StorageError) -> LockFile?
+    {
+        try registry.withLock { (files: inout [String: WeakLockFile]) throws(StorageError) -> LockFile? in
+            if let existing = files[identity]?.value { return existing }
+            let path = dataPath + ".lock"
+            let fd = posixOpen(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            if fd < 0 {
+                let code = errno
+                if optional && (code == EACCES || code == EROFS || code == EPERM) { return nil }
+                throw Errno.error("open", path: path, code: code)
+            }
+            do throws(StorageError) {
+                let file = try LockFile(fd: fd, path: path)
+                files[identity] = WeakLockFile(file)
+                return file
+            } catch {
+                _ = posixClose(fd)
+                throw error
+            }
         }
     }
 
@@ -68,23 +89,27 @@ final class LockFile: @unchecked Sendable {
         guard let pointer = mmap(nil, Self.fileSize, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), pointer != MAP_FAILED
         else { throw Errno.error("mmap", path: path) }
         base = pointer
-        let valid =
-            base.load(fromByteOffset: 0, as: UInt64.self) == Self.magic
-            && base.load(fromByteOffset: 8, as: UInt32.self) == Self.formatVersion
-            && base.load(fromByteOffset: 12, as: UInt32.self) == UInt32(Self.capacity)
-        if !valid {
-            // A new or foreign lock file: nobody can be using it, since every user validates it under this lock.
+        if base.load(fromByteOffset: 0, as: UInt64.self) == Self.magic {
+            let format = base.load(fromByteOffset: 8, as: UInt32.self)
+            let capacity = base.load(fromByteOffset: 12, as: UInt32.self)
+            guard format == Self.formatVersion, capacity == UInt32(Self.capacity) else {
+                munmap(base, Self.fileSize)
+                throw .incompatibleFile(
+                    path: path,
+                    reason: "lock file format \(format) with \(capacity) slots belongs to another Strata version")
+            }
+        } else {
+            // A new (or foreign) lock file: nobody uses it, since every user checks the magic under the init lock.
             base.initializeMemory(as: UInt8.self, repeating: 0, count: Self.fileSize)
             base.storeBytes(of: Self.formatVersion, toByteOffset: 8, as: UInt32.self)
             base.storeBytes(of: UInt32(Self.capacity), toByteOffset: 12, as: UInt32.self)
             base.storeBytes(of: Self.magic, toByteOffset: 0, as: UInt64.self)
         }
         var claimed = -1
-        for index in 0..<Self.capacity {
-            if try RangeLock.lock(fd, at: Self.slotLockBase + index, wait: false, path: path) {
-                claimed = index
-                break
-            }
+        for index in 0..<Self.capacity
+        where try RangeLock.lock(fd, at: Self.slotLockBase + index, wait: false, path: path) {
+            claimed = index
+            break
         }
         guard claimed >= 0 else {
             munmap(base, Self.fileSize)
@@ -111,20 +136,32 @@ final class LockFile: @unchecked Sendable {
         (base + offset).assumingMemoryBound(to: Atomic<UInt64>.self)
     }
 
-    /// The newest version any process has committed (as far as writers announced it).
-    var latestVersion: UInt64 { atomic(16).pointee.load(ordering: .sequentiallyConsistent) }
+    /// Changes whenever any process commits. Readers compare it before and after publishing a pin.
+    var changeCounter: UInt64 { atomic(16).pointee.load(ordering: .sequentiallyConsistent) }
 
-    /// Announces a new committed version to other processes.
-    func publish(latest version: UInt64) {
-        atomic(16).pointee.store(version, ordering: .sequentiallyConsistent)
+    /// The newest version a writer announced (informational).
+    var announcedVersion: UInt64 { atomic(24).pointee.load(ordering: .sequentiallyConsistent) }
+
+    /// Announces a durable commit to other processes.
+    func announceCommit(version: UInt64) {
+        atomic(24).pointee.store(version, ordering: .sequentiallyConsistent)
+        atomic(16).pointee.add(1, ordering: .sequentiallyConsistent)
     }
 
-    /// Publishes the oldest version this process pins (0 = none), followed by a full fence so that a reader
-    /// re-checking the latest version afterwards is ordered against a writer scanning the table.
-    func setPinnedVersion(_ version: UInt64) {
-        atomic(Self.slotOffset(slot) + 8).pointee.store(version, ordering: .sequentiallyConsistent)
+    /// Records the oldest version `source` pins (0 = none) and publishes the oldest over all sources, followed by
+    /// a full fence: a reader that re-reads the change counter afterwards is ordered against writers scanning
+    /// the table (the publish-then-revalidate handshake of FileFormat.md).
+    func setPinnedVersion(_ version: UInt64, source: ObjectIdentifier) {
+        pins.withLock { pins in
+            pins[source] = version == 0 ? nil : version
+            let oldest = pins.values.min() ?? 0
+            atomic(Self.slotOffset(slot) + 8).pointee.store(oldest, ordering: .sequentiallyConsistent)
+        }
         atomicMemoryFence(ordering: .sequentiallyConsistent)
     }
+
+    /// The oldest version pinned by any handle of this process.
+    func oldestPinnedInThisProcess() -> UInt64? { pins.withLock { $0.values.min() } }
 
     /// The oldest version pinned by another live process, if any. Slots of dead processes are skipped.
     func oldestPinnedByOthers() -> UInt64? {
@@ -139,7 +176,7 @@ final class LockFile: @unchecked Sendable {
         return oldest
     }
 
-    /// Process ids and pinned versions of the other live slots (for `info` output).
+    /// Process ids and pinned versions of the live slots (for `info` output).
     func liveReaders() -> [(pid: Int, pinned: UInt64)] {
         var readers = [(pid: Int, pinned: UInt64)]()
         for index in 0..<Self.capacity {
@@ -153,21 +190,24 @@ final class LockFile: @unchecked Sendable {
     }
 
     /// Takes the cross-process writer lock, blocking the calling thread (use only off the cooperative pool).
-    /// With a timeout, polls until the deadline and throws ``StorageError/lockTimeout(path:)``.
-    func lockWriter(timeout: Duration?) throws(StorageError) {
-        guard let timeout else {
+    /// Without a deadline and a stop condition it sleeps in the kernel until the lock is free; otherwise it polls,
+    /// throwing ``StorageError/lockTimeout(path:)`` at the deadline and ``StorageError/cancelled`` when
+    /// `shouldStop` returns true.
+    func lockWriter(timeout: Duration?, shouldStop: (@Sendable () -> Bool)? = nil) throws(StorageError) {
+        if timeout == nil && shouldStop == nil {
             _ = try RangeLock.lock(fd, at: Self.writerByte, wait: true, path: path)
             return
         }
         let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        var pause = 100_000  // nanoseconds
+        let deadline = timeout.map { clock.now.advanced(by: $0) }
+        var pause = 50_000  // nanoseconds
         while true {
             if try RangeLock.lock(fd, at: Self.writerByte, wait: false, path: path) { return }
-            if clock.now >= deadline { throw .lockTimeout(path: path) }
+            if let deadline, clock.now >= deadline { throw .lockTimeout(path: path) }
+            if shouldStop?() == true { throw .cancelled }
             var request = timespec(tv_sec: 0, tv_nsec: pause)
             nanosleep(&request, nil)
-            pause = min(pause * 2, 10_000_000)
+            pause = min(pause * 2, 2_000_000)
         }
     }
 

@@ -18,7 +18,9 @@ final class SharedFile: @unchecked Sendable {
     let geometry: PageGeometry
     let options: StoreOptions
     let lockFile: LockFile?
-    let gate = WriteGate()
+    /// The in-process writer gate: the lock file's (shared by every handle on the file in this process) or,
+    /// without a lock file, this coordinator's own.
+    let gate: WriteGate
     private let registryKey: String?
 
     struct State {
@@ -26,10 +28,13 @@ final class SharedFile: @unchecked Sendable {
         var mapping: Mapping
         /// Reader counts per pinned version.
         var pins: [UInt64: Int] = [:]
-        /// The version published in this process's lock-file slot (0 = none).
+        /// The oldest version this coordinator pins, as last told to the lock file (0 = none).
         var published: UInt64 = 0
-        /// A meta write failed; before the next commit the targeted slot must be rewritten with this meta.
-        var metaRepair: Meta?
+        /// The lock file's change counter when `latest` was last read from disk.
+        var counterSeen: UInt64 = 0
+        /// Set when a commit failed while writing its meta page and putting the previous meta back failed too:
+        /// the disk may hold either version, so this process refuses to write until the file is reopened.
+        var poisoned: StorageError?
     }
     let state: Mutex<State>
 
@@ -43,6 +48,7 @@ final class SharedFile: @unchecked Sendable {
         self.geometry = PageGeometry(pageSize: meta.pageSize)
         self.options = options
         self.lockFile = lockFile
+        self.gate = lockFile?.gate ?? WriteGate()
         self.registryKey = registryKey
         self.state = Mutex(State(latest: meta, mapping: mapping))
     }
@@ -68,30 +74,45 @@ final class SharedFile: @unchecked Sendable {
 
     /// Opens (or joins this process's existing handle to) the file at `path`.
     static func open(path: String, options: StoreOptions) throws(StorageError) -> SharedFile {
-        try registry.withLock { (files: inout [String: WeakFile]) throws(StorageError) -> SharedFile in
-            let disk = try DiskFile(
-                path: path, writable: !options.readOnly, create: options.createIfMissing && !options.readOnly)
+        if options.createIfMissing && !options.readOnly && access(path, F_OK) != 0 {
+            try createFile(at: path, options: options)
+        }
+        return try registry.withLock { (files: inout [String: WeakFile]) throws(StorageError) -> SharedFile in
+            let disk = try DiskFile(path: path, writable: !options.readOnly, create: false)
             var info = stat()
             guard fstat(disk.fd, &info) == 0 else { throw Errno.error("fstat", path: path) }
             let key = "file:\(info.st_dev):\(info.st_ino)"
             if let existing = files[key]?.value {
-                if existing.options.readOnly != options.readOnly && !options.readOnly {
+                if existing.options.readOnly && !options.readOnly {
                     throw .invalidArgument("\(path) is already open read-only in this process")
                 }
                 return existing
             }
-            let lock = try LockFile.open(forDataFile: path, optional: options.readOnly)
+            let lock = try LockFile.shared(forDataFile: path, identity: key, optional: options.readOnly)
             if try disk.size() == 0 {
+                // An empty file (made by another tool, say): initialise it in place under the writer lock.
                 guard !options.readOnly else { throw .incompatibleFile(path: path, reason: "the file is empty") }
                 try initializeEmptyFile(disk, lock: lock, options: options)
             }
             let (meta, mapping) = try recover(disk)
-            if let lock, lock.latestVersion < meta.version { lock.publish(latest: meta.version) }
             let shared = SharedFile(
                 file: disk, lockFile: lock, meta: meta, mapping: mapping, options: options, registryKey: key)
+            shared.state.withLock { $0.counterSeen = lock?.changeCounter ?? 0 }
             files[key] = WeakFile(shared)
             return shared
         }
+    }
+
+    /// Creates a new file atomically: the two meta pages are written and synced in a temporary file that is then
+    /// linked into place, so a crash never leaves a half-initialised file under `path`. If another process
+    /// creates the file first, its file is used.
+    private static func createFile(at path: String, options: StoreOptions) throws(StorageError) {
+        let temporary = path + ".creating-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let file = try DiskFile(path: temporary, writable: true, create: true)
+        defer { unlink(temporary) }
+        try initializeEmptyFile(file, lock: nil, options: options)
+        if link(temporary, path) != 0 && errno != EEXIST { throw Errno.error("link", path: path) }
+        DiskFile.syncDirectory(of: path)
     }
 
     /// Opens an in-memory file. With an identifier, every open of the same identifier in the process shares
@@ -118,8 +139,7 @@ final class SharedFile: @unchecked Sendable {
         return SharedFile(file: file, lockFile: nil, meta: meta, mapping: mapping, options: options, registryKey: nil)
     }
 
-    /// Writes the two meta pages of an empty store (both version 0). Done under the writer lock so that two
-    /// processes creating the file at once cannot interleave.
+    /// Writes the two meta pages of an empty store (both version 0), under the writer lock when there is one.
     private static func initializeEmptyFile(_ file: any PageFile, lock: LockFile?, options: StoreOptions)
         throws(StorageError)
     {
@@ -150,44 +170,62 @@ final class SharedFile: @unchecked Sendable {
             throw .incompatibleFile(path: file.path, reason: "file of \(size) bytes is too small to be a Strata file")
         }
         let mapping = try file.mapping(covering: size)
-        let (meta, _) = try newestValidMeta(in: mapping, fileSize: size, path: file.path)
+        let meta = try newestValidMeta(in: mapping, fileSize: size, path: file.path)
         let needed = Int(meta.pageCount) * meta.pageSize
         return (meta, needed <= mapping.capacity ? mapping : try file.mapping(covering: needed))
     }
 
     /// Decodes both meta slots and returns the best one, or throws `incompatibleFile` explaining why none is usable.
-    static func newestValidMeta(in mapping: Mapping, fileSize: Int, path: String) throws(StorageError) -> (
-        Meta, slot: Int
-    ) {
-        var candidates: [(Meta, Int)] = []
+    ///
+    /// Slot 0 is at offset 0 and names the page size; slot 1 is one page further. When slot 0 is unreadable,
+    /// slot 1 is looked for at every valid page size, and accepted only where its own page size matches.
+    static func newestValidMeta(in mapping: Mapping, fileSize: Int, path: String) throws(StorageError) -> Meta {
+        let available = min(fileSize, mapping.capacity)
+        var candidates: [Meta] = []
         var reasons: [String] = []
-        let first = Meta.decode(mapping.base, slot: 0, available: fileSize)
-        var pageSizes: [Int] = []
-        if case .success(let meta) = first {
-            pageSizes = [meta.pageSize]
-        } else {
-            pageSizes = [4096, 1024, 2048, 8192, 16384, 32768]
+        let first = Meta.decode(mapping.base, slot: 0, available: available)
+        var secondOffsets = [4096, 1024, 2048, 8192, 16384, 32768]
+        switch first {
+        case .success(let meta):
+            secondOffsets = [meta.pageSize]
+            if let problem = validate(meta, mapping: mapping, fileSize: fileSize) {
+                reasons.append("meta 0 (version \(meta.version)): \(problem)")
+            } else {
+                candidates.append(meta)
+            }
+        case .failure(let rejection):
+            reasons.append("meta 0: \(describe(rejection))")
         }
-        for (slot, result) in [(0, first)]
-            + pageSizes.map({ (1, Meta.decode(mapping.base + $0, slot: 1, available: fileSize - $0)) })
-        {
-            switch result {
-            case .success(let meta):
-                if let problem = validate(meta, mapping: mapping, fileSize: fileSize) {
-                    reasons.append("meta \(slot) (version \(meta.version)): \(problem)")
-                } else if !candidates.contains(where: { $0.1 == slot }) {
-                    candidates.append((meta, slot))
-                }
-            case .failure(let rejection):
-                if slot == 0 || pageSizes.count == 1 { reasons.append("meta \(slot): \(describe(rejection))") }
+        var secondFound = false
+        for offset in secondOffsets where offset < available {
+            guard case .success(let meta) = Meta.decode(mapping.base + offset, slot: 1, available: available - offset)
+            else {
+                continue
+            }
+            guard meta.pageSize == offset else { continue }
+            secondFound = true
+            if let problem = validate(meta, mapping: mapping, fileSize: fileSize) {
+                reasons.append("meta 1 (version \(meta.version)): \(problem)")
+            } else {
+                candidates.append(meta)
+            }
+            break
+        }
+        if !secondFound {
+            if case .success(let meta) = first, meta.pageSize < available,
+                case .failure(let rejection) = Meta.decode(
+                    mapping.base + meta.pageSize, slot: 1, available: available - meta.pageSize)
+            {
+                reasons.append("meta 1: \(describe(rejection))")
+            } else {
+                reasons.append("meta 1: not found")
             }
         }
-        if let best = candidates.max(by: { $0.0.version < $1.0.version }) { return best }
-        if case .failure(.notStrata) = first, reasons.allSatisfy({ $0.hasSuffix("not a Strata file") }) {
+        if let best = candidates.max(by: { $0.version < $1.version }) { return best }
+        if case .failure(.notStrata) = first, !secondFound {
             throw .incompatibleFile(path: path, reason: "not a Strata file (no Strata header)")
         }
-        throw .incompatibleFile(
-            path: path, reason: reasons.isEmpty ? "no valid meta page" : reasons.joined(separator: "; "))
+        throw .incompatibleFile(path: path, reason: reasons.joined(separator: "; "))
     }
 
     private static func describe(_ rejection: Meta.Rejection) -> String {
@@ -222,29 +260,31 @@ final class SharedFile: @unchecked Sendable {
     // MARK: Readers
 
     /// Pins the newest version for a reader and returns it with a mapping that covers it.
+    ///
+    /// With a lock file, the first pin of this coordinator is published in the process's slot and then the
+    /// change counter is read again: if a commit happened meanwhile, that writer may have scanned the reader
+    /// table before the pin was visible, so the reader moves to the newer version and tries again.
     func pinLatest() throws(StorageError) -> (Meta, Mapping) {
         try state.withLock { (state: inout State) throws(StorageError) -> (Meta, Mapping) in
-            if let lockFile, lockFile.latestVersion != state.latest.version { try reloadFromDisk(&state) }
+            guard let lockFile else {
+                state.pins[state.latest.version, default: 0] += 1
+                return (state.latest, state.mapping)
+            }
             while true {
+                let counter = lockFile.changeCounter
+                if counter != state.counterSeen {
+                    try reloadFromDisk(&state)
+                    state.counterSeen = counter
+                }
                 let version = state.latest.version
                 state.pins[version, default: 0] += 1
-                guard let lockFile, state.published == 0 || version < state.published else {
-                    return (state.latest, state.mapping)
-                }
-                // First pin of this process (or an older one): publish it, then make sure no writer committed in
-                // between, since such a writer may not have seen the pin.
+                if state.published != 0 && state.published <= version { return (state.latest, state.mapping) }
                 state.published = version
-                lockFile.setPinnedVersion(version)
-                if lockFile.latestVersion == version { return (state.latest, state.mapping) }
+                lockFile.setPinnedVersion(version, source: ObjectIdentifier(self))
+                if lockFile.changeCounter == counter { return (state.latest, state.mapping) }
                 unpinLocked(version, &state)
-                try reloadFromDisk(&state)
             }
         }
-    }
-
-    /// Pins a version that is already pinned (a copy of a reader sharing its snapshot).
-    func pinAgain(_ version: UInt64) {
-        state.withLock { $0.pins[version, default: 0] += 1 }
     }
 
     /// Releases a reader's pin.
@@ -261,7 +301,7 @@ final class SharedFile: @unchecked Sendable {
         state.pins[version] = nil
         guard let lockFile, version == state.published else { return }
         state.published = state.pins.keys.min() ?? 0
-        lockFile.setPinnedVersion(state.published)
+        lockFile.setPinnedVersion(state.published, source: ObjectIdentifier(self))
     }
 
     /// Number of distinct versions pinned in this process.
@@ -270,11 +310,16 @@ final class SharedFile: @unchecked Sendable {
     /// The oldest pinned version in this process, if any.
     var oldestPinnedInProcess: UInt64? { state.withLock { $0.pins.keys.min() } }
 
-    /// Versions at or below this may have their freed pages reused by a writer whose base is `base`.
+    /// Versions at or below this may have their freed pages reused by a writer whose base is `base`. Other
+    /// handles on the same file in this process publish through the same lock-file slot, so they are covered
+    /// by `oldestPinnedByOthers` only through other processes; this coordinator's own pins are added here.
     func reclaimThreshold(base: UInt64) -> UInt64 {
         var threshold = base
         if let oldest = oldestPinnedInProcess { threshold = min(threshold, oldest) }
-        if let other = lockFile?.oldestPinnedByOthers() { threshold = min(threshold, other) }
+        if let lockFile {
+            if let other = lockFile.oldestPinnedByOthers() { threshold = min(threshold, other) }
+            if let own = lockFile.oldestPinnedInThisProcess() { threshold = min(threshold, own) }
+        }
         return threshold
     }
 
@@ -282,14 +327,12 @@ final class SharedFile: @unchecked Sendable {
     private func reloadFromDisk(_ state: inout State) throws(StorageError) {
         let size = try file.size()
         let mapping = try file.mapping(covering: size)
-        let (meta, _) = try Self.newestValidMeta(in: mapping, fileSize: size, path: path)
+        let meta = try Self.newestValidMeta(in: mapping, fileSize: size, path: path)
         guard meta.pageSize == state.latest.pageSize else {
             throw .incompatibleFile(path: path, reason: "page size changed while the file was open")
         }
-        if meta.version >= state.latest.version {
-            state.latest = meta
-            state.mapping = mapping
-        }
+        state.latest = meta
+        state.mapping = mapping
     }
 
     // MARK: Writers
@@ -299,55 +342,63 @@ final class SharedFile: @unchecked Sendable {
         gate.lock()
         do {
             try lockFile?.lockWriter(timeout: options.writeLockTimeout)
-            return try makeWriteContext()
         } catch {
-            lockFile?.unlockWriter()
             gate.unlock()
             throw error
         }
+        return try makeWriteContextOrUnlock()
     }
 
-    /// Takes both halves of the write lock by suspending: the in-process gate through a continuation, the
-    /// cross-process lock on a dedicated thread when another process holds it.
+    /// Takes both halves of the write lock by suspending: the in-process gate through a continuation; when
+    /// another process holds the file lock, a dedicated thread waits for it (polling, so that cancelling the
+    /// task or the configured timeout ends the wait).
     func lockForWriting() async throws(StorageError) -> WriteContext {
         try await gate.lock()
         do {
             if let lockFile, !(try lockFile.tryLockWriter()) {
                 let timeout = options.writeLockTimeout
-                let result: Result<Void, StorageError> = await withCheckedContinuation { continuation in
-                    runOnDedicatedThread {
-                        do throws(StorageError) {
-                            try lockFile.lockWriter(timeout: timeout)
-                            continuation.resume(returning: .success(()))
-                        } catch {
-                            continuation.resume(returning: .failure(error))
+                let stop = Atomic<Bool>(false)
+                let result: Result<Void, StorageError> = await withTaskCancellationHandler {
+                    await withCheckedContinuation { continuation in
+                        runOnDedicatedThread {
+                            do throws(StorageError) {
+                                try lockFile.lockWriter(timeout: timeout) { stop.load(ordering: .acquiring) }
+                                continuation.resume(returning: .success(()))
+                            } catch {
+                                continuation.resume(returning: .failure(error))
+                            }
                         }
                     }
+                } onCancel: {
+                    stop.store(true, ordering: .releasing)
                 }
                 try result.get()
             }
-            return try makeWriteContext()
         } catch {
-            lockFile?.unlockWriter()
             gate.unlock()
             throw error
         }
+        return try makeWriteContextOrUnlock()
     }
 
-    private func makeWriteContext() throws(StorageError) -> WriteContext {
-        guard file.isWritable, !options.readOnly else { throw .readOnly(path: path) }
-        let (meta, mapping, repair) = try state.withLock {
-            (state: inout State) throws(StorageError) -> (Meta, Mapping, Meta?) in
-            if lockFile != nil { try reloadFromDisk(&state) }
-            return (state.latest, state.mapping, state.metaRepair)
+    private func makeWriteContextOrUnlock() throws(StorageError) -> WriteContext {
+        do throws(StorageError) {
+            guard file.isWritable, !options.readOnly else { throw .readOnly(path: path) }
+            let (meta, mapping) = try state.withLock { (state: inout State) throws(StorageError) -> (Meta, Mapping) in
+                if let poisoned = state.poisoned { throw poisoned }
+                // Another process may have committed: always start from the newest version on disk.
+                if let lockFile {
+                    let counter = lockFile.changeCounter
+                    try reloadFromDisk(&state)
+                    state.counterSeen = counter
+                }
+                return (state.latest, state.mapping)
+            }
+            return WriteContext(shared: self, base: meta, mapping: mapping)
+        } catch {
+            unlockWriting()
+            throw error
         }
-        if let repair {
-            // The previous commit failed while writing its meta page, which may now hold garbage or that commit.
-            // Overwrite that slot with the current version so that recovery can never pick the failed commit.
-            try writeMetaPage(repair, slot: Int((repair.version + 1) % 2), durable: true)
-            state.withLock { $0.metaRepair = nil }
-        }
-        return WriteContext(shared: self, base: meta, mapping: mapping)
     }
 
     /// Releases the write lock.
@@ -356,22 +407,30 @@ final class SharedFile: @unchecked Sendable {
         gate.unlock()
     }
 
-    /// Writes the meta page of a new version (the commit point) and publishes it.
-    func writeMeta(_ meta: Meta, durable: Bool) throws(StorageError) {
+    /// Writes the meta page of a new version (the commit point) and publishes it. Called with the write lock held.
+    ///
+    /// If writing or syncing the meta page fails, the slot may hold the new meta, a torn page or the old one.
+    /// The previous meta is written back into that slot at once, still under the write lock, so that recovery
+    /// and other processes can only see the previous version. If that fails too, this process stops writing.
+    func writeMeta(_ meta: Meta, previous: Meta, durable: Bool) throws(StorageError) {
         // Make sure readers can map the new pages before the version becomes visible.
         let mapping = try file.mapping(covering: Int(meta.pageCount) * meta.pageSize)
+        let slot = Int(meta.version % 2)
         do {
-            try writeMetaPage(meta, slot: Int(meta.version % 2), durable: durable)
+            try writeMetaPage(meta, slot: slot, durable: durable)
         } catch {
-            let current = state.withLock { $0.latest }
-            state.withLock { $0.metaRepair = current }
+            do {
+                try writeMetaPage(previous, slot: slot, durable: true)
+            } catch let repair {
+                state.withLock { $0.poisoned = repair }
+            }
             throw error
         }
         state.withLock { state in
             state.latest = meta
             state.mapping = mapping
         }
-        lockFile?.publish(latest: meta.version)
+        lockFile?.announceCommit(version: meta.version)
     }
 
     private func writeMetaPage(_ meta: Meta, slot: Int, durable: Bool) throws(StorageError) {

@@ -16,6 +16,9 @@ final class WriteGate: Sendable {
         var waiters: [Waiter] = []
         var head = 0
         var nextID: UInt64 = 0
+        /// Tasks that asked for the gate and have neither got it nor given up.
+        var pending: Set<UInt64> = []
+        /// Pending tasks whose cancellation arrived: skipped if queued, refused if not queued yet.
         var cancelled: Set<UInt64> = []
 
         mutating func popWaiter() -> Waiter? {
@@ -26,7 +29,10 @@ final class WriteGate: Sendable {
                     waiters.removeFirst(head)
                     head = 0
                 }
-                if case .task(let id, _) = waiter, cancelled.remove(id) != nil { continue }
+                if case .task(let id, _) = waiter {
+                    pending.remove(id)
+                    if cancelled.remove(id) != nil { continue }
+                }
                 return waiter
             }
             return nil
@@ -64,16 +70,20 @@ final class WriteGate: Sendable {
         if tryLock() { return }
         let id = state.withLock { state -> UInt64 in
             state.nextID += 1
+            state.pending.insert(state.nextID)
             return state.nextID
         }
         do {
             try await withTaskCancellationHandler {
                 try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                    let cancelledEarly = Task.isCancelled
                     let acquired = state.withLock { state -> Bool? in
-                        if cancelledEarly { return nil }
+                        if state.cancelled.remove(id) != nil {
+                            state.pending.remove(id)
+                            return nil
+                        }
                         if !state.held {
                             state.held = true
+                            state.pending.remove(id)
                             return true
                         }
                         state.waiters.append(.task(id: id, continuation))
@@ -93,12 +103,14 @@ final class WriteGate: Sendable {
         }
     }
 
-    /// Removes a cancelled task's waiter and resumes it with an error.
+    /// Cancels a waiting task: a queued waiter is resumed with an error (and skipped later); one that has not
+    /// queued yet is refused when it tries.
     private func cancel(_ id: UInt64) {
         let continuation: CheckedContinuation<Void, any Error>? = state.withLock { state in
+            guard state.pending.contains(id) else { return nil }
+            state.cancelled.insert(id)
             for index in state.head..<state.waiters.count {
                 if case .task(let waiterID, let continuation) = state.waiters[index], waiterID == id {
-                    state.cancelled.insert(id)
                     return continuation
                 }
             }
