@@ -39,6 +39,32 @@ struct MVCCTests {
         #expect(try store.read().pageCount <= grownWhilePinned)
     }
 
+    /// After a long-pinned reader goes away, the backlog of freed pages is reused and the file stops growing
+    /// exactly (regression: the free list's own pages used to come from file growth at every commit).
+    @Test func fileSizeIsStableOnceReadersLeave() throws {
+        let store = try Store.inMemory(options: StoreOptions(durability: .none))
+        func round(_ r: Int) throws {
+            try store.write { txn in
+                let data = try txn.tree(named: "data", create: .keyed)!
+                for k in 0..<200 {
+                    try txn.put(key(k), [UInt8](repeating: UInt8(truncatingIfNeeded: r), count: 150), in: data)
+                }
+            }
+        }
+        try round(0)
+        var reader: ReadTransaction? = try store.read()
+        for r in 1...30 { try round(r) }
+        #expect(try reader?.tree(named: "data")?.get(key(7)) == [UInt8](repeating: 0, count: 150))
+        reader = nil
+        var counts: [Int] = []
+        for r in 31...90 {
+            try round(r)
+            counts.append(try store.read().pageCount)
+        }
+        #expect(Set(counts.suffix(50)).count == 1, "page counts: \(counts)")
+        #expect(try store.verify().isValid)
+    }
+
     @Test func emptyCommitDoesNotCreateAVersion() throws {
         let store = try Store.inMemory(options: testOptions())
         try put(store, 1, [UInt8]("a"))

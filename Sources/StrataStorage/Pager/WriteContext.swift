@@ -183,6 +183,11 @@ final class WriteContext {
     /// freed list), so records are first reserved at full size until the number of records stops changing,
     /// and only then filled in. Reclaiming is switched off meanwhile so that nothing else edits the free tree.
     private func saveFreeRecords() throws(StorageError) {
+        // Saving copies free-tree pages and may split them, with reclaiming switched off. Top the pool up from
+        // reusable records first, so that those pages are recycled ones; otherwise every commit would extend
+        // the file by the free tree's path while reusable records pile up.
+        let margin = 2 * (freeTree.depth + 2) + 4
+        while pool.count < margin, !freeTreeExhausted, try reclaimRecord() {}
         reclaimDisabled = true
         try checkNoPageFreedTwice()
         let capacity = freeChunkCapacity
