@@ -1,1 +1,113 @@
-print("child")
+import StrataStorage
+
+// A child process driven by the integration tests. Modes:
+//
+//   commit-loop PATH SEED   commit forever; after each commit returns, print "acked N" (N = the key it added)
+//   increment PATH COUNT    COUNT write transactions, each adding 1 to a shared counter; print "done"
+//   pin PATH                pin the newest version, print "pinned V SUM", wait for a line on stdin, re-read the
+//                           pinned version and print "same" if it is unchanged, "changed" otherwise
+//
+// Output is line-buffered and flushed after every line so that the parent sees acknowledgements at once.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+func say(_ line: String) {
+    print(line)
+    fflush(nil)
+}
+
+func fail(_ message: String) -> Never {
+    let text = Array("child error: \(message)\n".utf8)
+    _ = text.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    exit(2)
+}
+
+func bigEndian(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
+
+/// The value stored under crash-loop key `n`: recognisable, so the parent can check it byte for byte.
+func crashValue(_ n: UInt64) -> [UInt8] { (0..<48).map { UInt8(truncatingIfNeeded: n &* 31 &+ UInt64($0)) } }
+
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+func run() throws {
+    let arguments = CommandLine.arguments
+    guard arguments.count >= 3 else { fail("usage: strata-integration-child MODE PATH ...") }
+    let path = arguments[2]
+    switch arguments[1] {
+    case "commit-loop":
+        let store = try Store.open(path: path, options: StoreOptions(pageSize: 1024, durability: .full))
+        var generator = SplitMix(state: UInt64(arguments.count > 3 ? arguments[3] : "1") ?? 1)
+        var next = UInt64(try store.read().tree(named: "acked")?.count ?? 0)
+        while true {
+            try store.write { txn in
+                let acked = try txn.tree(named: "acked", create: .keyed)!
+                try txn.put(bigEndian(next), crashValue(next), in: acked)
+                // Churn: rewrite and delete other data so that commits touch many pages and recycle free ones.
+                let churn = try txn.tree(named: "churn", create: .keyed)!
+                for _ in 0..<Int.random(in: 1...40, using: &generator) {
+                    let key = bigEndian(UInt64.random(in: 0..<2000, using: &generator))
+                    if Bool.random(using: &generator) {
+                        let size =
+                            Int.random(in: 0..<50, using: &generator) == 0
+                            ? 4000 : Int.random(in: 1...200, using: &generator)
+                        try txn.put(key, [UInt8](repeating: UInt8(truncatingIfNeeded: next), count: size), in: churn)
+                    } else {
+                        try txn.delete(key, in: churn)
+                    }
+                }
+            }
+            say("acked \(next)")
+            next += 1
+        }
+    case "increment":
+        guard arguments.count >= 4, let count = Int(arguments[3]) else { fail("increment needs a count") }
+        let store = try Store.open(path: path, options: StoreOptions(durability: .none))
+        for _ in 0..<count {
+            try store.write { txn in
+                let counters = try txn.tree(named: "counters", create: .keyed)!
+                let key = Array("total".utf8)
+                let current =
+                    try txn.get(key, in: counters).map {
+                        $0.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+                    } ?? 0
+                try txn.put(key, bigEndian(current + 1), in: counters)
+            }
+        }
+        say("done")
+    case "pin":
+        let store = try Store.open(path: path)
+        let snapshot = try store.read()
+        func checksum() throws -> UInt64 {
+            var sum: UInt64 = 0
+            try snapshot.tree(named: "data")?.scan { key, value in
+                for byte in key + value { sum = sum &* 31 &+ UInt64(byte) }
+                return true
+            }
+            return sum
+        }
+        let before = try checksum()
+        say("pinned \(snapshot.version) \(before)")
+        _ = readLine()
+        say(try checksum() == before ? "same" : "changed")
+    default:
+        fail("unknown mode \(arguments[1])")
+    }
+}
+
+do {
+    try run()
+} catch {
+    fail("\(error)")
+}

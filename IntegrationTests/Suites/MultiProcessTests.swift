@@ -1,0 +1,91 @@
+import Foundation
+import StrataStorage
+import Testing
+
+/// Several processes on one file: the writer lock and the shared reader table of the `.lock` file.
+@Suite("Multiple processes", .serialized)
+struct MultiProcessTests {
+    private func counter(_ store: Store) throws -> UInt64 {
+        guard let bytes = try store.read().tree(named: "counters")?.get(Array("total".utf8)) else { return 0 }
+        return bytes.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+    }
+
+    /// Two child processes and this process increment one counter concurrently; no increment is lost.
+    @Test func concurrentIncrementsFromThreeProcesses() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("counter.strata")
+        let perProcess = soak ? 3000 : 400
+        let store = try Store.open(path: path, options: StoreOptions(durability: .none))
+        let children = try (0..<2).map { _ in try Child(["increment", path, "\(perProcess)"]) }
+        for _ in 0..<perProcess {
+            try store.write { txn in
+                let counters = try txn.tree(named: "counters", create: .keyed)!
+                let key = Array("total".utf8)
+                let current =
+                    try txn.get(key, in: counters).map {
+                        $0.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+                    } ?? 0
+                try txn.put(key, bigEndian(current + 1), in: counters)
+            }
+        }
+        for child in children {
+            #expect(child.readLine() == "done")
+            #expect(child.wait() == 0)
+        }
+        #expect(try counter(store) == UInt64(3 * perProcess))
+        #expect(try store.verify().isValid)
+    }
+
+    private func writeRound(_ store: Store, _ round: Int) throws {
+        try store.write { txn in
+            let data = try txn.tree(named: "data", create: .keyed)!
+            for k in 0..<200 {
+                try txn.put(
+                    bigEndian(UInt64(k)), [UInt8](repeating: UInt8(truncatingIfNeeded: round), count: 150), in: data)
+            }
+        }
+    }
+
+    /// A reader in another process pins a version: this process's writes must not reuse its pages (its snapshot
+    /// stays byte-identical), and once it is gone, pages are recycled again.
+    @Test func pinInAnotherProcessProtectsItsPages() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("pin.strata")
+        let store = try Store.open(path: path, options: StoreOptions(durability: .none))
+        try writeRound(store, 0)
+        let reader = try Child(["pin", path])
+        let pinned = try #require(reader.readLine())
+        #expect(pinned.hasPrefix("pinned 1 "))
+        for round in 1...30 { try writeRound(store, round) }
+        let grownWhilePinned = try store.read().pageCount
+        reader.send("check")
+        #expect(reader.readLine() == "same")
+        #expect(reader.wait() == 0)
+        let stats = try store.statistics()
+        #expect(stats.otherProcesses.isEmpty)
+        var counts: [Int] = []
+        for round in 31...60 {
+            try writeRound(store, round)
+            counts.append(try store.read().pageCount)
+        }
+        #expect(counts.last! <= grownWhilePinned, "pinned: \(grownWhilePinned), after: \(counts)")
+    }
+
+    /// A reader process killed while pinning an old version must not hold pages back forever: its slot's lock
+    /// died with it.
+    @Test func killedReaderDoesNotPinForever() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("dead-reader.strata")
+        let store = try Store.open(path: path, options: StoreOptions(durability: .none))
+        try writeRound(store, 0)
+        let reader = try Child(["pin", path])
+        _ = reader.readLine()
+        #expect(try store.statistics().otherProcesses.count == 1)
+        reader.kill()
+        #expect(try store.statistics().otherProcesses.isEmpty)
+        for round in 1...5 { try writeRound(store, round) }
+        let settled = try store.read().pageCount
+        for round in 6...40 { try writeRound(store, round) }
+        #expect(try store.read().pageCount <= settled)
+    }
+}

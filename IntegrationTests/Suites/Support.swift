@@ -1,0 +1,80 @@
+import Foundation
+import StrataStorage
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A directory under the system temp folder, removed when released.
+final class TemporaryDirectory {
+    let path: String
+
+    init() {
+        path = NSTemporaryDirectory() + "strata-it-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Whether the long soak variants run (`STRATA_SOAK=1`).
+var soak: Bool { ProcessInfo.processInfo.environment["STRATA_SOAK"] != nil }
+
+/// Big-endian 8-byte key.
+func bigEndian(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
+
+/// The child executable built next to the test bundle.
+let childExecutable: URL = {
+    #if os(macOS)
+        for bundle in Bundle.allBundles where bundle.bundlePath.hasSuffix(".xctest") {
+            return bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("strata-integration-child")
+        }
+    #endif
+    let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+    return me.deletingLastPathComponent().appendingPathComponent("strata-integration-child")
+}()
+
+/// A running `strata-integration-child`, read line by line.
+final class Child {
+    let process = Process()
+    private let output = Pipe()
+    private let input = Pipe()
+    private var buffer: [UInt8] = []
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = childExecutable
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardInput = input
+        try process.run()
+    }
+
+    /// The next line the child printed, or nil at end of output. Blocks until it arrives.
+    func readLine() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 10) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { return nil }
+            buffer += data
+        }
+    }
+
+    func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+
+    /// SIGKILL: no cleanup, no flush, like a crash or power cut of the process.
+    func kill() {
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func wait() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
