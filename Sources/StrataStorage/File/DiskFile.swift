@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -14,7 +12,7 @@ final class DiskFile: PageFile, @unchecked Sendable {
     let isWritable: Bool
     var isPersistent: Bool { true }
     let fd: Int32
-    private let state = Mutex<Mapping?>(nil)
+    private let state = Locked<Mapping?>(nil)
 
     /// Opens (and with `create`, creates) the file. Throws ``StorageError/fileNotFound(path:)`` when it is missing.
     init(path: String, writable: Bool, create: Bool) throws(StorageError) {

@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -38,7 +36,7 @@ final class FaultInjectingFile: MemoryFile, @unchecked Sendable {
         var syncs = 0
         var faults = Faults()
     }
-    private let tracking = Mutex(Tracking())
+    private let tracking = Locked(Tracking())
 
     /// Creates a simulated disk whose durable and visible contents are `image`.
     init(name: String, image: [UInt8] = []) {

@@ -1,5 +1,3 @@
-import Synchronization
-
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Musl)
@@ -21,7 +19,7 @@ class MemoryFile: PageFile, @unchecked Sendable {
         var mapping: Mapping
         var size: Int
     }
-    let state: Mutex<State>
+    let state: Locked<State>
 
     init(name: String, initialCapacity: Int = 1 << 20) {
         self.path = name
@@ -29,7 +27,7 @@ class MemoryFile: PageFile, @unchecked Sendable {
         guard let mapping = Mapping.anonymous(capacity: capacity) else {
             fatalError("out of address space reserving \(capacity) bytes for in-memory store \(name)")
         }
-        state = Mutex(State(mapping: mapping, size: 0))
+        state = Locked(State(mapping: mapping, size: 0))
     }
 
     func size() throws(StorageError) -> Int { state.withLock { $0.size } }

@@ -21,15 +21,20 @@ import Synchronization
 public final class Store: Sendable {
     let shared: SharedFile
     private let closed = Atomic<Bool>(false)
+    /// This handle's own read-only flag: another handle on the same file in the process may be writable.
+    private let readOnly: Bool
 
-    private init(shared: SharedFile) { self.shared = shared }
+    private init(shared: SharedFile, readOnly: Bool = false) {
+        self.shared = shared
+        self.readOnly = readOnly || shared.options.readOnly
+    }
 
     /// Opens the file at `path`, creating it when it is missing (unless ``StoreOptions/createIfMissing`` is off).
     ///
     /// Opening does no work proportional to the file's size: it validates the two meta pages and the root pages
     /// they reference and picks the newest intact version.
     public static func open(path: String, options: StoreOptions = StoreOptions()) throws(StorageError) -> Store {
-        Store(shared: try SharedFile.open(path: path, options: options))
+        Store(shared: try SharedFile.open(path: path, options: options), readOnly: options.readOnly)
     }
 
     /// Opens a store that lives in memory. Stores opened with the same `identifier` share their data while
@@ -62,6 +67,11 @@ public final class Store: Sendable {
         if closed.load(ordering: .acquiring) { throw .closed }
     }
 
+    private func checkWritable() throws(StorageError) {
+        try checkOpen()
+        if readOnly { throw .readOnly(path: path) }
+    }
+
     /// Starts a read transaction on the newest committed version. The version stays pinned (its pages are not
     /// reused) until the transaction is released.
     public func read() throws(StorageError) -> ReadTransaction {
@@ -72,14 +82,19 @@ public final class Store: Sendable {
     /// Starts a write transaction, blocking the calling thread while another writer (in this or another process)
     /// holds the lock. From async code use ``beginWrite()-async``, which suspends instead.
     public func beginWrite() throws(StorageError) -> WriteTransaction {
-        try checkOpen()
+        try checkWritable()
         return WriteTransaction(context: try shared.lockForWriting())
     }
 
     /// Starts a write transaction, suspending (never blocking a thread) while another writer holds the lock.
     /// Throws ``StorageError/cancelled`` if the task is cancelled while waiting.
-    public func beginWrite() async throws(StorageError) -> WriteTransaction {
-        try checkOpen()
+    ///
+    /// The transaction belongs to the caller's isolation (`isolation` defaults to it), so an actor can start
+    /// one and use it across its own suspension points.
+    public func beginWrite(isolation: isolated (any Actor)? = #isolation) async throws(StorageError)
+        -> sending WriteTransaction
+    {
+        try checkWritable()
         return WriteTransaction(context: try await shared.lockForWriting())
     }
 
@@ -98,10 +113,13 @@ public final class Store: Sendable {
         }
     }
 
-    /// Async form of ``write(_:)``: waits for the lock by suspending, never blocking a thread.
+    /// Async form of ``write(_:)``: waits for the lock by suspending, never blocking a thread. `body` runs in
+    /// the caller's isolation (an actor's, or the main actor's), so it may touch the caller's state.
     @discardableResult
-    public func asyncWrite<R>(_ body: (WriteTransaction) throws -> R) async throws -> R {
-        let transaction = try await beginWrite()
+    public func asyncWrite<R>(isolation: isolated (any Actor)? = #isolation, _ body: (WriteTransaction) throws -> R)
+        async throws -> R
+    {
+        let transaction = try await beginWrite(isolation: isolation)
         do {
             let result = try body(transaction)
             try transaction.commit()

@@ -44,13 +44,13 @@ final class LockFile: @unchecked Sendable {
     /// The in-process half of the write lock, shared by every handle on the file in this process.
     let gate = WriteGate()
     /// Oldest pinned version per pinning source (each handle's coordinator), combined into the slot.
-    private let pins = Mutex<[ObjectIdentifier: UInt64]>([:])
+    private let pins = Locked<[ObjectIdentifier: UInt64]>([:])
 
     private final class WeakLockFile {
         weak var value: LockFile?
         init(_ value: LockFile) { self.value = value }
     }
-    private static let registry = Mutex<[String: WeakLockFile]>([:])
+    private static let registry = Locked<[String: WeakLockFile]>([:])
 
     /// The process's lock file for `dataPath` (device and inode identify it), opened and its slot claimed on
     /// first use. Returns nil when `optional` is set and the lock file cannot be created (read-only media).

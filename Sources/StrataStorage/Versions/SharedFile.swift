@@ -36,7 +36,7 @@ final class SharedFile: @unchecked Sendable {
         /// the disk may hold either version, so this process refuses to write until the file is reopened.
         var poisoned: StorageError?
     }
-    let state: Mutex<State>
+    let state: Locked<State>
 
     private init(
         file: any PageFile, lockFile: LockFile?, meta: Meta, mapping: Mapping, options: StoreOptions,
@@ -50,7 +50,7 @@ final class SharedFile: @unchecked Sendable {
         self.lockFile = lockFile
         self.gate = lockFile?.gate ?? WriteGate()
         self.registryKey = registryKey
-        self.state = Mutex(State(latest: meta, mapping: mapping))
+        self.state = Locked(State(latest: meta, mapping: mapping))
     }
 
     deinit {
@@ -70,7 +70,7 @@ final class SharedFile: @unchecked Sendable {
     }
 
     /// Open files of this process by identity (device and inode, or in-memory name).
-    private static let registry = Mutex<[String: WeakFile]>([:])
+    private static let registry = Locked<[String: WeakFile]>([:])
 
     /// Opens (or joins this process's existing handle to) the file at `path`.
     static func open(path: String, options: StoreOptions) throws(StorageError) -> SharedFile {
@@ -88,16 +88,25 @@ final class SharedFile: @unchecked Sendable {
                 }
                 return existing
             }
-            let lock = try LockFile.shared(forDataFile: path, identity: key, optional: options.readOnly)
+            var lock: LockFile?
             if try disk.size() == 0 {
                 // An empty file (made by another tool, say): initialise it in place under the writer lock.
                 guard !options.readOnly else { throw .incompatibleFile(path: path, reason: "the file is empty") }
+                lock = try LockFile.shared(forDataFile: path, identity: key, optional: false)
                 try initializeEmptyFile(disk, lock: lock, options: options)
             }
-            let (meta, mapping) = try recover(disk)
+            // Recognise the file before creating a lock file beside it.
+            var (meta, mapping) = try recover(disk)
+            if lock == nil { lock = try LockFile.shared(forDataFile: path, identity: key, optional: options.readOnly) }
+            var counter: UInt64 = 0
+            if let lock {
+                // A commit may have landed since the first look: sample the counter, then read the metas again.
+                counter = lock.changeCounter
+                (meta, mapping) = try recover(disk)
+            }
             let shared = SharedFile(
                 file: disk, lockFile: lock, meta: meta, mapping: mapping, options: options, registryKey: key)
-            shared.state.withLock { $0.counterSeen = lock?.changeCounter ?? 0 }
+            shared.state.withLock { $0.counterSeen = counter }
             files[key] = WeakFile(shared)
             return shared
         }
@@ -352,7 +361,7 @@ final class SharedFile: @unchecked Sendable {
     /// Takes both halves of the write lock by suspending: the in-process gate through a continuation; when
     /// another process holds the file lock, a dedicated thread waits for it (polling, so that cancelling the
     /// task or the configured timeout ends the wait).
-    func lockForWriting() async throws(StorageError) -> WriteContext {
+    func lockForWriting() async throws(StorageError) -> sending WriteContext {
         try await gate.lock()
         do {
             if let lockFile, !(try lockFile.tryLockWriter()) {

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The in-process half of the write lock: one holder at a time, first come first served.
 ///
 /// Threads that call the blocking ``lock()`` wait on a ``ThreadSignal``; tasks that call ``lock()-async``
@@ -39,7 +37,7 @@ final class WriteGate: Sendable {
         }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Blocks the calling thread until the gate is free.
     func lock() {
