@@ -1,0 +1,30 @@
+// swift-tools-version: 6.0
+// Benchmarks of StrataStorage against LMDB (system liblmdb) and SQLite (through GRDB).
+// A package of its own so that the root package keeps no dependencies. Run: bash Benchmarks/run.sh
+import PackageDescription
+
+let package = Package(
+    name: "StrataBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "Strata", path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLMDB",
+            pkgConfig: "lmdb",
+            providers: [.apt(["liblmdb-dev"]), .brew(["lmdb"])]
+        ),
+        .executableTarget(
+            name: "strata-bench",
+            dependencies: [
+                "CLMDB",
+                .product(name: "StrataStorage", package: "Strata"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

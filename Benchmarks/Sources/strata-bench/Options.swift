@@ -1,0 +1,77 @@
+/// Command-line options.
+struct Options {
+    var sizes = [10_000, 100_000, 1_000_000]
+    var engines = ["strata", "lmdb", "sqlite"]
+    var output: String?
+    var directory: String?
+    var commits = 1_000
+    var repeats = 5
+    var warmup = true
+
+    static let usage = """
+        usage: strata-bench [--sizes 10000,100000,1000000] [--only strata,lmdb,sqlite] [--commits 1000]
+                            [--repeat 3] [--output PATH] [--dir DIRECTORY] [--no-warmup]
+
+          --sizes     key counts to run, comma-separated (default 10000,100000,1000000)
+          --only      engines to run, comma-separated: strata, lmdb, sqlite (default all)
+          --commits   number of single-put durable commits (default 1000)
+          --repeat    runs of every workload per engine and size, each on fresh databases; the report shows the
+                      median (default 5)
+          --output    also write the Markdown report to PATH
+          --dir       where to create the temporary databases (default: the system temporary directory);
+                      it must be on a real disk, not tmpfs, for the durable-commit numbers to mean anything
+          --no-warmup skip the warm-up round
+        """
+
+    static func parse(_ arguments: [String]) throws(BenchError) -> Options {
+        var options = Options()
+        var iterator = arguments.makeIterator()
+        func value(for flag: String) throws(BenchError) -> String {
+            guard let value = iterator.next() else { throw .usage("\(flag) needs a value\n\n\(usage)") }
+            return value
+        }
+        while let argument = iterator.next() {
+            switch argument {
+            case "--sizes":
+                let list = try value(for: argument)
+                var sizes: [Int] = []
+                for item in list.split(separator: ",") {
+                    guard let size = Int(item.replacingOccurrences(of: "_", with: "")), size > 0 else {
+                        throw .usage("bad size '\(item)'\n\n\(usage)")
+                    }
+                    sizes.append(size)
+                }
+                guard !sizes.isEmpty else { throw .usage("--sizes is empty\n\n\(usage)") }
+                options.sizes = sizes
+            case "--only":
+                let list = try value(for: argument).lowercased().split(separator: ",").map(String.init)
+                for engine in list where !["strata", "lmdb", "sqlite"].contains(engine) {
+                    throw .usage("unknown engine '\(engine)'\n\n\(usage)")
+                }
+                guard !list.isEmpty else { throw .usage("--only is empty\n\n\(usage)") }
+                options.engines = list
+            case "--commits":
+                guard let commits = Int(try value(for: argument)), commits > 0 else {
+                    throw .usage("--commits needs a positive number\n\n\(usage)")
+                }
+                options.commits = commits
+            case "--repeat":
+                guard let repeats = Int(try value(for: argument)), repeats > 0 else {
+                    throw .usage("--repeat needs a positive number\n\n\(usage)")
+                }
+                options.repeats = repeats
+            case "--output":
+                options.output = try value(for: argument)
+            case "--dir":
+                options.directory = try value(for: argument)
+            case "--no-warmup":
+                options.warmup = false
+            case "--help", "-h":
+                throw .usage(usage)
+            default:
+                throw .usage("unknown argument '\(argument)'\n\n\(usage)")
+            }
+        }
+        return options
+    }
+}

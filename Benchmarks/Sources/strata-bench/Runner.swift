@@ -1,0 +1,179 @@
+import Foundation
+
+/// The timed workloads, in table order.
+enum Workload: CaseIterable {
+    case sequentialInsert
+    case randomInsert
+    case randomGet
+    case scan
+    case durableCommits
+
+    func title(size: Int, commits: Int) -> String {
+        switch self {
+        case .sequentialInsert: "Sequential insert, 1 txn (\(group(size)) puts)"
+        case .randomInsert: "Random insert, 1 txn (\(group(size)) puts)"
+        case .randomGet: "Random get, 1 read txn (\(group(size)) gets)"
+        case .scan: "Ordered scan (\(group(size)) entries)"
+        case .durableCommits: "Durable single-put commits (\(group(commits)) txns, DB holds \(group(size)) keys)"
+        }
+    }
+
+    var shortTitle: String {
+        switch self {
+        case .sequentialInsert: "Sequential insert"
+        case .randomInsert: "Random insert"
+        case .randomGet: "Random get"
+        case .scan: "Ordered scan"
+        case .durableCommits: "Durable commits"
+        }
+    }
+
+    func operations(size: Int, commits: Int) -> Int { self == .durableCommits ? commits : size }
+}
+
+/// The keys of one size, shared by all engines.
+struct Dataset {
+    let size: Int
+    let sequentialKeys: KeyTable
+    let randomKeys: KeyTable
+    /// A permutation of 0..<size: the order of the random gets.
+    let getOrder: [Int]
+    /// Keys absent from the database, one per durable commit.
+    let commitKeys: KeyTable
+
+    init(size: Int, commits: Int) {
+        self.size = size
+        sequentialKeys = .sequential(count: size)
+        randomKeys = .random(count: size, seed: 0x5354_5241_5441_0001 &+ UInt64(size))
+        var generator = SplitMix64(seed: 0x5354_5241_5441_0002 &+ UInt64(size))
+        var order = Array(0..<size)
+        order.shuffle(using: &generator)
+        getOrder = order
+        commitKeys = .random(count: commits, seed: 0x5354_5241_5441_0003 &+ UInt64(size))
+    }
+}
+
+/// Results of one engine at one size: the times measured, and the error that stopped it, if any.
+struct EngineResult {
+    var times: [Workload: Duration] = [:]
+    /// Fastest and slowest run of each workload (set by `median(of:)`).
+    var spread: [Workload: (min: Duration, max: Duration)] = [:]
+    var error: String?
+
+    /// The median time of each workload over several runs (the upper median for an even count); the first
+    /// error, if any run failed. A workload that failed in any run has no time.
+    static func median(of runs: [EngineResult]) -> EngineResult {
+        var result = EngineResult()
+        result.error = runs.lazy.compactMap(\.error).first
+        for workload in Workload.allCases {
+            let times = runs.compactMap { $0.times[workload] }.sorted()
+            if !times.isEmpty && times.count == runs.count {
+                result.times[workload] = times[times.count / 2]
+                result.spread[workload] = (times[0], times[times.count - 1])
+            }
+        }
+        return result
+    }
+}
+
+enum Runner {
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
+    }
+
+    static func log(_ message: String) {
+        FileHandle.standardError.write(Data((message + "\n").utf8))
+    }
+
+    /// Runs `body`, returning its result and the wall-clock time it took.
+    @inline(never)
+    static func measure<T>(_ body: () throws -> T) rethrows -> (T, Duration) {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = try body()
+        return (result, clock.now - start)
+    }
+
+    /// Runs every workload of `engine` at `dataset.size`, in fresh directories under `base`, and removes them.
+    static func run<E: Engine>(_ engine: E.Type, dataset: Dataset, base: String, quiet: Bool = false) -> EngineResult {
+        var result = EngineResult()
+        let directory = base + "/\(E.slug)-\(dataset.size)"
+        let manager = FileManager.default
+        defer { try? manager.removeItem(atPath: directory) }
+        func note(_ workload: Workload, _ duration: Duration) {
+            result.times[workload] = duration
+            if !quiet {
+                let name = E.name.padding(toLength: 7, withPad: " ", startingAt: 0)
+                let label = "\(workload)".padding(toLength: 18, withPad: " ", startingAt: 0)
+                log("  \(name) \(label) " + String(format: "%10.2f ms", seconds(duration) * 1000))
+            }
+        }
+        do {
+            try? manager.removeItem(atPath: directory)
+            let sequentialDirectory = directory + "/sequential"
+            let randomDirectory = directory + "/random"
+            try manager.createDirectory(atPath: sequentialDirectory, withIntermediateDirectories: true)
+            try manager.createDirectory(atPath: randomDirectory, withIntermediateDirectories: true)
+            let n = dataset.size
+
+            do {
+                let database = try E(directory: sequentialDirectory)
+                sync()
+                let (_, time) = try measure { try database.insertAll(dataset.sequentialKeys) }
+                let count = try database.entryCount()
+                guard count == n else { throw BenchError.verification("sequential insert left \(count) entries, expected \(n)") }
+                note(.sequentialInsert, time)
+            }
+            try? manager.removeItem(atPath: sequentialDirectory)
+
+            let database = try E(directory: randomDirectory)
+            sync()
+            let (_, insertTime) = try measure { try database.insertAll(dataset.randomKeys) }
+            let count = try database.entryCount()
+            guard count == n else { throw BenchError.verification("random insert left \(count) entries, expected \(n)") }
+            note(.randomInsert, insertTime)
+
+            sync()
+            let (found, getTime) = try measure { try database.getAll(dataset.randomKeys, order: dataset.getOrder) }
+            guard found == n else { throw BenchError.verification("random get found \(found) of \(n) keys with the right value") }
+            note(.randomGet, getTime)
+
+            sync()
+            let (summary, scanTime) = try measure { try database.scanAll() }
+            try summary.verify(expectedCount: n)
+            note(.scan, scanTime)
+
+            sync()
+            let commits = dataset.commitKeys.count
+            let (_, commitTime) = try measure { try database.commitEach(dataset.commitKeys, firstIndex: n) }
+            let total = try database.entryCount()
+            guard total == n + commits else {
+                throw BenchError.verification("after \(commits) commits: \(total) entries, expected \(n + commits)")
+            }
+            note(.durableCommits, commitTime)
+        } catch {
+            result.error = "\(error)"
+            log("  \(E.name) FAILED at N = \(dataset.size): \(error)")
+        }
+        return result
+    }
+
+    static func run(slug: String, dataset: Dataset, base: String, quiet: Bool = false) -> EngineResult {
+        switch slug {
+        case StrataEngine.slug: run(StrataEngine.self, dataset: dataset, base: base, quiet: quiet)
+        case LMDBEngine.slug: run(LMDBEngine.self, dataset: dataset, base: base, quiet: quiet)
+        default: run(SQLiteEngine.self, dataset: dataset, base: base, quiet: quiet)
+        }
+    }
+}
+
+/// "1234567" -> "1,234,567".
+func group(_ value: Int) -> String {
+    let digits = String(value.magnitude)
+    var out = ""
+    for (offset, character) in digits.enumerated() {
+        if offset > 0 && (digits.count - offset) % 3 == 0 { out.append(",") }
+        out.append(character)
+    }
+    return value < 0 ? "-" + out : out
+}

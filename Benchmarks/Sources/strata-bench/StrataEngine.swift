@@ -1,0 +1,70 @@
+import StrataStorage
+
+final class StrataEngine: Engine {
+    static let name = "Strata"
+    static let slug = "strata"
+    static let settings = "StrataStorage `StoreOptions(pageSize: 4096, durability: .full)` (each commit: fdatasync of the pages, then of the meta page)"
+
+    private static let treeName = "bench"
+    private let store: Store
+
+    init(directory: String) throws {
+        store = try Store.open(
+            path: directory + "/bench.strata", options: StoreOptions(pageSize: 4096, durability: .full))
+        try store.write { txn in
+            _ = try txn.tree(named: StrataEngine.treeName, create: .keyed)
+        }
+    }
+
+    deinit { store.close() }
+
+    func insertAll(_ keys: KeyTable) throws {
+        let values = ValueBuffer()
+        try store.write { txn in
+            guard let tree = try txn.tree(named: StrataEngine.treeName) else { throw BenchError.engine("no tree") }
+            for index in 0..<keys.count {
+                try txn.put(keys[index], values.value(for: index), in: tree)
+            }
+        }
+    }
+
+    func getAll(_ keys: KeyTable, order: [Int]) throws -> Int {
+        let snapshot = try store.read()
+        guard let view = try snapshot.tree(named: StrataEngine.treeName) else { throw BenchError.engine("no tree") }
+        var good = 0
+        for index in order {
+            let matched = try view.withValue(forKey: keys[index]) { value in ValueBuffer.matches(value, index: index) }
+            if matched == true { good &+= 1 }
+        }
+        return good
+    }
+
+    func scanAll() throws -> ScanSummary {
+        let snapshot = try store.read()
+        guard let view = try snapshot.tree(named: StrataEngine.treeName) else { throw BenchError.engine("no tree") }
+        var summary = ScanSummary()
+        var cursor = view.makeCursor()
+        var more = try cursor.first()
+        while more {
+            // The cursor hands out the key and the value by separate calls (there is no call giving both).
+            try cursor.withKey { key in summary.addKey(key) }
+            try cursor.withValue { value in summary.addValue(value) }
+            more = try cursor.next()
+        }
+        return summary
+    }
+
+    func commitEach(_ keys: KeyTable, firstIndex: Int) throws {
+        let values = ValueBuffer()
+        for index in 0..<keys.count {
+            try store.write { txn in
+                guard let tree = try txn.tree(named: StrataEngine.treeName) else { throw BenchError.engine("no tree") }
+                try txn.put(keys[index], values.value(for: firstIndex + index), in: tree)
+            }
+        }
+    }
+
+    func entryCount() throws -> Int {
+        try store.read().tree(named: StrataEngine.treeName)?.count ?? -1
+    }
+}
