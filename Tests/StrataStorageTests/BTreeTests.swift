@@ -263,3 +263,29 @@ struct BTreeTests {
         #expect(snapshot.version == 1)
     }
 }
+
+@Suite("Key order")
+struct KeyOrderTests {
+    /// The inline comparison must agree with plain lexicographic byte order for every length and position.
+    @Test func compareMatchesLexicographicOrder() {
+        var generator = SeededGenerator(seed: 3)
+        for _ in 0..<20_000 {
+            let length = Int.random(in: 0...40, using: &generator)
+            let a = (0..<length).map { _ in UInt8.random(in: 0...3, using: &generator) * 85 }
+            var b = a
+            switch Int.random(in: 0..<4, using: &generator) {
+            case 0 where !b.isEmpty:
+                b[Int.random(in: 0..<b.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            case 1: b.append(UInt8.random(in: 0...255, using: &generator))
+            case 2 where !b.isEmpty: b.removeLast(Int.random(in: 1...b.count, using: &generator))
+            default:
+                b = (0..<Int.random(in: 0...40, using: &generator)).map { _ in
+                    UInt8.random(in: 0...255, using: &generator)
+                }
+            }
+            let expected = a.lexicographicallyPrecedes(b) ? -1 : (a == b ? 0 : 1)
+            let actual = a.withUnsafeBytes { x in b.withUnsafeBytes { y in Bytes.compare(x, y) } }
+            #expect(actual.signum() == expected, "\(a) vs \(b)")
+        }
+    }
+}

@@ -53,10 +53,11 @@ struct FaultInjectionTests {
             for _ in 0..<Int.random(in: 0...12, using: &generator) {
                 ackedVersion = try commitRandom(store, &acknowledged, &generator)
             }
-            // The interrupted commit.
+            // The interrupted commit: small (one sync) or too large to list its pages (two syncs).
             let txn = try store.beginWrite()
             var attempted = acknowledged
-            try randomBatch(txn, try #require(try txn.tree(named: "data", create: .keyed)), &attempted, &generator)
+            _ = try txn.tree(named: "data", create: .keyed)
+            _ = try prepareCommit(txn, large: Int.random(in: 0..<4, using: &generator) == 0, &attempted, &generator)
             var faults = FaultInjectingFile.Faults(powerLoss: true)
             if Bool.random(using: &generator) {
                 faults.failWrite = Int.random(in: 1...12, using: &generator)
@@ -145,9 +146,29 @@ struct FaultInjectionTests {
         }
     }
 
+    /// Fills a transaction with either a few changes (a single-sync commit: its pages fit in the meta's list)
+    /// or many (too many to list: the two-sync protocol). Returns the number of the sync that follows the meta
+    /// write in that protocol.
+    private func prepareCommit(
+        _ txn: WriteTransaction, large: Bool, _ model: inout Model, _ generator: inout SeededGenerator
+    ) throws -> Int {
+        let tree = try #require(try txn.tree(named: "data"))
+        if large {
+            for k in 0..<300 {
+                let value = [UInt8](repeating: UInt8.random(in: 0...255, using: &generator), count: 400)
+                try txn.put(key(10_000 + k), value, in: tree)
+                model[key(10_000 + k)] = value
+            }
+            return 2
+        }
+        try randomBatch(txn, tree, &model, &generator)
+        return 1
+    }
+
     /// A failed meta write must never let recovery pick the failed commit later: the slot is put back to the
     /// previous version at once, under the write lock, before anyone can build on the failed version.
-    @Test func failedMetaSyncIsRepairedImmediately() throws {
+    @Test(arguments: [false, true])
+    func failedMetaSyncIsRepairedImmediately(large: Bool) throws {
         var generator = SeededGenerator(seed: 5)
         let disk = FaultInjectingFile(name: "meta")
         let store = try Store.open(file: disk, options: StoreOptions(pageSize: 1024, durability: .full))
@@ -155,10 +176,10 @@ struct FaultInjectionTests {
         _ = try commitRandom(store, &model, &generator)
         let txn = try store.beginWrite()
         var attempted = model
-        try randomBatch(txn, try #require(try txn.tree(named: "data")), &attempted, &generator)
-        // Fail the sync that follows the meta write (the second sync of the commit); the meta page itself reached
-        // the file, so without the repair the file would now open at version 2.
-        disk.schedule(.init(failSync: 2))
+        let metaSync = try prepareCommit(txn, large: large, &attempted, &generator)
+        // Fail the sync that follows the meta write; the meta page itself reached the file, so without the repair
+        // the file would now open at version 2.
+        disk.schedule(.init(failSync: metaSync))
         #expect(throws: StorageError.self) { try txn.commit() }
         #expect(store.latestVersion == 1)
         for image in [disk.durableImage, disk.snapshot()] {
@@ -173,7 +194,8 @@ struct FaultInjectionTests {
     }
 
     /// When even the repair fails, the process stops writing rather than build on an ambiguous file.
-    @Test func failedRepairStopsWrites() throws {
+    @Test(arguments: [false, true])
+    func failedRepairStopsWrites(large: Bool) throws {
         var generator = SeededGenerator(seed: 6)
         let disk = FaultInjectingFile(name: "poison")
         let store = try Store.open(file: disk, options: StoreOptions(pageSize: 1024, durability: .full))
@@ -181,8 +203,8 @@ struct FaultInjectionTests {
         _ = try commitRandom(store, &model, &generator)
         let txn = try store.beginWrite()
         var attempted = model
-        try randomBatch(txn, try #require(try txn.tree(named: "data")), &attempted, &generator)
-        disk.schedule(.init(failSync: 2, powerLoss: true))
+        let metaSync = try prepareCommit(txn, large: large, &attempted, &generator)
+        disk.schedule(.init(failSync: metaSync, powerLoss: true))
         #expect(throws: StorageError.self) { try txn.commit() }
         disk.schedule(.init())
         #expect(throws: StorageError.io(path: disk.path, operation: "pwrite", code: EIO)) { try store.beginWrite() }

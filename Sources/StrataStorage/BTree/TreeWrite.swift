@@ -47,6 +47,12 @@ extension WriteContext {
     func put(_ key: UnsafeRawBufferPointer, value: ValueInput, into tree: inout TreeRoot) throws(StorageError) {
         try checkKind(tree, .keyed)
         guard key.count <= geometry.maxKeySize else { throw .keyTooLarge(size: key.count, limit: geometry.maxKeySize) }
+        // The common case, a small value stored inline, goes straight to the tree (no closure on the hot path).
+        if case .bytes(let bytes) = value, bytes.count <= geometry.maxInlineValue(keySize: key.count) {
+            let spec = LeafSpec(key: key, storage: .inline, length: bytes.count, payload: bytes)
+            try modify(&tree, target: .key(key), operation: .upsert(spec))
+            return
+        }
         try withLeafSpec(key: key, value: value) { (spec) throws(StorageError) in
             try modify(&tree, target: .key(key), operation: .upsert(spec))
         }
@@ -65,6 +71,12 @@ extension WriteContext {
     func insert(_ value: ValueInput, at index: Int, into tree: inout TreeRoot) throws(StorageError) {
         try checkKind(tree, .list)
         guard index >= 0, index <= tree.count else { throw .indexOutOfRange(index: index, count: tree.count) }
+        let empty = UnsafeRawBufferPointer(start: nil, count: 0)
+        if case .bytes(let bytes) = value, bytes.count <= geometry.maxInlineValue(keySize: 0) {
+            let spec = LeafSpec(key: empty, storage: .inline, length: bytes.count, payload: bytes)
+            try modify(&tree, target: .insertion(index), operation: .insert(spec))
+            return
+        }
         try withLeafSpec(key: UnsafeRawBufferPointer(start: nil, count: 0), value: value) {
             (spec) throws(StorageError) in
             try modify(&tree, target: .insertion(index), operation: .insert(spec))

@@ -14,7 +14,9 @@ final class DirtyPages {
     private var spare: [UnsafeMutableRawPointer] = []
     private var slabCursor = 0
     private var slabEnd = 0
-    private static let pagesPerSlab = 64
+    /// Slabs start small, so that a one-page commit does not map memory, and double up to 64 pages.
+    private var nextSlabPages = 8
+    private static let maxPagesPerSlab = 64
 
     init(pageSize: Int) {
         self.pageSize = pageSize
@@ -117,10 +119,11 @@ final class DirtyPages {
     private func takeBuffer() -> UnsafeMutableRawPointer {
         if let buffer = spare.popLast() { return buffer }
         if slabCursor == slabEnd {
-            let slab = UnsafeMutableRawPointer.allocate(byteCount: pageSize * Self.pagesPerSlab, alignment: 4096)
+            let slab = UnsafeMutableRawPointer.allocate(byteCount: pageSize * nextSlabPages, alignment: 4096)
             slabs.append(slab)
             slabCursor = 0
-            slabEnd = Self.pagesPerSlab
+            slabEnd = nextSlabPages
+            nextSlabPages = min(nextSlabPages * 2, Self.maxPagesPerSlab)
         }
         let buffer = slabs[slabs.count - 1] + slabCursor * pageSize
         slabCursor += 1

@@ -11,8 +11,15 @@
 /// 64  32 bytes catalog tree (named trees)
 /// 96  32 bytes free tree (pages that later commits may reuse)
 /// 128 u64      commit time, microseconds since 1970 (informational)
+/// 136 u32      number of listed pages (0: the commit synced its pages before writing this meta)
+/// 140 u32      reserved, zero
+/// 144 ...      listed pages, 12 bytes each: u32 page number, u64 checksum of that page
 /// ```
 /// The page header's checksum covers the whole page.
+///
+/// A commit that wrote few enough pages lists them here and syncs once, after writing its pages and this meta
+/// together. Recovery accepts such a meta only if every listed page holds exactly the listed checksum and this
+/// version; otherwise the commit did not reach the disk whole and the previous version is used.
 struct Meta: Sendable, Equatable {
     var version: UInt64
     var pageCount: UInt64
@@ -20,6 +27,14 @@ struct Meta: Sendable, Equatable {
     var catalog: TreeRoot
     var freeTree: TreeRoot
     var commitTime: UInt64
+    /// Pages written by this commit, when it used the single-sync protocol.
+    var written: [PageStamp] = []
+
+    /// A page number and the checksum it must carry.
+    struct PageStamp: Sendable, Equatable {
+        let page: PageNumber
+        let checksum: UInt64
+    }
 
     static let magic: [UInt8] = [0x53, 0x54, 0x52, 0x41, 0x54, 0x41, 0x00, 0x01]
     static let formatVersion: UInt32 = 1
@@ -31,6 +46,12 @@ struct Meta: Sendable, Equatable {
     static let catalogOffset = 64
     static let freeTreeOffset = 96
     static let timeOffset = 128
+    static let writtenCountOffset = 136
+    static let writtenOffset = 144
+    static let stampSize = 12
+
+    /// How many written pages a meta page of this size can list.
+    static func maxWritten(pageSize: Int) -> Int { (pageSize - writtenOffset) / stampSize }
     /// Largest page count addressable by 32-bit page numbers.
     static let maxPageCount = UInt64(UInt32.max)
 
@@ -48,6 +69,13 @@ struct Meta: Sendable, Equatable {
         catalog.encode(into: page + Meta.catalogOffset)
         freeTree.encode(into: page + Meta.freeTreeOffset)
         page.setU64(Meta.timeOffset, commitTime)
+        precondition(written.count <= Meta.maxWritten(pageSize: pageSize), "too many pages listed in a meta page")
+        page.setU32(Meta.writtenCountOffset, UInt32(written.count))
+        for (index, stamp) in written.enumerated() {
+            let offset = Meta.writtenOffset + index * Meta.stampSize
+            page.setU32(offset, stamp.page)
+            page.setU64(offset + 4, stamp.checksum)
+        }
         PageChecksum.seal(page, page: slot, pageSize: pageSize)
     }
 
@@ -89,10 +117,20 @@ struct Meta: Sendable, Equatable {
         guard let catalog = TreeRoot.decode(page + catalogOffset, pageCount: pageCount), catalog.kind == .keyed,
             let freeTree = TreeRoot.decode(page + freeTreeOffset, pageCount: pageCount), freeTree.kind == .keyed
         else { return .failure(.inconsistent("tree descriptors are invalid")) }
+        let listed = Int(page.u32(writtenCountOffset))
+        guard listed <= maxWritten(pageSize: pageSize) else {
+            return .failure(.inconsistent("lists \(listed) written pages, more than a meta page holds"))
+        }
+        var written: [PageStamp] = []
+        written.reserveCapacity(listed)
+        for index in 0..<listed {
+            let offset = writtenOffset + index * stampSize
+            written.append(PageStamp(page: page.u32(offset), checksum: page.u64(offset + 4)))
+        }
         return .success(
             Meta(
                 version: page.u64(versionOffset), pageCount: pageCount, pageSize: pageSize, catalog: catalog,
-                freeTree: freeTree, commitTime: page.u64(timeOffset)))
+                freeTree: freeTree, commitTime: page.u64(timeOffset), written: written))
     }
 }
 

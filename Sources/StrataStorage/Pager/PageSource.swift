@@ -15,16 +15,17 @@ extension PageSource {
 }
 
 /// The pages of one committed version, read through a mapping.
+///
+/// Holds no strong references: it is copied on every lookup, and its owner (a read transaction, which keeps the
+/// mapping and the file alive) outlives it. This keeps reference counting out of the read path.
 struct SnapshotPages: PageSource {
-    let mapping: Mapping
     let base: UnsafeRawPointer
     let pageCount: UInt64
     let geometry: PageGeometry
-    let file: PathRef
+    unowned(unsafe) let file: PathRef
 
     init(mapping: Mapping, pageCount: UInt64, geometry: PageGeometry, file: PathRef) {
         precondition(UInt64(mapping.capacity) >= pageCount * UInt64(geometry.pageSize), "mapping too small for version")
-        self.mapping = mapping
         self.base = mapping.base
         self.pageCount = pageCount
         self.geometry = geometry

@@ -1,5 +1,7 @@
 /// The engine of one write transaction: page allocation, copy-on-write, free-space bookkeeping and commit.
 ///
+/// Confined to the writer (not `Sendable`), so its hot state skips dynamic exclusivity checks.
+///
 /// Invariant: a page reachable from any committed version is never written. Pages are modified only after
 /// ``touch(_:)`` has copied them to a fresh page (or found them already dirty in this transaction).
 ///
@@ -14,23 +16,23 @@ final class WriteContext {
     let geometry: PageGeometry
     let file: PathRef
     let version: UInt64
-    private(set) var pageCount: UInt64
+    @exclusivity(unchecked) private(set) var pageCount: UInt64
     let dirty: DirtyPages
 
     /// Published pages released by this transaction (recorded under `version` at commit).
-    private(set) var freed: [PageNumber] = []
+    @exclusivity(unchecked) private(set) var freed: [PageNumber] = []
     /// Pages that may be reused right now.
-    private(set) var pool: [PageNumber] = []
+    @exclusivity(unchecked) private(set) var pool: [PageNumber] = []
     /// Free-tree records of versions at or below this may be reused; computed on first need.
     private var threshold: UInt64?
     private var reclaiming = false
     private var reclaimDisabled = false
     private var freeTreeExhausted = false
 
-    var catalog: TreeRoot
-    var freeTree: TreeRoot
+    @exclusivity(unchecked) var catalog: TreeRoot
+    @exclusivity(unchecked) var freeTree: TreeRoot
     /// Bumped by every modification; write cursors use it to notice that they must re-seek.
-    var modificationCount = 0
+    @exclusivity(unchecked) var modificationCount = 0
 
     init(shared: SharedFile, base: Meta, mapping: Mapping) {
         self.shared = shared
@@ -264,14 +266,26 @@ final class WriteContext {
 
     /// Makes the transaction durable and returns the new meta. On error nothing is published and the file
     /// still holds the previous version.
+    ///
+    /// Two protocols (see FileFormat.md, "The commit protocol"):
+    /// - single sync, when the meta page can list every page written: write the pages and the meta (which lists
+    ///   each page with its checksum), then sync once. Recovery accepts the meta only if all listed pages are
+    ///   intact, so a crash before the sync finished falls back to the previous version.
+    /// - two syncs, for larger commits: write and sync the pages, then write and sync the meta.
     func commit(durable: Bool) throws(StorageError) -> Meta {
         try saveFreeRecords()
         let pageSize = geometry.pageSize
         let pages = dirty.sortedPages()
+        let listsPages = pages.count <= Meta.maxWritten(pageSize: pageSize)
+        var written: [Meta.PageStamp] = []
+        if listsPages { written.reserveCapacity(pages.count) }
         var runs: [(start: PageNumber, buffers: [UnsafeRawBufferPointer])] = []
         for (page, buffer) in pages {
             buffer.setU64(PageHeader.version, version)
             PageChecksum.seal(buffer, page: page, pageSize: pageSize)
+            if listsPages {
+                written.append(Meta.PageStamp(page: page, checksum: UnsafeRawPointer(buffer).u64(PageHeader.checksum)))
+            }
             let view = UnsafeRawBufferPointer(start: buffer, count: pageSize)
             if let last = runs.last, last.start + PageNumber(last.buffers.count) == page {
                 runs[runs.count - 1].buffers.append(view)
@@ -288,13 +302,14 @@ final class WriteContext {
         let needed = Int(pageCount) * pageSize
         if try backing.size() < needed {
             let zeros = [UInt8](repeating: 0, count: pageSize)
-            try zeros.withStorageBytes { (bytes) throws(StorageError) in try backing.write(bytes, at: needed - pageSize)
+            try zeros.withStorageBytes { (bytes) throws(StorageError) in
+                try backing.write(bytes, at: needed - pageSize)
             }
         }
-        if durable { try backing.sync() }
+        if durable && !listsPages { try backing.sync() }
         let meta = Meta(
             version: version, pageCount: pageCount, pageSize: pageSize, catalog: catalog, freeTree: freeTree,
-            commitTime: Clock.microsecondsSince1970())
+            commitTime: Clock.microsecondsSince1970(), written: written)
         try shared.writeMeta(meta, previous: base, durable: durable)
         return meta
     }
@@ -306,7 +321,7 @@ struct WritePages: PageSource {
     let base: UnsafeRawPointer
     let basePageCount: UInt64
     let geometry: PageGeometry
-    let file: PathRef
+    unowned(unsafe) let file: PathRef
 
     init(context: WriteContext) {
         self.context = context

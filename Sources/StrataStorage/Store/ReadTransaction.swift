@@ -6,12 +6,15 @@
 public final class ReadTransaction: @unchecked Sendable {
     let shared: SharedFile
     let meta: Meta
+    /// Keeps the pages of this version mapped for as long as the transaction lives.
+    let mapping: Mapping
     let pages: SnapshotPages
 
     init(shared: SharedFile) throws(StorageError) {
         let (meta, mapping) = try shared.pinLatest()
         self.shared = shared
         self.meta = meta
+        self.mapping = mapping
         self.pages = SnapshotPages(
             mapping: mapping, pageCount: meta.pageCount, geometry: shared.geometry, file: shared.pathRef)
     }
@@ -70,36 +73,54 @@ public struct TreeView: Sendable {
     public var sequence: UInt64 { root.sequence }
 
     /// A copy of the value stored under `key`, or nil.
+    @inlinable
     public func get<K: StorageBytes>(_ key: K) throws(StorageError) -> [UInt8]? {
-        try key.withStorageBytes { (key) throws(StorageError) -> [UInt8]? in
-            guard let entry = try transaction.read.find(key, in: root) else { return nil }
-            return try transaction.read.value(of: entry)
-        }
+        try key.withStorageBytes { (key) throws(StorageError) -> [UInt8]? in try rawGet(key) }
+    }
+
+    @usableFromInline
+    func rawGet(_ key: UnsafeRawBufferPointer) throws(StorageError) -> [UInt8]? {
+        guard let entry = try transaction.read.find(key, in: root) else { return nil }
+        return try transaction.read.value(of: entry)
     }
 
     /// Calls `body` with the value stored under `key` without copying it (unless it spans overflow pages);
     /// returns nil when the key is absent. The buffer is valid only inside `body`.
+    @inlinable
     public func withValue<K: StorageBytes, R>(forKey key: K, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R?
     {
-        try key.withStorageBytes { (key) throws -> R? in
-            guard let entry = try transaction.read.find(key, in: root) else { return nil }
-            return try transaction.read.withValue(of: entry, body)
-        }
+        try key.withStorageBytes { (key) throws -> R? in try rawWithValue(key, body) }
+    }
+
+    @usableFromInline
+    func rawWithValue<R>(_ key: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) throws -> R) throws -> R? {
+        guard let entry = try transaction.read.find(key, in: root) else { return nil }
+        return try transaction.read.withValue(of: entry, body)
     }
 
     /// Whether `key` is present.
+    @inlinable
     public func contains<K: StorageBytes>(_ key: K) throws(StorageError) -> Bool {
-        try key.withStorageBytes { (key) throws(StorageError) in try transaction.read.find(key, in: root) != nil }
+        try key.withStorageBytes { (key) throws(StorageError) in try rawContains(key) }
+    }
+
+    @usableFromInline
+    func rawContains(_ key: UnsafeRawBufferPointer) throws(StorageError) -> Bool {
+        try transaction.read.find(key, in: root) != nil
     }
 
     /// The nested tree stored under `key`, or nil when the key is absent.
+    @inlinable
     public func subtree<K: StorageBytes>(forKey key: K) throws(StorageError) -> TreeView? {
-        try key.withStorageBytes { (key) throws(StorageError) -> TreeView? in
-            guard let entry = try transaction.read.find(key, in: root) else { return nil }
-            return TreeView(
-                transaction: transaction,
-                root: try transaction.read.subtree(of: entry, pageCount: transaction.meta.pageCount))
-        }
+        try key.withStorageBytes { (key) throws(StorageError) -> TreeView? in try rawSubtree(key) }
+    }
+
+    @usableFromInline
+    func rawSubtree(_ key: UnsafeRawBufferPointer) throws(StorageError) -> TreeView? {
+        guard let entry = try transaction.read.find(key, in: root) else { return nil }
+        return TreeView(
+            transaction: transaction,
+            root: try transaction.read.subtree(of: entry, pageCount: transaction.meta.pageCount))
     }
 
     /// The entry at position `index` in tree order (keys are empty for lists).
@@ -113,8 +134,14 @@ public struct TreeView: Sendable {
     public func value(at index: Int) throws(StorageError) -> [UInt8] { try element(at: index).value }
 
     /// The position of `key` in key order (or where it would be inserted) and whether it is present.
+    @inlinable
     public func rank<K: StorageBytes>(of key: K) throws(StorageError) -> (index: Int, found: Bool) {
-        try key.withStorageBytes { (key) throws(StorageError) in try transaction.read.rank(of: key, in: root) }
+        try key.withStorageBytes { (key) throws(StorageError) in try rawRank(key) }
+    }
+
+    @usableFromInline
+    func rawRank(_ key: UnsafeRawBufferPointer) throws(StorageError) -> (index: Int, found: Bool) {
+        try transaction.read.rank(of: key, in: root)
     }
 
     /// A cursor over the tree, not yet positioned.
@@ -176,13 +203,25 @@ public struct TreeCursor {
     public mutating func seek(toIndex index: Int) throws(StorageError) -> Bool { try core.seek(toIndex: index) }
 
     /// Moves to the first entry whose key is greater than or equal to `key`.
+    @inlinable
     public mutating func seek<K: StorageBytes>(atOrAfter key: K) throws(StorageError) -> Bool {
-        try key.withStorageBytes { (key) throws(StorageError) in try core.seek(atOrAfter: key) }
+        try key.withStorageBytes { (key) throws(StorageError) in try rawSeek(atOrAfter: key) }
+    }
+
+    @usableFromInline
+    mutating func rawSeek(atOrAfter key: UnsafeRawBufferPointer) throws(StorageError) -> Bool {
+        try core.seek(atOrAfter: key)
     }
 
     /// Moves to the last entry whose key is less than or equal to `key`.
+    @inlinable
     public mutating func seek<K: StorageBytes>(atOrBefore key: K) throws(StorageError) -> Bool {
-        try key.withStorageBytes { (key) throws(StorageError) in try core.seek(atOrBefore: key) }
+        try key.withStorageBytes { (key) throws(StorageError) in try rawSeek(atOrBefore: key) }
+    }
+
+    @usableFromInline
+    mutating func rawSeek(atOrBefore key: UnsafeRawBufferPointer) throws(StorageError) -> Bool {
+        try core.seek(atOrBefore: key)
     }
 
     /// A copy of the current key.

@@ -40,10 +40,10 @@ public final class WriteTransaction {
     }
 
     let context: WriteContext
-    private var trees: [OpenTree] = []
-    private var named: [String: Int] = [:]
-    private var nested: [NestedKey: Int] = [:]
-    private var phase = Phase.active
+    @exclusivity(unchecked) private var trees: [OpenTree] = []
+    @exclusivity(unchecked) private var named: [String: Int] = [:]
+    @exclusivity(unchecked) private var nested: [NestedKey: Int] = [:]
+    @exclusivity(unchecked) private var phase = Phase.active
 
     init(context: WriteContext) { self.context = context }
 
@@ -166,14 +166,22 @@ public final class WriteTransaction {
     /// The tree nested under `key` in `parent` (a keyed tree). With `create`, a missing entry becomes an empty
     /// nested tree of that kind. Returns nil when the key is absent and `create` is nil; throws when the key
     /// holds an ordinary value.
+    @inlinable
     public func subtree<K: StorageBytes>(forKey key: K, in parent: TreeHandle, create kind: TreeKind? = nil)
         throws(StorageError) -> TreeHandle?
+    {
+        try key.withStorageBytes { (key) throws(StorageError) in try rawSubtree(key, in: parent, create: kind) }
+    }
+
+    @usableFromInline
+    func rawSubtree(_ key: UnsafeRawBufferPointer, in parent: TreeHandle, create kind: TreeKind?) throws(StorageError)
+        -> TreeHandle?
     {
         let parentID = try resolve(parent)
         guard trees[parentID].root.kind == .keyed else {
             throw .wrongTreeKind(expected: .keyed, actual: trees[parentID].root.kind)
         }
-        let bytes = key.withStorageBytes { Array($0) }
+        let bytes = Array(key)
         let nestedKey = NestedKey(parent: parentID, key: bytes)
         if let id = nested[nestedKey], trees[id].valid { return handle(id) }
         guard bytes.count <= context.geometry.maxKeySize else {
@@ -232,70 +240,96 @@ public final class WriteTransaction {
     // MARK: Keyed access
 
     /// A copy of the value stored under `key`, or nil.
+    @inlinable
     public func get<K: StorageBytes>(_ key: K, in tree: TreeHandle) throws(StorageError) -> [UInt8]? {
+        try key.withStorageBytes { (key) throws(StorageError) in try rawGet(key, in: tree) }
+    }
+
+    @usableFromInline
+    func rawGet(_ key: UnsafeRawBufferPointer, in tree: TreeHandle) throws(StorageError) -> [UInt8]? {
         let id = try resolve(tree)
-        return try key.withStorageBytes { (key) throws(StorageError) -> [UInt8]? in
-            let read = TreeRead(source: context.pages)
-            guard let entry = try read.find(key, in: trees[id].root) else { return nil }
-            return try read.value(of: entry)
-        }
+        let read = TreeRead(source: context.pages)
+        guard let entry = try read.find(key, in: trees[id].root) else { return nil }
+        return try read.value(of: entry)
     }
 
     /// Calls `body` with the value under `key` in place; nil when absent. The buffer is valid only inside `body`.
+    @inlinable
     public func withValue<K: StorageBytes, R>(
         forKey key: K, in tree: TreeHandle, _ body: (UnsafeRawBufferPointer) throws -> R
     ) throws -> R? {
+        try key.withStorageBytes { (key) throws -> R? in try rawWithValue(key, in: tree, body) }
+    }
+
+    @usableFromInline
+    func rawWithValue<R>(
+        _ key: UnsafeRawBufferPointer, in tree: TreeHandle, _ body: (UnsafeRawBufferPointer) throws -> R
+    ) throws -> R? {
         let id = try resolve(tree)
-        return try key.withStorageBytes { (key) throws -> R? in
-            let read = TreeRead(source: context.pages)
-            guard let entry = try read.find(key, in: trees[id].root) else { return nil }
-            return try read.withValue(of: entry, body)
-        }
+        let read = TreeRead(source: context.pages)
+        guard let entry = try read.find(key, in: trees[id].root) else { return nil }
+        return try read.withValue(of: entry, body)
     }
 
     /// Whether `key` is present.
+    @inlinable
     public func contains<K: StorageBytes>(_ key: K, in tree: TreeHandle) throws(StorageError) -> Bool {
+        try key.withStorageBytes { (key) throws(StorageError) in try rawContains(key, in: tree) }
+    }
+
+    @usableFromInline
+    func rawContains(_ key: UnsafeRawBufferPointer, in tree: TreeHandle) throws(StorageError) -> Bool {
         let id = try resolve(tree)
-        return try key.withStorageBytes { (key) throws(StorageError) in
-            try TreeRead(source: context.pages).find(key, in: trees[id].root) != nil
-        }
+        return try TreeRead(source: context.pages).find(key, in: trees[id].root) != nil
     }
 
     /// Stores `value` under `key`, replacing any previous value (a nested tree stored there is deleted).
+    @inlinable
     public func put<K: StorageBytes, V: StorageBytes>(_ key: K, _ value: V, in tree: TreeHandle) throws(StorageError) {
-        let id = try resolve(tree)
         try key.withStorageBytes { (key) throws(StorageError) in
-            try value.withStorageBytes { (value) throws(StorageError) in
-                try checkPut(key: key, valueSize: value.count, in: id)
-                try detachNested(key, in: id)
-                try mutate { () throws(StorageError) in
-                    try context.put(key, value: .bytes(value), into: &trees[id].root)
-                }
-                trees[id].dirty = true
-            }
+            try value.withStorageBytes { (value) throws(StorageError) in try rawPut(key, value, in: tree) }
         }
+    }
+
+    @usableFromInline
+    func rawPut(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, in tree: TreeHandle)
+        throws(StorageError)
+    {
+        let id = try resolve(tree)
+        try checkPut(key: key, valueSize: value.count, in: id)
+        try detachNested(key, in: id)
+        try mutate { () throws(StorageError) in try context.put(key, value: .bytes(value), into: &trees[id].root) }
+        trees[id].dirty = true
     }
 
     /// Removes `key` (and the nested tree stored there, if any). Returns false when it was absent.
+    @inlinable
     @discardableResult
     public func delete<K: StorageBytes>(_ key: K, in tree: TreeHandle) throws(StorageError) -> Bool {
+        try key.withStorageBytes { (key) throws(StorageError) in try rawDelete(key, in: tree) }
+    }
+
+    @usableFromInline
+    func rawDelete(_ key: UnsafeRawBufferPointer, in tree: TreeHandle) throws(StorageError) -> Bool {
         let id = try resolve(tree)
-        return try key.withStorageBytes { (key) throws(StorageError) -> Bool in
-            try checkKind(id, .keyed)
-            try detachNested(key, in: id)
-            let removed = try mutate { () throws(StorageError) in try context.delete(key, from: &trees[id].root) }
-            if removed { trees[id].dirty = true }
-            return removed
-        }
+        try checkKind(id, .keyed)
+        try detachNested(key, in: id)
+        let removed = try mutate { () throws(StorageError) in try context.delete(key, from: &trees[id].root) }
+        if removed { trees[id].dirty = true }
+        return removed
     }
 
     /// The position of `key` in key order (or where it would go) and whether it is present.
+    @inlinable
     public func rank<K: StorageBytes>(of key: K, in tree: TreeHandle) throws(StorageError) -> (index: Int, found: Bool)
     {
+        try key.withStorageBytes { (key) throws(StorageError) in try rawRank(key, in: tree) }
+    }
+
+    @usableFromInline
+    func rawRank(_ key: UnsafeRawBufferPointer, in tree: TreeHandle) throws(StorageError) -> (index: Int, found: Bool) {
         let id = try resolve(tree)
-        return try key.withStorageBytes { (key) throws(StorageError) in
-            try TreeRead(source: context.pages).rank(of: key, in: trees[id].root)
-        }
+        return try TreeRead(source: context.pages).rank(of: key, in: trees[id].root)
     }
 
     private func checkKind(_ id: Int, _ kind: TreeKind) throws(StorageError) {
@@ -332,35 +366,44 @@ public final class WriteTransaction {
     }
 
     /// Inserts `value` at `index` (0...count) of a list.
+    @inlinable
     public func insert<V: StorageBytes>(_ value: V, at index: Int, in tree: TreeHandle) throws(StorageError) {
+        try value.withStorageBytes { (value) throws(StorageError) in try rawInsert(value, at: index, in: tree) }
+    }
+
+    @usableFromInline
+    func rawInsert(_ value: UnsafeRawBufferPointer, at index: Int, in tree: TreeHandle) throws(StorageError) {
         let id = try resolve(tree)
         try checkKind(id, .list)
         let count = trees[id].root.count
         guard index >= 0, index <= count else { throw .indexOutOfRange(index: index, count: count) }
-        try value.withStorageBytes { (value) throws(StorageError) in
-            try checkValue(value.count)
-            try mutate { () throws(StorageError) in try context.insert(.bytes(value), at: index, into: &trees[id].root)
-            }
-        }
+        try checkValue(value.count)
+        try mutate { () throws(StorageError) in try context.insert(.bytes(value), at: index, into: &trees[id].root) }
         trees[id].dirty = true
     }
 
     /// Appends `value` to a list.
+    @inlinable
     public func append<V: StorageBytes>(_ value: V, to tree: TreeHandle) throws(StorageError) {
-        try insert(value, at: try count(in: tree), in: tree)
+        try value.withStorageBytes { (value) throws(StorageError) in
+            try rawInsert(value, at: try count(in: tree), in: tree)
+        }
     }
 
     /// Replaces the value at `index` of a list.
+    @inlinable
     public func replace<V: StorageBytes>(at index: Int, with value: V, in tree: TreeHandle) throws(StorageError) {
+        try value.withStorageBytes { (value) throws(StorageError) in try rawReplace(at: index, with: value, in: tree) }
+    }
+
+    @usableFromInline
+    func rawReplace(at index: Int, with value: UnsafeRawBufferPointer, in tree: TreeHandle) throws(StorageError) {
         let id = try resolve(tree)
         try checkKind(id, .list)
         let count = trees[id].root.count
         guard index >= 0, index < count else { throw .indexOutOfRange(index: index, count: count) }
-        try value.withStorageBytes { (value) throws(StorageError) in
-            try checkValue(value.count)
-            try mutate { () throws(StorageError) in
-                try context.replace(at: index, with: .bytes(value), in: &trees[id].root)
-            }
+        try checkValue(value.count)
+        try mutate { () throws(StorageError) in try context.replace(at: index, with: .bytes(value), in: &trees[id].root)
         }
         trees[id].dirty = true
     }
@@ -512,9 +555,15 @@ public struct WriteCursor {
     }
 
     /// Moves to the first entry whose key is >= `key`.
+    @inlinable
     public mutating func seek<K: StorageBytes>(atOrAfter key: K) throws(StorageError) -> Bool {
+        try key.withStorageBytes { (key) throws(StorageError) in try rawSeek(atOrAfter: key) }
+    }
+
+    @usableFromInline
+    mutating func rawSeek(atOrAfter key: UnsafeRawBufferPointer) throws(StorageError) -> Bool {
         var cursor = try fresh()
-        let moved = try key.withStorageBytes { (key) throws(StorageError) in try cursor.seek(atOrAfter: key) }
+        let moved = try cursor.seek(atOrAfter: key)
         return try settle(moved, cursor, index: -1)
     }
 

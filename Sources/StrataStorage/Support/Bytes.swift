@@ -16,6 +16,7 @@ public protocol StorageBytes {
 
 extension Array: StorageBytes where Element == UInt8 {
     /// Calls `body` with the array's bytes.
+    @inlinable
     public func withStorageBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try withUnsafeBytesTyped(self, body)
     }
@@ -23,6 +24,7 @@ extension Array: StorageBytes where Element == UInt8 {
 
 extension ArraySlice: StorageBytes where Element == UInt8 {
     /// Calls `body` with the slice's bytes.
+    @inlinable
     public func withStorageBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try withUnsafeBytesTyped(self, body)
     }
@@ -30,6 +32,7 @@ extension ArraySlice: StorageBytes where Element == UInt8 {
 
 extension ContiguousArray: StorageBytes where Element == UInt8 {
     /// Calls `body` with the array's bytes.
+    @inlinable
     public func withStorageBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try withUnsafeBytesTyped(self, body)
     }
@@ -37,6 +40,7 @@ extension ContiguousArray: StorageBytes where Element == UInt8 {
 
 extension UnsafeRawBufferPointer: StorageBytes {
     /// Calls `body` with this buffer.
+    @inlinable
     public func withStorageBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(self)
     }
@@ -44,14 +48,15 @@ extension UnsafeRawBufferPointer: StorageBytes {
 
 extension UnsafeMutableRawBufferPointer: StorageBytes {
     /// Calls `body` with this buffer.
+    @inlinable
     public func withStorageBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
         try body(UnsafeRawBufferPointer(self))
     }
 }
 
 /// `withUnsafeBytes` for array-like values, preserving a typed error.
-@inline(__always)
-private func withUnsafeBytesTyped<C: ContiguousBytesProvider, R, E: Error>(
+@inlinable
+func withUnsafeBytesTyped<C: ContiguousBytesProvider, R, E: Error>(
     _ value: C, _ body: (UnsafeRawBufferPointer) throws(E) -> R
 ) throws(E) -> R {
     let result: Result<R, E> = value.withUnsafeBytes { buffer in
@@ -61,7 +66,8 @@ private func withUnsafeBytesTyped<C: ContiguousBytesProvider, R, E: Error>(
 }
 
 /// The array types whose `withUnsafeBytes` the conformances above share.
-private protocol ContiguousBytesProvider {
+@usableFromInline
+protocol ContiguousBytesProvider {
     func withUnsafeBytes<R>(_ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R
 }
 extension Array: ContiguousBytesProvider where Element == UInt8 {}
@@ -71,12 +77,29 @@ extension ContiguousArray: ContiguousBytesProvider where Element == UInt8 {}
 /// Byte-level helpers shared by the page code.
 enum Bytes {
     /// Lexicographic comparison of unsigned bytes; a proper prefix sorts first. Returns <0, 0 or >0.
+    ///
+    /// Keys are usually short (object keys, index entries), so up to 32 bytes are compared inline, eight at a
+    /// time as big-endian integers; longer keys go to `memcmp`.
     @inline(__always)
     static func compare(_ a: UnsafeRawPointer?, _ aCount: Int, _ b: UnsafeRawPointer?, _ bCount: Int) -> Int {
         let common = min(aCount, bCount)
-        if common > 0, let a, let b {
+        guard common > 0, let a, let b else { return aCount - bCount }
+        if common > 32 {
             let result = memcmp(a, b, common)
-            if result != 0 { return Int(result) }
+            return result != 0 ? Int(result) : aCount - bCount
+        }
+        var index = 0
+        while index + 8 <= common {
+            let x = UInt64(bigEndian: a.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let y = UInt64(bigEndian: b.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            if x != y { return x < y ? -1 : 1 }
+            index += 8
+        }
+        while index < common {
+            let x = a.load(fromByteOffset: index, as: UInt8.self)
+            let y = b.load(fromByteOffset: index, as: UInt8.self)
+            if x != y { return Int(x) - Int(y) }
+            index += 1
         }
         return aCount - bCount
     }

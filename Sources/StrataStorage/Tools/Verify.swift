@@ -355,7 +355,7 @@ extension Store {
     }
 
     private func metaSlotDescriptions(_ transaction: ReadTransaction) -> [String] {
-        let mapping = transaction.pages.mapping
+        let mapping = transaction.mapping
         let size = Int(transaction.meta.pageCount) * transaction.meta.pageSize
         return (0..<2).map { slot in
             switch Meta.decode(mapping.base + slot * transaction.meta.pageSize, slot: PageNumber(slot), available: size)

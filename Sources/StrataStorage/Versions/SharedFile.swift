@@ -247,10 +247,22 @@ final class SharedFile: @unchecked Sendable {
         }
     }
 
-    /// Checks that a decoded meta fits the file and that its root pages are intact.
+    /// Checks that a decoded meta fits the file, that every page its commit listed is intact (single-sync
+    /// commits), and that its root pages are intact.
     private static func validate(_ meta: Meta, mapping: Mapping, fileSize: Int) -> String? {
         let needed = Int(meta.pageCount) * meta.pageSize
         if needed > fileSize { return "needs \(needed) bytes but the file has \(fileSize)" }
+        let readable = min(fileSize, mapping.capacity)
+        for stamp in meta.written {
+            let offset = Int(stamp.page) * meta.pageSize
+            guard stamp.page >= 2, UInt64(stamp.page) < meta.pageCount, offset + meta.pageSize <= readable else {
+                return "lists page \(stamp.page), outside the file"
+            }
+            let page = mapping.base + offset
+            guard page.u64(PageHeader.checksum) == stamp.checksum, page.u64(PageHeader.version) == meta.version,
+                PageChecksum.verify(page, page: stamp.page, pageSize: meta.pageSize)
+            else { return "its commit did not reach the disk whole (page \(stamp.page) is not as written)" }
+        }
         for tree in [meta.catalog, meta.freeTree] where tree.root != 0 {
             let offset = Int(tree.root) * meta.pageSize
             guard offset + meta.pageSize <= min(fileSize, mapping.capacity) else { return "root page outside the file" }
