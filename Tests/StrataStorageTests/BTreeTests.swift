@@ -101,6 +101,11 @@ struct BTreeTests {
         #expect(try cursor.seek(atOrBefore: key(99_999)))
         #expect(try cursor.key() == key(9_990))
         #expect(try !cursor.next())
+        // withEntry hands out key and value together, in place.
+        #expect(try cursor.seek(atOrAfter: key(20)))
+        #expect(try cursor.withEntry { k, v in (Array(k), Array(v)) } == (key(20), key(40)))
+        #expect(try cursor.next())
+        #expect(try cursor.withEntry { k, _ in Array(k) } == key(30))
         // Forward range [1000, 2000).
         var seen: [[UInt8]] = []
         try view.scan(from: key(1000)) { k, _ in

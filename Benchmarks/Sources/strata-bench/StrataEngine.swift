@@ -46,9 +46,10 @@ final class StrataEngine: Engine {
         var cursor = view.makeCursor()
         var more = try cursor.first()
         while more {
-            // The cursor hands out the key and the value by separate calls (there is no call giving both).
-            try cursor.withKey { key in summary.addKey(key) }
-            try cursor.withValue { value in summary.addValue(value) }
+            try cursor.withEntry { key, value in
+                summary.addKey(key)
+                summary.addValue(value)
+            }
             more = try cursor.next()
         }
         return summary

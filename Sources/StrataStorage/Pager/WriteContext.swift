@@ -151,7 +151,7 @@ final class WriteContext {
         let entry = try cursor.entry()
         guard entry.key.count == Self.freeKeySize, entry.storage == .inline, entry.length >= 4 else {
             throw .corruptPage(
-                path: file.path, page: cursor.stack.last?.node.page ?? 0, reason: "malformed free-list record")
+                path: file.path, page: cursor.page ?? 0, reason: "malformed free-list record")
         }
         let freedAt = Bytes.readBigEndian(UInt64.self, entry.key, at: 0)
         guard freedAt <= limit else {
@@ -162,7 +162,7 @@ final class WriteContext {
         let count = Int(value.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian)
         guard 4 + count * 4 <= value.count else {
             throw .corruptPage(
-                path: file.path, page: cursor.stack.last?.node.page ?? 0, reason: "free-list record overruns")
+                path: file.path, page: cursor.page ?? 0, reason: "free-list record overruns")
         }
         let start = pool.count
         for index in 0..<count {

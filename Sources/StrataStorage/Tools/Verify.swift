@@ -296,7 +296,7 @@ struct Verifier {
             var more = try cursor.first()
             while more {
                 let entry = try cursor.entry()
-                let page = cursor.stack.last?.node.page
+                let page = cursor.page
                 if entry.key.count != WriteContext.freeKeySize || entry.storage != .inline || entry.length < 4 {
                     report.add("free list", page, "malformed record")
                 } else {
