@@ -22,18 +22,21 @@ let package = Package(
         .target(name: "Strata", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
         .executableTarget(name: "StrataCLI", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
         .executableTarget(name: "strata-demo", dependencies: ["Strata", "StrataStorage"], swiftSettings: strictSettings),
+        // Helpers shared by the test targets and the integration tests' child process.
+        .target(name: "StrataTestSupport", dependencies: ["StrataStorage"], path: "Tests/StrataTestSupport", swiftSettings: strictSettings),
         // A child process driven by the integration tests (crash, multi-process writers).
         .executableTarget(
             name: "strata-integration-child",
-            dependencies: ["StrataStorage"],
+            dependencies: ["StrataStorage", "StrataTestSupport"],
             path: "IntegrationTests/Child",
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "StrataStorageTests", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "StrataStorageTests", dependencies: ["StrataStorage", "StrataTestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "StrataTests", dependencies: ["Strata"], swiftSettings: strictSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["StrataStorage", "strata-integration-child"],
+            dependencies: ["StrataStorage", "StrataTestSupport", "strata-integration-child"],
             path: "IntegrationTests/Suites",
             swiftSettings: strictSettings
         ),

@@ -1,4 +1,5 @@
 import StrataStorage
+import StrataTestSupport
 
 // A child process driven by the integration tests. Modes:
 //
@@ -25,21 +26,8 @@ func fail(_ message: String) -> Never {
     exit(2)
 }
 
-func bigEndian(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
-
 /// The value stored under crash-loop key `n`: recognisable, so the parent can check it byte for byte.
 func crashValue(_ n: UInt64) -> [UInt8] { (0..<48).map { UInt8(truncatingIfNeeded: n &* 31 &+ UInt64($0)) } }
-
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func run() throws {
     let arguments = CommandLine.arguments
@@ -48,7 +36,7 @@ func run() throws {
     switch arguments[1] {
     case "commit-loop":
         let store = try Store.open(path: path, options: StoreOptions(pageSize: 1024, durability: .full))
-        var generator = SplitMix(state: UInt64(arguments.count > 3 ? arguments[3] : "1") ?? 1)
+        var generator = SeededGenerator(seed: UInt64(arguments.count > 3 ? arguments[3] : "1") ?? 1)
         var next = UInt64(try store.read().tree(named: "acked")?.count ?? 0)
         while true {
             try store.write { txn in
@@ -74,17 +62,7 @@ func run() throws {
     case "increment":
         guard arguments.count >= 4, let count = Int(arguments[3]) else { fail("increment needs a count") }
         let store = try Store.open(path: path, options: StoreOptions(durability: .none))
-        for _ in 0..<count {
-            try store.write { txn in
-                let counters = try txn.tree(named: "counters", create: .keyed)!
-                let key = Array("total".utf8)
-                let current =
-                    try txn.get(key, in: counters).map {
-                        $0.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
-                    } ?? 0
-                try txn.put(key, bigEndian(current + 1), in: counters)
-            }
-        }
+        for _ in 0..<count { try incrementCounter(store) }
         say("done")
     case "pin":
         let store = try Store.open(path: path)

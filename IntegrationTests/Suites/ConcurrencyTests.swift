@@ -10,9 +10,7 @@ struct ConcurrencyTests {
     static let accounts = 64
     static let initialBalance: UInt64 = 1000
 
-    private static func balance(_ bytes: [UInt8]) -> UInt64 {
-        bytes.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
-    }
+    private static func balance(_ bytes: [UInt8]) -> UInt64 { decodeBigEndian(bytes) }
 
     /// One writer moves money between accounts in random transfers while 8 reader tasks sum every account of
     /// the snapshots they take. Every snapshot must hold the same total, and versions never go backwards.

@@ -5,11 +5,6 @@ import Testing
 /// Several processes on one file: the writer lock and the shared reader table of the `.lock` file.
 @Suite("Multiple processes", .serialized)
 struct MultiProcessTests {
-    private func counter(_ store: Store) throws -> UInt64 {
-        guard let bytes = try store.read().tree(named: "counters")?.get(Array("total".utf8)) else { return 0 }
-        return bytes.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
-    }
-
     /// Two child processes and this process increment one counter concurrently; no increment is lost.
     @Test func concurrentIncrementsFromThreeProcesses() throws {
         let directory = TemporaryDirectory()
@@ -17,22 +12,12 @@ struct MultiProcessTests {
         let perProcess = soak ? 3000 : 400
         let store = try Store.open(path: path, options: StoreOptions(durability: .none))
         let children = try (0..<2).map { _ in try Child(["increment", path, "\(perProcess)"]) }
-        for _ in 0..<perProcess {
-            try store.write { txn in
-                let counters = try txn.tree(named: "counters", create: .keyed)!
-                let key = Array("total".utf8)
-                let current =
-                    try txn.get(key, in: counters).map {
-                        $0.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
-                    } ?? 0
-                try txn.put(key, bigEndian(current + 1), in: counters)
-            }
-        }
+        for _ in 0..<perProcess { try incrementCounter(store) }
         for child in children {
             #expect(child.readLine() == "done")
             #expect(child.wait() == 0)
         }
-        #expect(try counter(store) == UInt64(3 * perProcess))
+        #expect(try readCounter(store) == UInt64(3 * perProcess))
         #expect(try store.verify().isValid)
     }
 

@@ -1,29 +1,13 @@
 import Foundation
 import StrataStorage
+@_exported import StrataTestSupport
 
 #if canImport(Glibc)
     import Glibc
 #endif
 
-/// A directory under the system temp folder, removed when released.
-final class TemporaryDirectory {
-    let path: String
-
-    init() {
-        path = NSTemporaryDirectory() + "strata-it-\(getpid())-\(UInt64.random(in: 0...UInt64.max))"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> String { path + "/" + name }
-
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
-
 /// Whether the long soak variants run (`STRATA_SOAK=1`).
 var soak: Bool { ProcessInfo.processInfo.environment["STRATA_SOAK"] != nil }
-
-/// Big-endian 8-byte key.
-func bigEndian(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
 
 /// The child executable built next to the test bundle.
 let childExecutable: URL = {

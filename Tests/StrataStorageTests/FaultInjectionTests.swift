@@ -165,22 +165,32 @@ struct FaultInjectionTests {
         return 1
     }
 
-    /// A failed meta write must never let recovery pick the failed commit later: the slot is put back to the
-    /// previous version at once, under the write lock, before anyone can build on the failed version.
-    @Test(arguments: [false, true])
-    func failedMetaSyncIsRepairedImmediately(large: Bool) throws {
-        var generator = SeededGenerator(seed: 5)
-        let disk = FaultInjectingFile(name: "meta")
+    /// One committed version, then a commit whose sync after the meta write fails with `faults`. Returns the
+    /// disk, the store and the contents of the committed version.
+    private func failMetaSync(
+        seed: UInt64, large: Bool, _ faults: FaultInjectingFile.Faults
+    ) throws -> (FaultInjectingFile, Store, Model, SeededGenerator) {
+        var generator = SeededGenerator(seed: seed)
+        let disk = FaultInjectingFile(name: "meta-\(seed)")
         let store = try Store.open(file: disk, options: StoreOptions(pageSize: 1024, durability: .full))
         var model: Model = [:]
         _ = try commitRandom(store, &model, &generator)
         let txn = try store.beginWrite()
         var attempted = model
-        let metaSync = try prepareCommit(txn, large: large, &attempted, &generator)
-        // Fail the sync that follows the meta write; the meta page itself reached the file, so without the repair
-        // the file would now open at version 2.
-        disk.schedule(.init(failSync: metaSync))
+        var faults = faults
+        faults.failSync = try prepareCommit(txn, large: large, &attempted, &generator)
+        disk.schedule(faults)
         #expect(throws: StorageError.self) { try txn.commit() }
+        disk.schedule(.init())
+        return (disk, store, model, generator)
+    }
+
+    /// A failed meta write must never let recovery pick the failed commit later: the slot is put back to the
+    /// previous version at once, under the write lock, before anyone can build on the failed version.
+    @Test(arguments: [false, true])
+    func failedMetaSyncIsRepairedImmediately(large: Bool) throws {
+        // The meta page reached the file but its sync failed: without the repair the file would open at version 2.
+        var (disk, store, model, generator) = try failMetaSync(seed: 5, large: large, .init())
         #expect(store.latestVersion == 1)
         for image in [disk.durableImage, disk.snapshot()] {
             let recovered = try Store.open(file: FaultInjectingFile(name: "check", image: image))
@@ -188,7 +198,6 @@ struct FaultInjectionTests {
             #expect(try contents(of: try recovered.read().tree(named: "data")) == model)
         }
         // Writing goes on normally.
-        disk.schedule(.init())
         _ = try commitRandom(store, &model, &generator)
         #expect(try contents(of: try store.read().tree(named: "data")) == model)
     }
@@ -196,17 +205,7 @@ struct FaultInjectionTests {
     /// When even the repair fails, the process stops writing rather than build on an ambiguous file.
     @Test(arguments: [false, true])
     func failedRepairStopsWrites(large: Bool) throws {
-        var generator = SeededGenerator(seed: 6)
-        let disk = FaultInjectingFile(name: "poison")
-        let store = try Store.open(file: disk, options: StoreOptions(pageSize: 1024, durability: .full))
-        var model: Model = [:]
-        _ = try commitRandom(store, &model, &generator)
-        let txn = try store.beginWrite()
-        var attempted = model
-        let metaSync = try prepareCommit(txn, large: large, &attempted, &generator)
-        disk.schedule(.init(failSync: metaSync, powerLoss: true))
-        #expect(throws: StorageError.self) { try txn.commit() }
-        disk.schedule(.init())
+        let (disk, store, model, _) = try failMetaSync(seed: 6, large: large, .init(powerLoss: true))
         #expect(throws: StorageError.io(path: disk.path, operation: "pwrite", code: EIO)) { try store.beginWrite() }
         // Readers keep working on the last good version.
         #expect(try contents(of: try store.read().tree(named: "data")) == model)

@@ -77,12 +77,23 @@ struct TreeRead<Source: PageSource> {
         return (Int(before) + index, found)
     }
 
+    /// Throws unless an overflow value of `entry.length` bytes could fit in the pages of this view, so that a
+    /// damaged length cannot make a read allocate a gigabyte.
+    @inline(__always)
+    private func checkOverflowLength(_ entry: LeafEntry) throws(StorageError) {
+        let pages = UInt64((entry.length + source.geometry.overflowPayload - 1) / source.geometry.overflowPayload)
+        guard pages <= source.pageLimit else {
+            throw file.corrupt(entry.page, "a \(entry.length)-byte value cannot fit in the file's pages")
+        }
+    }
+
     /// Copies a value out of its entry, following an overflow chain when needed.
     func value(of entry: LeafEntry) throws(StorageError) -> [UInt8] {
         switch entry.storage {
         case .inline, .subtree:
             return Array(UnsafeRawBufferPointer(start: entry.payload, count: entry.length))
         case .overflow:
+            try checkOverflowLength(entry)
             var failure: StorageError?
             let value = [UInt8](unsafeUninitializedCapacity: entry.length) { buffer, initialized in
                 do throws(StorageError) {
@@ -104,6 +115,7 @@ struct TreeRead<Source: PageSource> {
         case .inline, .subtree:
             return try body(UnsafeRawBufferPointer(start: entry.payload, count: entry.length))
         case .overflow:
+            try checkOverflowLength(entry)
             let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(entry.length, 1), alignment: 16)
             defer { buffer.deallocate() }
             try copyOverflow(from: entry.overflowPage, length: entry.length, into: buffer)
@@ -132,6 +144,9 @@ struct TreeRead<Source: PageSource> {
     /// The page numbers of the chain holding `length` bytes, validated.
     func overflowPages(from first: PageNumber, length: Int) throws(StorageError) -> [PageNumber] {
         let count = max(1, (length + source.geometry.overflowPayload - 1) / source.geometry.overflowPayload)
+        guard UInt64(count) <= source.pageLimit else {
+            throw file.corrupt(first, "a \(length)-byte value cannot fit in the file's pages")
+        }
         var pages = [PageNumber]()
         pages.reserveCapacity(count)
         var page = first

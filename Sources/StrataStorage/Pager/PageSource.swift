@@ -2,6 +2,8 @@
 protocol PageSource {
     var geometry: PageGeometry { get }
     var file: PathRef { get }
+    /// Pages that exist in this view: bounds anything sized by data read from the file.
+    var pageLimit: UInt64 { get }
     /// The page's bytes; throws for a page number outside the version's pages.
     func page(_ number: PageNumber) throws(StorageError) -> UnsafeRawPointer
 }
@@ -31,6 +33,8 @@ struct SnapshotPages: PageSource {
         self.geometry = geometry
         self.file = file
     }
+
+    var pageLimit: UInt64 { pageCount }
 
     @inline(__always)
     func page(_ number: PageNumber) throws(StorageError) -> UnsafeRawPointer {

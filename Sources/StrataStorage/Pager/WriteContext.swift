@@ -331,6 +331,8 @@ struct WritePages: PageSource {
         self.file = context.file
     }
 
+    var pageLimit: UInt64 { context.pageCount }
+
     @inline(__always)
     func page(_ number: PageNumber) throws(StorageError) -> UnsafeRawPointer {
         if let buffer = context.dirty.buffer(number) { return UnsafeRawPointer(buffer) }

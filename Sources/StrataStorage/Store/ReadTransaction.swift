@@ -168,7 +168,8 @@ public struct TreeView: Sendable {
     /// Every entry, in order.
     public func entries() throws -> [(key: [UInt8], value: [UInt8])] {
         var result: [(key: [UInt8], value: [UInt8])] = []
-        result.reserveCapacity(count)
+        // The count comes from the file: reserve for it only within reason (a damaged count must not allocate).
+        result.reserveCapacity(min(count, 1 << 16))
         try scan { key, value in
             result.append((key, value))
             return true

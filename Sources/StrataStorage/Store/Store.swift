@@ -102,24 +102,22 @@ public final class Store: Sendable {
     /// error rethrown. Returns `body`'s result.
     @discardableResult
     public func write<R>(_ body: (WriteTransaction) throws -> R) throws -> R {
-        let transaction = try beginWrite()
-        do {
-            let result = try body(transaction)
-            try transaction.commit()
-            return result
-        } catch {
-            transaction.abort()
-            throw error
-        }
+        try Self.commit(try beginWrite(), running: body)
     }
 
     /// Async form of ``write(_:)``: waits for the lock by suspending, never blocking a thread. `body` runs in
     /// the caller's isolation (an actor's, or the main actor's), so it may touch the caller's state.
     @discardableResult
-    public func asyncWrite<R>(isolation: isolated (any Actor)? = #isolation, _ body: (WriteTransaction) throws -> R)
-        async throws -> R
+    public func asyncWrite<R>(
+        isolation: isolated (any Actor)? = #isolation, _ body: (WriteTransaction) throws -> R
+    ) async throws -> R {
+        try Self.commit(try await beginWrite(isolation: isolation), running: body)
+    }
+
+    /// Runs `body` in `transaction`, then commits it, or aborts it if `body` or the commit throws.
+    private static func commit<R>(_ transaction: WriteTransaction, running body: (WriteTransaction) throws -> R) throws
+        -> R
     {
-        let transaction = try await beginWrite(isolation: isolation)
         do {
             let result = try body(transaction)
             try transaction.commit()

@@ -88,6 +88,11 @@ struct Verifier {
         report.pageCount = Int(meta.pageCount)
     }
 
+    /// Pages reachable from the version (meta pages included), after ``run(metaSlots:)``.
+    var reachablePages: [PageNumber] {
+        owners.indices.filter { owners[$0] == .reachable }.map { PageNumber($0) }
+    }
+
     mutating func run(metaSlots: [String]) -> VerifyReport {
         report.metaSlots = metaSlots
         owners[0] = .reachable
@@ -352,6 +357,14 @@ extension Store {
         let transaction = try read()
         var verifier = Verifier(transaction: transaction)
         return verifier.run(metaSlots: metaSlotDescriptions(transaction))
+    }
+
+    /// The pages reachable from the newest version (for tests that damage live pages on purpose).
+    func reachablePages() throws(StorageError) -> [PageNumber] {
+        let transaction = try read()
+        var verifier = Verifier(transaction: transaction)
+        _ = verifier.run(metaSlots: [])
+        return verifier.reachablePages
     }
 
     private func metaSlotDescriptions(_ transaction: ReadTransaction) -> [String] {
