@@ -139,6 +139,7 @@ func bench(count: Int, directory: String) throws {
     defer {
         unlink(path)
         unlink(path + ".lock")
+        unlink(path + ".log")
     }
     let store = try Store.open(path: path, options: StoreOptions(durability: .full))
     var generator = SystemRandomNumberGenerator()

@@ -306,10 +306,23 @@ final class WriteContext {
                 try backing.write(bytes, at: needed - pageSize)
             }
         }
-        if durable && !listsPages { try backing.sync() }
         let meta = Meta(
             version: version, pageCount: pageCount, pageSize: pageSize, catalog: catalog, freeTree: freeTree,
             commitTime: Clock.microsecondsSince1970(), written: written)
+        if durable && shared.commitLog != nil {
+            if listsPages && pages.count <= CommitLog.maxPages(pageSize: pageSize) {
+                // Redo-logged commit: one sequential append and one sync of the log; the main file is synced later.
+                try shared.commitLogged(meta, pages: pages, base: base)
+                return meta
+            }
+            // Too large to log. First make the main file durable at the base and empty the log (this sync also
+            // writes this commit's pages), so that recovery can never replay older records over pages this
+            // commit reuses; then publish with the meta's own sync.
+            try shared.checkpointLog(base)
+            try shared.writeMeta(meta, previous: base, durable: true)
+            return meta
+        }
+        if durable && !listsPages { try backing.sync() }
         try shared.writeMeta(meta, previous: base, durable: durable)
         return meta
     }

@@ -45,9 +45,11 @@ public final class Store: Sendable {
         Store(shared: try SharedFile.openInMemory(identifier: identifier, options: options))
     }
 
-    /// Opens a store over a custom page file (fault-injection tests).
-    static func open(file: any PageFile, options: StoreOptions = StoreOptions()) throws(StorageError) -> Store {
-        Store(shared: try SharedFile.open(file: file, options: options))
+    /// Opens a store over a custom page file and, optionally, a commit log (fault-injection tests).
+    static func open(file: any PageFile, log: (any PageFile)? = nil, options: StoreOptions = StoreOptions())
+        throws(StorageError) -> Store
+    {
+        Store(shared: try SharedFile.open(file: file, log: log, options: options))
     }
 
     /// The file's path (for in-memory stores, a descriptive name).

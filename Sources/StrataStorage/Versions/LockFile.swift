@@ -16,6 +16,7 @@ import Synchronization
 /// 0   u64 magic "STRATALK"   8  u32 format version   12 u32 slot capacity
 /// 16  u64 change counter: incremented by every commit, after the commit is durable
 /// 24  u64 newest committed version (informational)
+/// 32  u64 commit log epoch, 40 u64 commit log end offset, 48 u64 records in the log (0, 0, 0: not known yet)
 /// 64  slots, 32 bytes each: u64 owner pid, u64 oldest version pinned by that process (0 = none), 16 reserved
 /// ```
 /// Byte-range locks (see ``RangeLock``): byte 0 is the writer lock; byte 1 serialises initialisation;
@@ -146,6 +147,24 @@ final class LockFile: @unchecked Sendable {
     func announceCommit(version: UInt64) {
         atomic(24).pointee.store(version, ordering: .sequentiallyConsistent)
         atomic(16).pointee.add(1, ordering: .sequentiallyConsistent)
+    }
+
+    /// Where the commit log stands, as the last writer left it (nil before any process recorded it).
+    /// Read and written only with the writer lock held.
+    var logState: (epoch: UInt64, end: Int, records: Int)? {
+        get {
+            let end = atomic(40).pointee.load(ordering: .sequentiallyConsistent)
+            guard end != 0 else { return nil }
+            return (
+                atomic(32).pointee.load(ordering: .sequentiallyConsistent), Int(end),
+                Int(atomic(48).pointee.load(ordering: .sequentiallyConsistent))
+            )
+        }
+        set {
+            atomic(32).pointee.store(newValue?.epoch ?? 0, ordering: .sequentiallyConsistent)
+            atomic(48).pointee.store(UInt64(newValue?.records ?? 0), ordering: .sequentiallyConsistent)
+            atomic(40).pointee.store(UInt64(newValue?.end ?? 0), ordering: .sequentiallyConsistent)
+        }
     }
 
     /// Records the oldest version `source` pins (0 = none) and publishes the oldest over all sources, followed by

@@ -18,6 +18,9 @@ final class SharedFile: @unchecked Sendable {
     let geometry: PageGeometry
     let options: StoreOptions
     let lockFile: LockFile?
+    /// The redo log of small durable commits (disk files opened writable with durability `.full`). Touched only by
+    /// the writer, with the write lock held.
+    nonisolated(unsafe) let commitLog: CommitLog?
     /// The in-process writer gate: the lock file's (shared by every handle on the file in this process) or,
     /// without a lock file, this coordinator's own.
     let gate: WriteGate
@@ -39,10 +42,11 @@ final class SharedFile: @unchecked Sendable {
     let state: Locked<State>
 
     private init(
-        file: any PageFile, lockFile: LockFile?, meta: Meta, mapping: Mapping, options: StoreOptions,
-        registryKey: String?
+        file: any PageFile, lockFile: LockFile?, commitLog: CommitLog?, meta: Meta, mapping: Mapping,
+        options: StoreOptions, registryKey: String?
     ) {
         self.file = file
+        self.commitLog = commitLog
         self.path = file.path
         self.pathRef = PathRef(file.path)
         self.geometry = PageGeometry(pageSize: meta.pageSize)
@@ -95,9 +99,17 @@ final class SharedFile: @unchecked Sendable {
                 lock = try LockFile.shared(forDataFile: path, identity: key, optional: false)
                 try initializeEmptyFile(disk, lock: lock, options: options)
             }
+            let logPath = path + ".log"
+            var log: CommitLog?
+            if disk.isWritable, try pendingLogVersion(logPath) != nil {
+                // Commits the main file may lack (a power loss): replay them before reading the metas.
+                if lock == nil { lock = try LockFile.shared(forDataFile: path, identity: key, optional: false) }
+                log = try openCommitLog(path: logPath, main: disk, lock: lock, options: options)
+            }
             // Recognise the file before creating a lock file beside it.
-            var (meta, mapping) = try recover(disk)
+            var (meta, mapping) = try recoverOrExplain(disk, logPath: logPath)
             if lock == nil { lock = try LockFile.shared(forDataFile: path, identity: key, optional: options.readOnly) }
+            if log == nil { log = try openCommitLog(path: logPath, main: disk, lock: lock, options: options) }
             var counter: UInt64 = 0
             if let lock {
                 // A commit may have landed since the first look: sample the counter, then read the metas again.
@@ -105,7 +117,8 @@ final class SharedFile: @unchecked Sendable {
                 (meta, mapping) = try recover(disk)
             }
             let shared = SharedFile(
-                file: disk, lockFile: lock, meta: meta, mapping: mapping, options: options, registryKey: key)
+                file: disk, lockFile: lock, commitLog: log, meta: meta, mapping: mapping, options: options,
+                registryKey: key)
             shared.state.withLock { $0.counterSeen = counter }
             files[key] = WeakFile(shared)
             return shared
@@ -134,18 +147,92 @@ final class SharedFile: @unchecked Sendable {
             try initializeEmptyFile(memory, lock: nil, options: options)
             let (meta, mapping) = try recover(memory)
             let shared = SharedFile(
-                file: memory, lockFile: nil, meta: meta, mapping: mapping, options: options,
+                file: memory, lockFile: nil, commitLog: nil, meta: meta, mapping: mapping, options: options,
                 registryKey: identifier == nil ? nil : name)
             if identifier != nil { files[name] = WeakFile(shared) }
             return shared
         }
     }
 
-    /// Opens a store over any page file (fault-injection tests). Not registered: each call is independent.
-    static func open(file: any PageFile, options: StoreOptions) throws(StorageError) -> SharedFile {
+    /// Opens a store over any page file, with an optional commit log (fault-injection tests). Not registered:
+    /// each call is independent.
+    static func open(file: any PageFile, log logFile: (any PageFile)?, options: StoreOptions) throws(StorageError)
+        -> SharedFile
+    {
         if try file.size() == 0 { try initializeEmptyFile(file, lock: nil, options: options) }
+        var log: CommitLog?
+        if let logFile { log = try prepareCommitLog(logFile, main: file, lock: nil, options: options) }
         let (meta, mapping) = try recover(file)
-        return SharedFile(file: file, lockFile: nil, meta: meta, mapping: mapping, options: options, registryKey: nil)
+        return SharedFile(
+            file: file, lockFile: nil, commitLog: log, meta: meta, mapping: mapping, options: options, registryKey: nil)
+    }
+
+    /// Recovers the main file; if that fails while its commit log holds commits not yet applied (a read-only
+    /// open after a power loss), says so instead of calling the file damaged.
+    private static func recoverOrExplain(_ disk: DiskFile, logPath: String) throws(StorageError) -> (Meta, Mapping) {
+        do throws(StorageError) {
+            let recovered = try recover(disk)
+            if !disk.isWritable, let pending = try pendingLogVersion(logPath), pending > recovered.0.version {
+                throw StorageError.incompatibleFile(
+                    path: disk.path,
+                    reason: "commits up to version \(pending) are in \(logPath) and not yet applied; open the file "
+                        + "read-write once to recover them")
+            }
+            return recovered
+        } catch {
+            if !disk.isWritable, case .incompatibleFile = error, let pending = try? pendingLogVersion(logPath) {
+                throw .incompatibleFile(
+                    path: disk.path,
+                    reason: "commits up to version \(pending) are in \(logPath) and not yet applied; open the file "
+                        + "read-write once to recover them")
+            }
+            throw error
+        }
+    }
+
+    /// The newest version logged in the commit log at `path`, if it holds any complete record.
+    private static func pendingLogVersion(_ path: String) throws(StorageError) -> UInt64? {
+        guard access(path, F_OK) == 0 else { return nil }
+        let file = try DiskFile(path: path, writable: false, create: false)
+        return try CommitLog.read(file)?.records.last?.version
+    }
+
+    /// Opens the commit log beside a writable disk file: replays what it holds (a crash left commits in it),
+    /// and keeps it for small durable commits when durability is `.full`.
+    private static func openCommitLog(path: String, main: DiskFile, lock: LockFile?, options: StoreOptions)
+        throws(StorageError) -> CommitLog?
+    {
+        guard main.isWritable else { return nil }
+        let exists = access(path, F_OK) == 0
+        guard exists || options.durability == .full else { return nil }
+        let file = try DiskFile(path: path, writable: true, create: true)
+        if !exists { DiskFile.syncDirectory(of: path) }
+        let log = try prepareCommitLog(file, main: main, lock: lock, options: options)
+        return options.durability == .full ? log : nil
+    }
+
+    /// Brings the main file up to date with the log in `file` and returns the log, ready for appends.
+    ///
+    /// Complete records of the log's epoch are replayed (page images, then metas) into the main file, which is
+    /// then synced, and a new epoch starts. A missing or damaged log is created afresh at the main file's
+    /// version after syncing the main file. Done under the writer lock, since another process may be appending.
+    static func prepareCommitLog(_ file: any PageFile, main: any PageFile, lock: LockFile?, options: StoreOptions)
+        throws(StorageError) -> CommitLog
+    {
+        if let (log, records) = try CommitLog.read(file), records.isEmpty { return log }
+        try lock?.lockWriter(timeout: options.writeLockTimeout)
+        defer { lock?.unlockWriter() }
+        let log: CommitLog
+        if let (existing, records) = try CommitLog.read(file) {
+            try existing.replay(records, into: main)
+            log = existing
+        } else {
+            let (meta, _) = try recover(main)
+            try main.sync()
+            log = try CommitLog.create(file, pageSize: meta.pageSize, epoch: meta.version)
+        }
+        lock?.logState = (log.epoch, log.end, log.recordCount)
+        return log
     }
 
     /// Writes the two meta pages of an empty store (both version 0), under the writer lock when there is one.
@@ -407,8 +494,10 @@ final class SharedFile: @unchecked Sendable {
             guard file.isWritable, !options.readOnly else { throw .readOnly(path: path) }
             let (meta, mapping) = try state.withLock { (state: inout State) throws(StorageError) -> (Meta, Mapping) in
                 if let poisoned = state.poisoned { throw poisoned }
-                // Another process may have committed: always start from the newest version on disk.
-                if let lockFile {
+                // Another process committed since this process last looked: start from the newest version on
+                // disk. (Every acknowledged commit bumps the counter before it returns, so an unchanged counter
+                // means nothing newer was acknowledged; a writer that died before bumping it is simply superseded.)
+                if let lockFile, lockFile.changeCounter != state.counterSeen {
                     let counter = lockFile.changeCounter
                     try reloadFromDisk(&state)
                     state.counterSeen = counter
@@ -447,11 +536,69 @@ final class SharedFile: @unchecked Sendable {
             }
             throw error
         }
+        publish(meta, mapping: mapping)
+    }
+
+    /// Makes a committed version the newest for this process and announces it to the others.
+    private func publish(_ meta: Meta, mapping: Mapping) {
         state.withLock { state in
             state.latest = meta
             state.mapping = mapping
+            if let lockFile {
+                // Count our own commit as seen, unless another process's is also pending for readers.
+                let previous = lockFile.changeCounter
+                lockFile.announceCommit(version: meta.version)
+                if previous == state.counterSeen { state.counterSeen = previous &+ 1 }
+            }
         }
-        lockFile?.announceCommit(version: meta.version)
+    }
+
+    /// Commits through the redo log (small durable commits): the pages are already written to the main file,
+    /// unsynced. Appends the log record and syncs the log — the commit point — then writes the meta page into
+    /// the main file (best effort: a checkpoint rewrites the newest meta before syncing the main file) and
+    /// publishes. Called with the write lock held.
+    func commitLogged(_ meta: Meta, pages: [(page: PageNumber, buffer: UnsafeMutableRawPointer)], base: Meta)
+        throws(StorageError)
+    {
+        guard let log = commitLog else { throw .invalidArgument("no commit log") }
+        // Everything that can fail before the commit point comes first.
+        let mapping = try file.mapping(covering: Int(meta.pageCount) * meta.pageSize)
+        if let state = lockFile?.logState { log.adopt(epoch: state.epoch, end: state.end, records: state.records) }
+        if log.nextVersion != meta.version {
+            // The log does not continue from this commit's base (first logged commit, or the main file moved on
+            // through large commits or another durability setting): make the main file durable at the base and
+            // start a new epoch there. This commit's pages are in the main file too, on pages free in the base.
+            try checkpointLog(base)
+        }
+        let image = UnsafeMutableRawPointer.allocate(byteCount: meta.pageSize, alignment: 4096)
+        defer { image.deallocate() }
+        meta.encode(into: image, slot: PageNumber(meta.version % 2))
+        do {
+            try log.append(version: meta.version, pages: pages, meta: UnsafeRawPointer(image))
+        } catch {
+            // The record may have reached the disk in part or even whole: make sure replay can never apply it.
+            do {
+                try log.invalidateFailedRecord()
+            } catch let repair {
+                state.withLock { $0.poisoned = repair }
+            }
+            throw error
+        }
+        lockFile?.logState = (log.epoch, log.end, log.recordCount)
+        // The commit is durable. Write its meta into the main file; a failure here only delays that until the
+        // next checkpoint, which rewrites the newest meta.
+        try? file.write(
+            UnsafeRawBufferPointer(start: image, count: meta.pageSize), at: Int(meta.version % 2) * meta.pageSize)
+        publish(meta, mapping: mapping)
+        if log.wantsCheckpoint { try? checkpointLog(meta) }
+    }
+
+    /// Makes the main file durable at `meta` (rewriting its meta page first) and starts a new log epoch there.
+    func checkpointLog(_ meta: Meta) throws(StorageError) {
+        guard let log = commitLog else { return }
+        try writeMetaPage(meta, slot: Int(meta.version % 2), durable: true)
+        try log.checkpoint(at: meta.version)
+        lockFile?.logState = (log.epoch, log.end, log.recordCount)
     }
 
     private func writeMetaPage(_ meta: Meta, slot: Int, durable: Bool) throws(StorageError) {
