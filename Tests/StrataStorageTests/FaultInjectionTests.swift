@@ -85,17 +85,13 @@ struct FaultInjectionTests {
             let recovered = try Store.open(
                 file: FaultInjectingFile(name: "recovered-\(trial)", image: image),
                 options: StoreOptions(pageSize: 1024))
-            let report = try recovered.verify()
-            #expect(report.isValid, "trial \(trial): \(report)")
-            let contents = try contents(of: try recovered.read().tree(named: "data"))
-            if recovered.latestVersion == ackedVersion {
-                #expect(contents == acknowledged, "trial \(trial): acknowledged commit \(ackedVersion) damaged")
+            if try expectRecovered(
+                recovered, acknowledged: acknowledged, ackedVersion: ackedVersion, attempted: attempted,
+                committed: committed,
+                trial: trial)
+            {
                 outcomes.acknowledged += 1
             } else {
-                #expect(
-                    !committed && recovered.latestVersion == ackedVersion + 1,
-                    "trial \(trial): recovered version \(recovered.latestVersion), acknowledged \(ackedVersion)")
-                #expect(contents == attempted, "trial \(trial): the interrupted commit survived only in part")
                 outcomes.interruptedCommitSurvived += 1
             }
         }
@@ -294,17 +290,13 @@ struct CommitLogTests {
                 file: FaultInjectingFile(name: "recovered-main-\(trial)", image: mainImage),
                 log: FaultInjectingFile(name: "recovered-log-\(trial)", image: logImage),
                 options: StoreOptions(pageSize: 1024))
-            let report = try recovered.verify()
-            #expect(report.isValid, "trial \(trial): \(report)")
-            let contents = try contents(of: try recovered.read().tree(named: "data"))
-            if recovered.latestVersion == ackedVersion {
-                #expect(contents == acknowledged, "trial \(trial): acknowledged commit \(ackedVersion) damaged")
+            if try expectRecovered(
+                recovered, acknowledged: acknowledged, ackedVersion: ackedVersion, attempted: attempted,
+                committed: committed,
+                trial: trial)
+            {
                 outcomes.acknowledged += 1
             } else {
-                #expect(
-                    !committed && recovered.latestVersion == ackedVersion + 1,
-                    "trial \(trial): recovered \(recovered.latestVersion), acknowledged \(ackedVersion)")
-                #expect(contents == attempted, "trial \(trial): the interrupted commit survived only in part")
                 outcomes.interrupted += 1
             }
         }
@@ -378,4 +370,24 @@ struct CommitLogTests {
         #expect(recovered.latestVersion == 3)
         #expect(try contents(of: try recovered.read().tree(named: "data")) == model)
     }
+}
+
+/// Checks a store recovered after a power cut: it verifies clean and holds either the last acknowledged commit
+/// or, whole, the commit that was interrupted (never acknowledged). Returns true for the first case.
+func expectRecovered(
+    _ recovered: Store, acknowledged: [[UInt8]: [UInt8]], ackedVersion: UInt64, attempted: [[UInt8]: [UInt8]],
+    committed: Bool, trial: Int
+) throws -> Bool {
+    let report = try recovered.verify()
+    #expect(report.isValid, "trial \(trial): \(report)")
+    let contents = try contents(of: try recovered.read().tree(named: "data"))
+    if recovered.latestVersion == ackedVersion {
+        #expect(contents == acknowledged, "trial \(trial): acknowledged commit \(ackedVersion) damaged")
+        return true
+    }
+    #expect(
+        !committed && recovered.latestVersion == ackedVersion + 1,
+        "trial \(trial): recovered version \(recovered.latestVersion), acknowledged \(ackedVersion)")
+    #expect(contents == attempted, "trial \(trial): the interrupted commit survived only in part")
+    return false
 }
