@@ -58,26 +58,18 @@ struct FaultInjectionTests {
             var attempted = acknowledged
             _ = try txn.tree(named: "data", create: .keyed)
             _ = try prepareCommit(txn, large: Int.random(in: 0..<4, using: &generator) == 0, &attempted, &generator)
-            var faults = FaultInjectingFile.Faults(powerLoss: true)
-            if Bool.random(using: &generator) {
-                faults.failWrite = Int.random(in: 1...12, using: &generator)
-            } else {
-                faults.failSync = Int.random(in: 1...2, using: &generator)
-            }
+            let faults = randomPowerCut(maxWrite: 12, &generator)
             disk.schedule(faults)
-            var committed = false
-            var committedVersion = ackedVersion
-            do {
-                committedVersion = try txn.commit()
-                committed = true
-            } catch {
+            let outcome = commitThroughPowerCut(txn)
+            if case .failure(let error) = outcome {
                 #expect(
                     error
                         == .io(path: disk.path, operation: faults.failWrite != nil ? "pwrite" : "fdatasync", code: EIO))
             }
-            if committed {
+            let committed = (try? outcome.get()) != nil
+            if case .success(let version) = outcome {
                 acknowledged = attempted
-                ackedVersion = committedVersion
+                ackedVersion = version
             }
             disk.powerOff()
 
@@ -259,22 +251,12 @@ struct CommitLogTests {
             var attempted = acknowledged
             try batch(txn, &attempted, &generator, large: Int.random(in: 0..<6, using: &generator) == 0)
             let target = Bool.random(using: &generator) ? main : logFile
-            var faults = FaultInjectingFile.Faults(powerLoss: true)
-            if Bool.random(using: &generator) {
-                faults.failWrite = Int.random(in: 1...8, using: &generator)
-            } else {
-                faults.failSync = Int.random(in: 1...2, using: &generator)
-            }
-            target.schedule(faults)
-            var committed = false
-            var committedVersion = ackedVersion
-            do {
-                committedVersion = try txn.commit()
-                committed = true
-            } catch {}
-            if committed {
+            target.schedule(randomPowerCut(maxWrite: 8, &generator))
+            let outcome = commitThroughPowerCut(txn)
+            let committed = (try? outcome.get()) != nil
+            if case .success(let version) = outcome {
                 acknowledged = attempted
-                ackedVersion = committedVersion
+                ackedVersion = version
             }
             main.powerOff()
             logFile.powerOff()
@@ -390,4 +372,20 @@ func expectRecovered(
         "trial \(trial): recovered version \(recovered.latestVersion), acknowledged \(ackedVersion)")
     #expect(contents == attempted, "trial \(trial): the interrupted commit survived only in part")
     return false
+}
+
+/// A power cut at a random write (1...maxWrite) or at one of the first two syncs.
+func randomPowerCut(maxWrite: Int, _ generator: inout SeededGenerator) -> FaultInjectingFile.Faults {
+    var faults = FaultInjectingFile.Faults(powerLoss: true)
+    if Bool.random(using: &generator) {
+        faults.failWrite = Int.random(in: 1...maxWrite, using: &generator)
+    } else {
+        faults.failSync = Int.random(in: 1...2, using: &generator)
+    }
+    return faults
+}
+
+/// Commits `transaction`, returning the version it acknowledged or the error it reported.
+func commitThroughPowerCut(_ transaction: WriteTransaction) -> Result<UInt64, StorageError> {
+    do throws(StorageError) { return .success(try transaction.commit()) } catch { return .failure(error) }
 }

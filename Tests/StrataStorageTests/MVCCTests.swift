@@ -68,8 +68,10 @@ struct MVCCTests {
     @Test func emptyCommitDoesNotCreateAVersion() throws {
         let store = try Store.inMemory(options: testOptions())
         try put(store, 1, [UInt8]("a"))
-        let version = try store.write { txn in try #require(try txn.tree(named: "t")).id }
-        _ = version
+        // A transaction that only reads commits nothing: no new version, no write to the file.
+        let committed = try store.beginWrite()
+        #expect(try committed.get(key(1), in: try #require(try committed.tree(named: "t"))) == [UInt8]("a"))
+        #expect(try committed.commit() == 1)
         #expect(store.latestVersion == 1)
     }
 

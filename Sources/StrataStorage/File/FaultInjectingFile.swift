@@ -57,9 +57,6 @@ final class FaultInjectingFile: MemoryFile, @unchecked Sendable {
         }
     }
 
-    /// Number of writes and syncs since the last ``schedule(_:)``.
-    var counts: (writes: Int, syncs: Int) { tracking.withLock { ($0.writes, $0.syncs) } }
-
     /// Bytes that survived the last successful sync.
     var durableImage: [UInt8] { tracking.withLock { $0.durable } }
 

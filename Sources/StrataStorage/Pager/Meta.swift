@@ -88,12 +88,6 @@ struct Meta: Sendable, Equatable {
         case inconsistent(String)
     }
 
-    /// Whether decoding succeeded (used by recovery to report on both slots).
-    static func isSuccess(_ result: Result<Meta, Rejection>) -> Bool {
-        if case .success = result { return true }
-        return false
-    }
-
     /// Reads meta slot `slot` from `page`, which holds at least `available` readable bytes.
     static func decode(_ page: UnsafeRawPointer, slot: PageNumber, available: Int) -> Result<Meta, Rejection> {
         guard available >= 256 else { return .failure(.notStrata) }
@@ -149,9 +143,4 @@ enum PageChecksum {
     static func verify(_ page: UnsafeRawPointer, page number: PageNumber, pageSize: Int) -> Bool {
         page.u64(PageHeader.checksum) == compute(page, page: number, pageSize: pageSize)
     }
-}
-
-extension Result where Success == Meta, Failure == Meta.Rejection {
-    /// Whether the slot decoded.
-    var isSuccess: Bool { Meta.isSuccess(self) }
 }

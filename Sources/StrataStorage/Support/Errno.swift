@@ -8,9 +8,6 @@
 
 /// Helpers around `errno` for the POSIX layer.
 enum Errno {
-    /// The current thread's `errno`.
-    static var current: Int32 { errno }
-
     /// The system's text for an error number.
     static func describe(_ code: Int32) -> String {
         guard let text = strerror(code) else { return "unknown error" }

@@ -140,9 +140,6 @@ final class LockFile: @unchecked Sendable {
     /// Changes whenever any process commits. Readers compare it before and after publishing a pin.
     var changeCounter: UInt64 { atomic(16).pointee.load(ordering: .sequentiallyConsistent) }
 
-    /// The newest version a writer announced (informational).
-    var announcedVersion: UInt64 { atomic(24).pointee.load(ordering: .sequentiallyConsistent) }
-
     /// Announces a durable commit to other processes.
     func announceCommit(version: UInt64) {
         atomic(24).pointee.store(version, ordering: .sequentiallyConsistent)
