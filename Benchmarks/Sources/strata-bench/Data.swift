@@ -70,7 +70,9 @@ final class ValueBuffer {
 
     init() {
         base = .allocate(byteCount: ValueBuffer.size, alignment: 16)
-        for offset in 0..<ValueBuffer.size { base.storeBytes(of: UInt8(truncatingIfNeeded: offset &* 37 &+ 11), toByteOffset: offset, as: UInt8.self) }
+        for offset in 0..<ValueBuffer.size {
+            base.storeBytes(of: UInt8(truncatingIfNeeded: offset &* 37 &+ 11), toByteOffset: offset, as: UInt8.self)
+        }
     }
 
     deinit { base.deallocate() }
@@ -152,7 +154,8 @@ struct ScanSummary {
         guard count == n else { throw .verification("scan saw \(count) entries, expected \(n)") }
         guard ordered else { throw .verification("scan returned keys out of order") }
         guard bytes == n * (KeyTable.keySize + ValueBuffer.size) else {
-            throw .verification("scan saw \(bytes) key+value bytes, expected \(n * (KeyTable.keySize + ValueBuffer.size))")
+            throw .verification(
+                "scan saw \(bytes) key+value bytes, expected \(n * (KeyTable.keySize + ValueBuffer.size))")
         }
         let expected = n > 0 ? UInt64(n) * UInt64(n - 1) / 2 : 0
         guard indexSum == expected else { throw .verification("scan values do not match the inserted ones") }

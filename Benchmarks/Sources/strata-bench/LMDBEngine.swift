@@ -3,7 +3,8 @@ import CLMDB
 final class LMDBEngine: Engine {
     static let name = "LMDB"
     static let slug = "lmdb"
-    static let settings = "LMDB default environment flags (synced commits: no MDB_NOSYNC/MDB_NOMETASYNC/MDB_WRITEMAP), map size 8 GiB, a named database (`mdb_dbi_open(\"bench\", MDB_CREATE)`, as Strata uses a named tree), plain `mdb_put` (no MDB_APPEND), zero-copy `mdb_get`/cursor reads"
+    static let settings =
+        "LMDB default environment flags (synced commits: no MDB_NOSYNC/MDB_NOMETASYNC/MDB_WRITEMAP), map size 8 GiB, a named database (`mdb_dbi_open(\"bench\", MDB_CREATE)`, as Strata uses a named tree), plain `mdb_put` (no MDB_APPEND), zero-copy `mdb_get`/cursor reads"
 
     /// Library version string, e.g. "LMDB 0.9.24: (July 24, 2019)".
     static var version: String { String(cString: mdb_version(nil, nil, nil)) }
@@ -42,21 +43,20 @@ final class LMDBEngine: Engine {
         let values = ValueBuffer()
         var txn: OpaquePointer?
         try Self.check(mdb_txn_begin(env, nil, 0, &txn), "mdb_txn_begin")
-        var key = MDB_val()
-        var data = MDB_val()
-        for index in 0..<keys.count {
-            key.mv_size = KeyTable.keySize
-            key.mv_data = keys.pointer(index)
-            let value = values.value(for: index)
-            data.mv_size = value.count
-            data.mv_data = UnsafeMutableRawPointer(mutating: value.baseAddress)
-            let code = mdb_put(txn, dbi, &key, &data, 0)
-            if code != MDB_SUCCESS {
-                mdb_txn_abort(txn)
-                try Self.check(code, "mdb_put")
-            }
-        }
+        for index in 0..<keys.count { try put(keys, index, value: values.value(for: index), in: txn) }
         try Self.check(mdb_txn_commit(txn), "mdb_txn_commit")
+    }
+
+    /// Puts key `index` with `value` in `txn`; aborts the transaction if the put fails.
+    @inline(__always)
+    private func put(_ keys: KeyTable, _ index: Int, value: UnsafeRawBufferPointer, in txn: OpaquePointer?) throws {
+        var key = MDB_val(mv_size: KeyTable.keySize, mv_data: keys.pointer(index))
+        var data = MDB_val(mv_size: value.count, mv_data: UnsafeMutableRawPointer(mutating: value.baseAddress))
+        let code = mdb_put(txn, dbi, &key, &data, 0)
+        if code != MDB_SUCCESS {
+            mdb_txn_abort(txn)
+            try Self.check(code, "mdb_put")
+        }
     }
 
     func getAll(_ keys: KeyTable, order: [Int]) throws -> Int {
@@ -100,21 +100,10 @@ final class LMDBEngine: Engine {
 
     func commitEach(_ keys: KeyTable, firstIndex: Int) throws {
         let values = ValueBuffer()
-        var key = MDB_val()
-        var data = MDB_val()
         for index in 0..<keys.count {
             var txn: OpaquePointer?
             try Self.check(mdb_txn_begin(env, nil, 0, &txn), "mdb_txn_begin")
-            key.mv_size = KeyTable.keySize
-            key.mv_data = keys.pointer(index)
-            let value = values.value(for: firstIndex + index)
-            data.mv_size = value.count
-            data.mv_data = UnsafeMutableRawPointer(mutating: value.baseAddress)
-            let code = mdb_put(txn, dbi, &key, &data, 0)
-            if code != MDB_SUCCESS {
-                mdb_txn_abort(txn)
-                try Self.check(code, "mdb_put")
-            }
+            try put(keys, index, value: values.value(for: firstIndex + index), in: txn)
             try Self.check(mdb_txn_commit(txn), "mdb_txn_commit")
         }
     }

@@ -20,14 +20,17 @@ struct MachineInfo {
         let swift = run(["swift", "--version"])?.split(separator: "\n").first.map(String.init)
         let root = packageRoot()
         var revision = run(["git", "-C", root, "rev-parse", "--short=12", "HEAD"]) ?? "unknown"
-        if let status = run(["git", "-C", root, "status", "--porcelain", "--", "Sources/StrataStorage"]), !status.isEmpty {
+        if let status = run(["git", "-C", root, "status", "--porcelain", "--", "Sources/StrataStorage"]),
+            !status.isEmpty
+        {
             revision += " (StrataStorage has uncommitted changes)"
         }
         return MachineInfo(
             processors: nproc,
             cpuModel: field("model name", in: cpuinfo) ?? "unknown",
             memory: field("MemTotal", in: meminfo).map(formatMemory) ?? "unknown",
-            kernel: readFile("/proc/sys/kernel/osrelease")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "unknown",
+            kernel: readFile("/proc/sys/kernel/osrelease")?.trimmingCharacters(in: .whitespacesAndNewlines)
+                ?? "unknown",
             system: osRelease() ?? "unknown",
             swiftVersion: swift ?? "unknown",
             strataRevision: revision,

@@ -3,7 +3,8 @@ import Foundation
 /// Builds the Markdown report.
 enum Report {
     static let columns: [(slug: String, name: String)] = [
-        (StrataEngine.slug, StrataEngine.name), (LMDBEngine.slug, LMDBEngine.name), (SQLiteEngine.slug, SQLiteEngine.name),
+        (StrataEngine.slug, StrataEngine.name), (LMDBEngine.slug, LMDBEngine.name),
+        (SQLiteEngine.slug, SQLiteEngine.name),
     ]
 
     static func header(options: Options, machine: MachineInfo, command: String, directory: String) -> String {
@@ -15,9 +16,13 @@ enum Report {
         lines.append("- Machine: \(machine.processors) CPUs (`nproc`), \(machine.cpuModel), \(machine.memory) RAM")
         lines.append("- System: \(machine.system), Linux kernel \(machine.kernel)")
         lines.append("- Databases in: `\(directory)` — \(machine.filesystem)")
-        lines.append("- Load average at start (1, 5, 15 min): \(MachineInfo.loadAverage()) — other work on the machine skews the numbers")
+        lines.append(
+            "- Load average at start (1, 5, 15 min): \(MachineInfo.loadAverage()) — other work on the machine skews the numbers"
+        )
         lines.append("- Swift: \(machine.swiftVersion); release build (`swift run -c release`)")
-        lines.append("- Strata: git \(machine.strataRevision); LMDB: \(MachineInfo.lmdbVersion); SQLite: \(MachineInfo.sqliteVersion) (system libsqlite3) through GRDB 7.10.0")
+        lines.append(
+            "- Strata: git \(machine.strataRevision); LMDB: \(MachineInfo.lmdbVersion); SQLite: \(MachineInfo.sqliteVersion) (system libsqlite3) through GRDB 7.10.0"
+        )
         lines.append(
             "- Engines run: \(options.engines.joined(separator: ", ")); warm-up round: \(options.warmup ? "yes" : "no"); "
                 + "runs per cell: \(options.repeats) (median shown, engines taking turns)")
@@ -28,7 +33,8 @@ enum Report {
         lines.append("- LMDB: \(LMDBEngine.settings).")
         lines.append("- SQLite: \(SQLiteEngine.settings).")
         lines.append("")
-        lines.append("""
+        lines.append(
+            """
             Keys are 16 bytes, values 100 bytes. Sequential keys are 128-bit big-endian counters; random keys come from \
             a fixed seed. Each engine gets fresh directories per N. Random gets, the scan and the durable commits run on \
             the database built by the random insert. Every workload is verified after timing (entry counts, every get \

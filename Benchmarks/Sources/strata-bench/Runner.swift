@@ -121,7 +121,9 @@ enum Runner {
                 sync()
                 let (_, time) = try measure { try database.insertAll(dataset.sequentialKeys) }
                 let count = try database.entryCount()
-                guard count == n else { throw BenchError.verification("sequential insert left \(count) entries, expected \(n)") }
+                guard count == n else {
+                    throw BenchError.verification("sequential insert left \(count) entries, expected \(n)")
+                }
                 note(.sequentialInsert, time)
             }
             try? manager.removeItem(atPath: sequentialDirectory)
@@ -130,12 +132,16 @@ enum Runner {
             sync()
             let (_, insertTime) = try measure { try database.insertAll(dataset.randomKeys) }
             let count = try database.entryCount()
-            guard count == n else { throw BenchError.verification("random insert left \(count) entries, expected \(n)") }
+            guard count == n else {
+                throw BenchError.verification("random insert left \(count) entries, expected \(n)")
+            }
             note(.randomInsert, insertTime)
 
             sync()
             let (found, getTime) = try measure { try database.getAll(dataset.randomKeys, order: dataset.getOrder) }
-            guard found == n else { throw BenchError.verification("random get found \(found) of \(n) keys with the right value") }
+            guard found == n else {
+                throw BenchError.verification("random get found \(found) of \(n) keys with the right value")
+            }
             note(.randomGet, getTime)
 
             sync()

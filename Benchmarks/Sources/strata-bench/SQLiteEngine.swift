@@ -39,7 +39,8 @@ final class SQLiteEngine: Engine {
             let cache = try Int.fetchOne(db, sql: "PRAGMA cache_size")
             guard journal == "wal", synchronous == 2, cache == -SQLiteEngine.cacheSizeKiB else {
                 throw BenchError.engine(
-                    "SQLite settings not applied: journal_mode=\(journal ?? "?") synchronous=\(synchronous ?? -1) cache_size=\(cache ?? 0)")
+                    "SQLite settings not applied: journal_mode=\(journal ?? "?") synchronous=\(synchronous ?? -1) cache_size=\(cache ?? 0)"
+                )
             }
         }
     }
@@ -49,22 +50,26 @@ final class SQLiteEngine: Engine {
     }
 
     func insertAll(_ keys: KeyTable) throws {
+        try queue.write { db in try Self.insert(keys, firstValue: 0, into: db) }
+    }
+
+    /// Inserts every key with its value (value index `firstValue + i`) through one prepared statement. Inside a
+    /// transaction the rows commit together; in autocommit mode each statement is its own synced transaction.
+    private static func insert(_ keys: KeyTable, firstValue: Int, into db: Database) throws {
         let values = ValueBuffer()
-        try queue.write { db in
-            let statement = try db.makeStatement(sql: "INSERT INTO kv(k, v) VALUES (?, ?)")
-            let handle = statement.sqliteStatement
-            defer {
-                sqlite3_reset(handle)
-                sqlite3_clear_bindings(handle)
-            }
-            for index in 0..<keys.count {
-                let value = values.value(for: index)
-                sqlite3_bind_blob(handle, 1, keys.pointer(index), Int32(KeyTable.keySize), nil)
-                sqlite3_bind_blob(handle, 2, value.baseAddress, Int32(value.count), nil)
-                let code = sqlite3_step(handle)
-                guard code == SQLITE_DONE else { throw Self.failure(db, code, "insert") }
-                sqlite3_reset(handle)
-            }
+        let statement = try db.makeStatement(sql: "INSERT INTO kv(k, v) VALUES (?, ?)")
+        let handle = statement.sqliteStatement
+        defer {
+            sqlite3_reset(handle)
+            sqlite3_clear_bindings(handle)
+        }
+        for index in 0..<keys.count {
+            let value = values.value(for: firstValue + index)
+            sqlite3_bind_blob(handle, 1, keys.pointer(index), Int32(KeyTable.keySize), nil)
+            sqlite3_bind_blob(handle, 2, value.baseAddress, Int32(value.count), nil)
+            let code = sqlite3_step(handle)
+            guard code == SQLITE_DONE else { throw failure(db, code, "insert") }
+            sqlite3_reset(handle)
         }
     }
 
@@ -114,24 +119,8 @@ final class SQLiteEngine: Engine {
     }
 
     func commitEach(_ keys: KeyTable, firstIndex: Int) throws {
-        let values = ValueBuffer()
-        try queue.writeWithoutTransaction { db in
-            let statement = try db.makeStatement(sql: "INSERT INTO kv(k, v) VALUES (?, ?)")
-            let handle = statement.sqliteStatement
-            defer {
-                sqlite3_reset(handle)
-                sqlite3_clear_bindings(handle)
-            }
-            for index in 0..<keys.count {
-                let value = values.value(for: firstIndex + index)
-                sqlite3_bind_blob(handle, 1, keys.pointer(index), Int32(KeyTable.keySize), nil)
-                sqlite3_bind_blob(handle, 2, value.baseAddress, Int32(value.count), nil)
-                // Autocommit: each statement is its own transaction, committed (WAL frame synced) on return.
-                let code = sqlite3_step(handle)
-                guard code == SQLITE_DONE else { throw Self.failure(db, code, "insert") }
-                sqlite3_reset(handle)
-            }
-        }
+        // Autocommit: each insert is its own transaction, committed (WAL frame synced) on return.
+        try queue.writeWithoutTransaction { db in try Self.insert(keys, firstValue: firstIndex, into: db) }
     }
 
     func entryCount() throws -> Int {

@@ -3,7 +3,8 @@ import StrataStorage
 final class StrataEngine: Engine {
     static let name = "Strata"
     static let slug = "strata"
-    static let settings = "StrataStorage `StoreOptions(pageSize: 4096, durability: .full)` (small commits: pages and meta written, one fdatasync, the meta listing every page with its checksum; large commits: fdatasync of the pages, then of the meta page)"
+    static let settings =
+        "StrataStorage `StoreOptions(pageSize: 4096, durability: .full)` (small commits: pages and meta written, one fdatasync, the meta listing every page with its checksum; large commits: fdatasync of the pages, then of the meta page)"
 
     private static let treeName = "bench"
     private let store: Store

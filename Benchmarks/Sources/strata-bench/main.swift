@@ -15,14 +15,17 @@ do {
 let base: String
 do {
     let parent = options.directory ?? FileManager.default.temporaryDirectory.path
-    base = (parent.hasSuffix("/") ? String(parent.dropLast()) : parent) + "/strata-bench-\(ProcessInfo.processInfo.processIdentifier)"
+    base =
+        (parent.hasSuffix("/") ? String(parent.dropLast()) : parent)
+        + "/strata-bench-\(ProcessInfo.processInfo.processIdentifier)"
     try FileManager.default.createDirectory(atPath: base, withIntermediateDirectories: true)
 } catch {
     Runner.log("cannot create the database directory: \(error)")
     exit(1)
 }
 
-let command = ProcessInfo.processInfo.environment["STRATA_BENCH_COMMAND"]
+let command =
+    ProcessInfo.processInfo.environment["STRATA_BENCH_COMMAND"]
     ?? CommandLine.arguments.joined(separator: " ")
 let machine = MachineInfo.collect(databaseDirectory: base)
 var report = Report.header(options: options, machine: machine, command: command, directory: base)
