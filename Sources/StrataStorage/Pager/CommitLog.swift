@@ -9,14 +9,18 @@
 /// Layout (page size of the main file):
 /// ```
 /// page 0   header: u64 checksum | u64 magic "STRATLOG" | u32 format | u32 page size | u64 epoch
-/// then     records, each (n + 2) pages:
-///            record page: u64 checksum | u64 magic "STRATREC" | u64 epoch | u64 version | u32 n | u32 0 |
-///                         n × (u32 page number, u64 checksum of that page's image)
-///            the n page images, then the meta page image
+/// then     records, each starting on a page boundary and padded to whole pages:
+///            u64 checksum | u64 magic "STRATREC" | u64 epoch | u64 version | u32 n | u32 length |
+///            (n + 1) × (u32 page number, u64 checksum of that page, u16 head, u16 tail) — the n pages, then the
+///                      meta page (numbered with its slot, 0 or 1) |
+///            for each of those pages in order: its bytes [0, head), then its bytes [tail, page size)
 /// ```
-/// Checksums are XXH64 over bytes [8, page size), seeded with the epoch for record pages. A record belongs to the
-/// log only if its epoch equals the header's and its version is the epoch plus its position (1, 2, ...); records
-/// left over from before a checkpoint, torn records and garbage all fail these checks.
+/// A page's bytes between `head` and `tail` are zero (see ``PageExtents``), so a record carries only what the
+/// pages hold: a single-put commit that copies five half-full pages logs about two pages, not seven. The header
+/// checksum is XXH64 over bytes [8, length) of the record, seeded with the epoch (header checksum: bytes [8, page
+/// size), seed 0); every rebuilt page must also match its own checksum and the record's version. A record
+/// belongs to the log only if its epoch equals the header's and its version is the epoch plus its position
+/// (1, 2, ...); records left over from before a checkpoint, torn records and garbage all fail these checks.
 ///
 /// Recovery replays the valid records in order — page images, then the meta image — into the main file, syncs
 /// it and starts a new epoch. That is safe with copy-on-write: the main file was durable at the epoch, and no
@@ -31,14 +35,14 @@ final class CommitLog {
 
     static let headerMagic: UInt64 = 0x474F_4C54_4152_5453  // "STRATLOG" little-endian
     static let recordMagic: UInt64 = 0x4345_5254_4152_5453  // "STRATREC" little-endian
-    static let format: UInt32 = 1
+    static let format: UInt32 = 2
     /// The log starts over at the next checkpoint once it holds this many bytes.
     static let checkpointBytes = 4 << 20
     private static let recordHeader = 40
-    private static let stampSize = 12
+    private static let stampSize = 16
 
-    /// Pages one record can carry.
-    static func maxPages(pageSize: Int) -> Int { (pageSize - recordHeader) / stampSize }
+    /// Pages one record can carry (besides its meta page): their stamps fit in the record's first page.
+    static func maxPages(pageSize: Int) -> Int { (pageSize - recordHeader) / stampSize - 1 }
 
     private init(file: any PageFile, pageSize: Int, epoch: UInt64) {
         self.file = file
@@ -60,7 +64,7 @@ final class CommitLog {
         else { return nil }
         let log = CommitLog(file: file, pageSize: pageSize, epoch: mapping.base.u64(24))
         let records = log.validRecords(in: mapping, size: size)
-        log.end = pageSize + records.reduce(0) { $0 + ($1.pages.count + 2) * pageSize }
+        log.end = pageSize + records.reduce(0) { $0 + $1.length }
         log.recordCount = records.count
         return (log, records)
     }
@@ -108,8 +112,19 @@ final class CommitLog {
         let version: UInt64
         let pages: [(number: PageNumber, image: UnsafeRawPointer)]
         let meta: UnsafeRawPointer
-        /// Keeps the images' memory mapped.
-        let mapping: Mapping
+        /// Bytes the record takes in the log, padding included.
+        let length: Int
+        /// Owns the rebuilt page images.
+        let images: PageImages
+    }
+
+    /// Rebuilt page images, freed with the last record that uses them.
+    final class PageImages {
+        let base: UnsafeMutableRawPointer
+        init(count: Int, pageSize: Int) {
+            base = UnsafeMutableRawPointer.allocate(byteCount: max(1, count) * pageSize, alignment: 4096)
+        }
+        deinit { base.deallocate() }
     }
 
     /// The records of the current epoch, in order, up to the first one that is missing, torn or stale.
@@ -118,39 +133,64 @@ final class CommitLog {
         var offset = pageSize
         var expected = epoch + 1
         let limit = min(size, mapping.capacity)
-        while offset + 2 * pageSize <= limit {
-            let header = mapping.base + offset
-            guard header.u64(8) == Self.recordMagic, header.u64(16) == epoch, header.u64(24) == expected,
-                header.u64(0) == Checksum.xxh64(header + 8, count: pageSize - 8, seed: epoch)
+        while offset + Self.recordHeader <= limit {
+            guard let record = rebuildRecord(at: mapping.base + offset, available: limit - offset, version: expected)
             else { break }
-            let count = Int(header.u32(32))
-            guard count <= Self.maxPages(pageSize: pageSize), offset + (count + 2) * pageSize <= limit else { break }
-            var pages: [(number: PageNumber, image: UnsafeRawPointer)] = []
-            var intact = true
-            for index in 0..<count {
-                let number = header.u32(Self.recordHeader + index * Self.stampSize)
-                let checksum = header.u64(Self.recordHeader + index * Self.stampSize + 4)
-                let image = header + (index + 1) * pageSize
-                guard number >= 2, image.u64(PageHeader.checksum) == checksum,
-                    image.u64(PageHeader.version) == expected,
-                    PageChecksum.verify(image, page: number, pageSize: pageSize)
-                else {
-                    intact = false
-                    break
-                }
-                pages.append((number, image))
-            }
-            let meta = header + (count + 1) * pageSize
-            guard intact,
-                case .success(let decoded) = Meta.decode(meta, slot: PageNumber(expected % 2), available: pageSize),
-                decoded.version == expected
-            else { break }
-            records.append(Record(version: expected, pages: pages, meta: meta, mapping: mapping))
-            offset += (count + 2) * pageSize
+            records.append(record)
+            offset += record.length
             expected += 1
         }
         return records
     }
+
+    /// Checks and rebuilds the record at `start`, which must have `version`; nil if it is not a whole, valid
+    /// record of this epoch.
+    private func rebuildRecord(at start: UnsafeRawPointer, available: Int, version: UInt64) -> Record? {
+        guard start.u64(8) == Self.recordMagic, start.u64(16) == epoch, start.u64(24) == version else { return nil }
+        let count = Int(start.u32(32))
+        let length = Int(start.u32(36))
+        let stampsEnd = Self.recordHeader + (count + 1) * Self.stampSize
+        guard count <= Self.maxPages(pageSize: pageSize), stampsEnd <= length, length <= available,
+            start.u64(0) == Checksum.xxh64(start + 8, count: length - 8, seed: epoch)
+        else { return nil }
+        let images = PageImages(count: count + 1, pageSize: pageSize)
+        var pages: [(number: PageNumber, image: UnsafeRawPointer)] = []
+        pages.reserveCapacity(count)
+        var body = stampsEnd
+        for index in 0...count {
+            let stamp = start + Self.recordHeader + index * Self.stampSize
+            let number = stamp.u32(0)
+            let head = Int(stamp.u16(12))
+            let tail = Int(stamp.u16(14))
+            let isMeta = index == count
+            guard isMeta ? number == PageNumber(version % 2) : number >= 2,
+                PageHeader.size <= head, head <= tail, tail <= pageSize,
+                body + head + (pageSize - tail) <= length
+            else { return nil }
+            let image = images.base + index * pageSize
+            image.copyMemory(from: start + body, byteCount: head)
+            image.advanced(by: head).initializeMemory(as: UInt8.self, repeating: 0, count: tail - head)
+            image.advanced(by: tail).copyMemory(from: start + body + head, byteCount: pageSize - tail)
+            body += head + (pageSize - tail)
+            if isMeta {
+                guard case .success(let decoded) = Meta.decode(image, slot: number, available: pageSize),
+                    decoded.version == version
+                else { return nil }
+            } else {
+                guard UnsafeRawPointer(image).u64(PageHeader.checksum) == stamp.u64(4),
+                    UnsafeRawPointer(image).u64(PageHeader.version) == version,
+                    PageChecksum.verify(image, page: number, pageSize: pageSize)
+                else { return nil }
+                pages.append((number, UnsafeRawPointer(image)))
+            }
+        }
+        guard body == length else { return nil }
+        return Record(
+            version: version, pages: pages, meta: UnsafeRawPointer(images.base + count * pageSize),
+            length: roundedToPages(length), images: images)
+    }
+
+    private func roundedToPages(_ length: Int) -> Int { (length + pageSize - 1) / pageSize * pageSize }
 
     /// Writes the records' pages and metas into the main file, syncs it and starts a new epoch after the last.
     func replay(_ records: [Record], into main: any PageFile) throws(StorageError) {
@@ -175,26 +215,47 @@ final class CommitLog {
     ) throws(StorageError) {
         precondition(version == epoch + UInt64(recordCount) + 1, "log records must be consecutive")
         precondition(pages.count <= Self.maxPages(pageSize: pageSize), "too many pages for one log record")
-        let header = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 4096)
-        defer { header.deallocate() }
-        header.initializeMemory(as: UInt8.self, repeating: 0, count: pageSize)
-        header.setU64(8, Self.recordMagic)
-        header.setU64(16, epoch)
-        header.setU64(24, version)
-        header.setU32(32, UInt32(pages.count))
-        var buffers = [UnsafeRawBufferPointer(start: header, count: pageSize)]
-        buffers.reserveCapacity(pages.count + 2)
-        for (index, page) in pages.enumerated() {
-            header.setU32(Self.recordHeader + index * Self.stampSize, page.page)
-            header.setU64(
-                Self.recordHeader + index * Self.stampSize + 4, UnsafeRawPointer(page.buffer).u64(PageHeader.checksum))
-            buffers.append(UnsafeRawBufferPointer(start: page.buffer, count: pageSize))
+        let stampsEnd = Self.recordHeader + (pages.count + 1) * Self.stampSize
+        var length = stampsEnd
+        var extents: [(head: Int, tail: Int)] = []
+        extents.reserveCapacity(pages.count + 1)
+        for page in pages {
+            let extent = PageExtents.of(UnsafeRawPointer(page.buffer), pageSize: pageSize)
+            extents.append(extent)
+            length += extent.head + pageSize - extent.tail
         }
-        buffers.append(UnsafeRawBufferPointer(start: meta, count: pageSize))
-        header.setU64(0, Checksum.xxh64(UnsafeRawPointer(header) + 8, count: pageSize - 8, seed: epoch))
-        try file.write(buffers, at: end)
+        let metaExtent = PageExtents.of(meta, pageSize: pageSize)
+        extents.append(metaExtent)
+        length += metaExtent.head + pageSize - metaExtent.tail
+        let padded = roundedToPages(length)
+        let record = UnsafeMutableRawPointer.allocate(byteCount: padded, alignment: 4096)
+        defer { record.deallocate() }
+        record.initializeMemory(as: UInt8.self, repeating: 0, count: Self.recordHeader)
+        record.setU64(8, Self.recordMagic)
+        record.setU64(16, epoch)
+        record.setU64(24, version)
+        record.setU32(32, UInt32(pages.count))
+        record.setU32(36, UInt32(length))
+        var body = stampsEnd
+        for index in 0...pages.count {
+            let (number, image) =
+                index < pages.count
+                ? (pages[index].page, UnsafeRawPointer(pages[index].buffer)) : (PageNumber(version % 2), meta)
+            let (head, tail) = extents[index]
+            let stamp = record + Self.recordHeader + index * Self.stampSize
+            stamp.setU32(0, number)
+            stamp.setU64(4, image.u64(PageHeader.checksum))
+            stamp.setU16(12, UInt16(head))
+            stamp.setU16(14, UInt16(tail))
+            (record + body).copyMemory(from: image, byteCount: head)
+            (record + body + head).copyMemory(from: image + tail, byteCount: pageSize - tail)
+            body += head + pageSize - tail
+        }
+        (record + length).initializeMemory(as: UInt8.self, repeating: 0, count: padded - length)
+        record.setU64(0, Checksum.xxh64(UnsafeRawPointer(record) + 8, count: length - 8, seed: epoch))
+        try file.write(UnsafeRawBufferPointer(start: record, count: padded), at: end)
         try file.sync()
-        end += buffers.count * pageSize
+        end += padded
         recordCount += 1
     }
 

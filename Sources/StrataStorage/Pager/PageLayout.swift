@@ -85,3 +85,33 @@ struct PageGeometry: Sendable, Equatable {
         pageSize >= minimumPageSize && pageSize <= maximumPageSize && pageSize & (pageSize - 1) == 0
     }
 }
+
+/// The parts of a page that carry data: bytes `[0, head)` and `[tail, pageSize)`. Everything between is zero
+/// once ``zeroGap(_:pageSize:)`` has run, which every commit does before sealing a page, so the commit log can
+/// store a page as those two parts alone and rebuild it byte for byte.
+///
+/// Branch and leaf pages have a gap between their slot array and their entries; a meta page ends after its listed
+/// pages; other pages are used whole. Bounds that do not make sense (a damaged page) mean "used whole".
+enum PageExtents {
+    static func of(_ page: UnsafeRawPointer, pageSize: Int) -> (head: Int, tail: Int) {
+        switch page.u8(PageHeader.kind) {
+        case PageKind.branch.rawValue, PageKind.leaf.rawValue:
+            let head = PageHeader.size + Int(page.u16(PageHeader.count)) * PageHeader.slotSize
+            let tail = Int(page.u16(PageHeader.upper))
+            guard head <= tail, tail <= pageSize else { return (pageSize, pageSize) }
+            return (head, tail)
+        case PageKind.meta.rawValue:
+            let head = Meta.writtenOffset + Int(page.u32(Meta.writtenCountOffset)) * Meta.stampSize
+            return (min(head, pageSize), pageSize)
+        default:
+            return (pageSize, pageSize)
+        }
+    }
+
+    /// Zeroes the unused middle of a branch or leaf page.
+    @inline(__always)
+    static func zeroGap(_ page: UnsafeMutableRawPointer, pageSize: Int) {
+        let (head, tail) = of(UnsafeRawPointer(page), pageSize: pageSize)
+        if tail > head { (page + head).initializeMemory(as: UInt8.self, repeating: 0, count: tail - head) }
+    }
+}

@@ -182,8 +182,12 @@ final class WriteContext {
     /// Writes the pool and the freed list into the free tree.
     ///
     /// Inserting records can itself allocate pages (shrinking the pool) and copy free-tree pages (growing the
-    /// freed list), so records are first reserved at full size until the number of records stops changing,
-    /// and only then filled in. Reclaiming is switched off meanwhile so that nothing else edits the free tree.
+    /// freed list), so records are first reserved until their number and sizes stop changing, and only then
+    /// filled in. Reclaiming is switched off meanwhile so that nothing else edits the free tree.
+    ///
+    /// Records are sized to what they hold plus a little slack, not to the largest inline value: a small commit
+    /// frees a handful of pages, and full-size records would spread two or three of them over a page each, so
+    /// every commit would copy several free-tree pages. Sizes only grow while reserving, so the loop ends.
     private func saveFreeRecords() throws(StorageError) {
         // Saving copies free-tree pages and may split them, with reclaiming switched off. Top the pool up from
         // reusable records first, so that those pages are recycled ones; otherwise every commit would extend
@@ -193,29 +197,44 @@ final class WriteContext {
         reclaimDisabled = true
         try checkNoPageFreedTwice()
         let capacity = freeChunkCapacity
-        let recordSize = 4 + capacity * 4
-        var poolRecords = 0
-        var freedRecords = 0
+        var poolSizes: [Int] = []
+        var freedSizes: [Int] = []
         var rounds = 0
         while true {
-            let poolNeeded = (pool.count + capacity - 1) / capacity
-            let freedNeeded = (freed.count + capacity - 1) / capacity
-            if poolNeeded <= poolRecords && freedNeeded <= freedRecords { break }
             rounds += 1
             precondition(rounds < 1000, "free-list save did not converge")
-            while poolRecords < poolNeeded {
-                try reserveFreeRecord(
-                    Self.freeKey(freedAt: 0, writer: version, chunk: UInt32(poolRecords)), size: recordSize)
-                poolRecords += 1
-            }
-            while freedRecords < freedNeeded {
-                try reserveFreeRecord(
-                    Self.freeKey(freedAt: version, writer: version, chunk: UInt32(freedRecords)), size: recordSize)
-                freedRecords += 1
-            }
+            let poolChanged = try reserveFreeRecords(
+                count: pool.count, freedAt: 0, sizes: &poolSizes, capacity: capacity)
+            let freedChanged = try reserveFreeRecords(
+                count: freed.count, freedAt: version, sizes: &freedSizes, capacity: capacity)
+            if !poolChanged && !freedChanged { break }
         }
-        try fillFreeRecords(pool, records: poolRecords, freedAt: 0, capacity: capacity)
-        try fillFreeRecords(freed, records: freedRecords, freedAt: version, capacity: capacity)
+        try fillFreeRecords(pool, records: poolSizes.count, freedAt: 0, capacity: capacity)
+        try fillFreeRecords(freed, records: freedSizes.count, freedAt: version, capacity: capacity)
+    }
+
+    /// Pages a reserved record can take beyond its contents when first sized, so that the pages the
+    /// reservation itself allocates or frees rarely force a second size.
+    private static let freeRecordSlack = 8
+
+    /// Makes sure `count` page numbers fit in the records reserved so far (one record per `capacity` pages),
+    /// adding or enlarging records as needed. Returns whether anything changed.
+    private func reserveFreeRecords(count: Int, freedAt: UInt64, sizes: inout [Int], capacity: Int)
+        throws(StorageError) -> Bool
+    {
+        let needed = (count + capacity - 1) / capacity
+        var changed = false
+        for record in 0..<max(needed, sizes.count) {
+            let held = max(0, min(capacity, count - record * capacity))
+            let required = 4 + held * 4
+            if record < sizes.count && sizes[record] >= required { continue }
+            let size = 4 + min(capacity, held + Self.freeRecordSlack) * 4
+            let key = Self.freeKey(freedAt: freedAt, writer: version, chunk: UInt32(record))
+            try reserveFreeRecord(key, size: size)
+            if record < sizes.count { sizes[record] = size } else { sizes.append(size) }
+            changed = true
+        }
+        return changed
     }
 
     /// A damaged file (a page shared by two trees, a free-list record naming a page in use) could make this
@@ -282,6 +301,8 @@ final class WriteContext {
         var runs: [(start: PageNumber, buffers: [UnsafeRawBufferPointer])] = []
         for (page, buffer) in pages {
             buffer.setU64(PageHeader.version, version)
+            // Deterministic bytes everywhere: the log stores pages without their gaps, and no stale data lingers.
+            PageExtents.zeroGap(buffer, pageSize: pageSize)
             PageChecksum.seal(buffer, page: page, pageSize: pageSize)
             if listsPages {
                 written.append(Meta.PageStamp(page: page, checksum: UnsafeRawPointer(buffer).u64(PageHeader.checksum)))
