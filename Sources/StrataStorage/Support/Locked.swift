@@ -12,11 +12,12 @@
 /// ThreadSanitizer does not model, so every access it protects would be reported as a race and the sanitizer
 /// run of the concurrency suites would prove nothing. pthread mutexes are understood by every sanitizer and cost
 /// about the same uncontended.
-final class Locked<State>: @unchecked Sendable {
+public final class Locked<State>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var state: State
 
-    init(_ state: State) {
+    /// Protects `state`.
+    public init(_ state: State) {
         self.state = state
         mutex = .allocate(capacity: 1)
         pthread_mutex_init(mutex, nil)
@@ -29,7 +30,7 @@ final class Locked<State>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the state.
     @inline(__always)
-    func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
+    public func withLock<R, E: Error>(_ body: (inout State) throws(E) -> R) throws(E) -> R {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&state)

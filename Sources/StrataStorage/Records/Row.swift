@@ -1,0 +1,185 @@
+/// The encoding of one stored object: a fixed slot per column, so reading a property is one bounds check and one
+/// load, whatever the other columns hold.
+///
+/// ```
+/// 0        u8   format (1)
+/// 1        u16  column count n
+/// 3        ⌈n/8⌉ bytes null bitmap (bit c % 8 of byte c / 8 set: column c is null)
+/// then     n × 8-byte slots: fixed-size values inline (integers, floating point, booleans, object keys);
+///          variable-size values as (u32 offset into the tail, u32 length)
+/// then     the tail: variable-size bytes, back to back
+/// ```
+/// All integers are little-endian. Columns past `n` (added to the schema after the row was written) read as null.
+public enum RowFormat {
+    /// The format byte of rows written by this version.
+    public static let version: UInt8 = 1
+    static let headerSize = 3
+
+    static func slotsOffset(columns: Int) -> Int { headerSize + (columns + 7) / 8 }
+}
+
+/// Builds the bytes of one row. Every column starts null; set the non-null ones, then call ``finish()``.
+public struct RowBuilder: Sendable {
+    private var slots: [UInt64]
+    private var nulls: [UInt8]
+    private var tail: [UInt8] = []
+
+    /// A row of `columns` columns, all null.
+    public init(columns: Int) {
+        slots = [UInt64](repeating: 0, count: columns)
+        nulls = [UInt8](repeating: 0xFF, count: (columns + 7) / 8)
+        if columns % 8 != 0 { nulls[nulls.count - 1] = UInt8((1 << (columns % 8)) - 1) }
+    }
+
+    /// The number of columns.
+    public var columnCount: Int { slots.count }
+
+    private mutating func markPresent(_ column: Int) {
+        nulls[column >> 3] &= ~(1 << UInt8(column & 7))
+    }
+
+    /// Makes `column` null again.
+    public mutating func setNull(_ column: Int) {
+        nulls[column >> 3] |= 1 << UInt8(column & 7)
+        slots[column] = 0
+    }
+
+    /// Stores a signed integer (any width up to 64 bits), an object key or a boolean (0 or 1).
+    public mutating func setInt(_ column: Int, _ value: Int64) {
+        slots[column] = UInt64(bitPattern: value)
+        markPresent(column)
+    }
+
+    /// Stores a boolean.
+    public mutating func setBool(_ column: Int, _ value: Bool) { setInt(column, value ? 1 : 0) }
+
+    /// Stores a double by its bit pattern (exact, NaN payloads included).
+    public mutating func setDouble(_ column: Int, _ value: Double) {
+        slots[column] = value.bitPattern
+        markPresent(column)
+    }
+
+    /// Stores a float by its bit pattern.
+    public mutating func setFloat(_ column: Int, _ value: Float) {
+        slots[column] = UInt64(value.bitPattern)
+        markPresent(column)
+    }
+
+    /// Stores bytes in the tail.
+    public mutating func setBytes<C: Collection>(_ column: Int, _ bytes: C) where C.Element == UInt8 {
+        let offset = tail.count
+        tail.append(contentsOf: bytes)
+        slots[column] =
+            UInt64(UInt32(truncatingIfNeeded: offset)) | UInt64(UInt32(truncatingIfNeeded: bytes.count)) << 32
+        markPresent(column)
+    }
+
+    /// Stores a string as UTF-8 in the tail.
+    public mutating func setString(_ column: Int, _ value: String) {
+        var value = value
+        value.withUTF8 { setBytes(column, $0) }
+    }
+
+    /// The encoded row.
+    public func finish() -> [UInt8] {
+        let columns = slots.count
+        let slotsOffset = RowFormat.slotsOffset(columns: columns)
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(slotsOffset + columns * 8 + tail.count)
+        bytes.append(RowFormat.version)
+        bytes.append(UInt8(truncatingIfNeeded: columns))
+        bytes.append(UInt8(truncatingIfNeeded: columns >> 8))
+        bytes.append(contentsOf: nulls)
+        for slot in slots {
+            for shift in stride(from: 0, to: 64, by: 8) {
+                bytes.append(UInt8(truncatingIfNeeded: slot >> UInt64(shift)))
+            }
+        }
+        bytes.append(contentsOf: tail)
+        return bytes
+    }
+}
+
+/// A read-only view of one row's bytes, valid while the transaction that produced them is. Every accessor
+/// checks its bounds: a damaged row yields ``StorageError/corruptPage(path:page:reason:)``-style errors from
+/// ``validate()`` or nulls and empty values, never a read outside the row.
+public struct RowView {
+    @usableFromInline let bytes: UnsafeRawBufferPointer
+    /// The number of columns stored in this row.
+    public let columnCount: Int
+    @usableFromInline let slotsOffset: Int
+    @usableFromInline let tailOffset: Int
+
+    /// Wraps `bytes`; throws if they are not a row of this format.
+    public init(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
+        guard bytes.count >= RowFormat.headerSize, bytes[0] == RowFormat.version else {
+            throw .invalidArgument("not a stored object (unknown row format)")
+        }
+        let columns = Int(bytes[1]) | Int(bytes[2]) << 8
+        let slotsOffset = RowFormat.slotsOffset(columns: columns)
+        guard slotsOffset + columns * 8 <= bytes.count else {
+            throw .invalidArgument("stored object is truncated (\(bytes.count) bytes for \(columns) columns)")
+        }
+        self.bytes = bytes
+        self.columnCount = columns
+        self.slotsOffset = slotsOffset
+        self.tailOffset = slotsOffset + columns * 8
+    }
+
+    /// Whether `column` is null (or past the columns this row stores).
+    @inlinable
+    public func isNull(_ column: Int) -> Bool {
+        guard column >= 0, column < columnCount else { return true }
+        return bytes[3 + (column >> 3)] & (1 << UInt8(column & 7)) != 0
+    }
+
+    @inlinable
+    func slot(_ column: Int) -> UInt64 {
+        guard column >= 0, column < columnCount else { return 0 }
+        return bytes.loadUnaligned(fromByteOffset: slotsOffset + column * 8, as: UInt64.self).littleEndian
+    }
+
+    /// The integer in `column` (0 when null).
+    @inlinable
+    public func int(_ column: Int) -> Int64 { Int64(bitPattern: slot(column)) }
+
+    /// The boolean in `column` (false when null).
+    @inlinable
+    public func bool(_ column: Int) -> Bool { slot(column) != 0 }
+
+    /// The double in `column` (0 when null).
+    @inlinable
+    public func double(_ column: Int) -> Double { Double(bitPattern: slot(column)) }
+
+    /// The float in `column` (0 when null).
+    @inlinable
+    public func float(_ column: Int) -> Float { Float(bitPattern: UInt32(truncatingIfNeeded: slot(column))) }
+
+    /// The variable-size bytes of `column` (empty when null or out of bounds).
+    public func withBytes<R>(_ column: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        guard !isNull(column) else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        let slot = slot(column)
+        let offset = Int(UInt32(truncatingIfNeeded: slot))
+        let length = Int(UInt32(truncatingIfNeeded: slot >> 32))
+        let start = tailOffset + offset
+        guard offset >= 0, length >= 0, start <= bytes.count, length <= bytes.count - start else {
+            return try body(UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+        return try body(UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]))
+    }
+
+    /// Whether the variable-size value of `column` lies inside the row.
+    public func bytesAreIntact(_ column: Int) -> Bool {
+        guard !isNull(column) else { return true }
+        let slot = slot(column)
+        let start = tailOffset + Int(UInt32(truncatingIfNeeded: slot))
+        let length = Int(UInt32(truncatingIfNeeded: slot >> 32))
+        return start <= bytes.count && length <= bytes.count - start
+    }
+
+    /// The bytes of `column`, copied.
+    public func bytes(_ column: Int) -> [UInt8] { withBytes(column) { Array($0) } }
+
+    /// The UTF-8 string in `column` ("" when null; invalid UTF-8 is repaired with U+FFFD).
+    public func string(_ column: Int) -> String { withBytes(column) { String(decoding: $0, as: UTF8.self) } }
+}
