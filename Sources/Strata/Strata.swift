@@ -1,8 +1,8 @@
 /// Strata: a pure-Swift embedded object database.
 ///
-/// The object layer (models, `Realm`, queries, notifications) is built on ``StrataStorage``, the copy-on-write
-/// B+tree storage engine. This module currently exposes the engine's version information; the object API of
-/// `API.md` lands on top of it.
+/// Models are classes with `@Persisted` properties (``Object``, ``EmbeddedObject``); a ``Realm`` opens a file (or
+/// an in-memory database) and adds, reads, updates and deletes them in write transactions. The storage engine
+/// underneath is `StrataStorage`, a copy-on-write B+tree file with MVCC readers.
 public enum Strata {
     /// The version of the Strata package.
     public static let version = "0.1.0"

@@ -1,0 +1,118 @@
+import Foundation
+
+/// The common root of every model class. Subclass ``Object``, ``EmbeddedObject`` or ``AsymmetricObject``.
+open class ObjectBase {
+    /// Set when the object is managed by a Realm; nil while unmanaged.
+    var managed: ManagedObject?
+
+    /// A new, unmanaged instance with each property's initial value.
+    public required init() {}
+
+    /// A new, unmanaged instance with values copied from `value`: a `[String: Any]` keyed by property name, an
+    /// array of values in declared order, or another object with the same properties. Values for links and
+    /// embedded objects may themselves be dictionaries, arrays or objects.
+    ///
+    /// A value of the wrong type traps with a message naming the type and property.
+    public convenience init(value: Any) {
+        self.init()
+        do {
+            try ObjectValues.apply(value, to: self, schema: try SchemaRegistry.shared.table(for: type(of: self)))
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+
+    /// The Realm managing this object; nil while unmanaged.
+    public var realm: Realm? { managed?.realm }
+
+    /// Whether the object was deleted or its Realm invalidated. Always false while unmanaged.
+    public var isInvalidated: Bool { managed.map { !$0.exists } ?? false }
+
+    /// Whether the object is a frozen snapshot.
+    public var isFrozen: Bool { false }
+
+    /// The persisted class name. Override to store the class under another name.
+    open class func className() -> String {
+        let name = String(describing: self)
+        return name.split(separator: ".").last.map(String.init) ?? name
+    }
+
+    /// Maps Swift property names to persisted names (`["firstName": "first_name"]`). Default: none.
+    open class func propertiesMapping() -> [String: String] { [:] }
+
+    /// The schema of this object's type.
+    public var objectSchema: ObjectSchema {
+        do {
+            return try SchemaRegistry.shared.table(for: type(of: self)).schema
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+
+    /// Whether `other` is this object or another accessor for the same stored object.
+    public func isSameObject(as other: ObjectBase?) -> Bool {
+        guard let other else { return false }
+        if self === other { return true }
+        guard let mine = managed, let theirs = other.managed else { return false }
+        return mine.realm === theirs.realm && mine.table === theirs.table && mine.key == theirs.key
+    }
+
+    /// The value of the property with persisted or Swift name `key`; nil for unknown names. Setting an unknown
+    /// name or a value of the wrong type traps with a message naming the type and property.
+    public subscript(key: String) -> Any? {
+        get {
+            guard let table = try? SchemaRegistry.shared.table(for: type(of: self)),
+                let index = table.propertyIndex(named: key)
+            else { return nil }
+            if let managed {
+                return managed.readAny(property: index)
+            }
+            return table.box(of: self, property: index).anyValue
+        }
+        set {
+            do {
+                let table = try SchemaRegistry.shared.table(for: type(of: self))
+                guard let index = table.propertyIndex(named: key) else {
+                    throw Realm.Error.invalidValue(
+                        type: table.schema.className, property: key, reason: "no such property")
+                }
+                try ObjectValues.set(newValue, property: index, of: self, table: table)
+            } catch {
+                fatalError("\(error)")
+            }
+        }
+    }
+}
+
+/// A top-level object type. Subclass it and declare properties with `@Persisted`.
+///
+/// ```swift
+/// class Dog: Object {
+///     @Persisted var name = ""
+///     @Persisted var age = 0
+/// }
+/// ```
+open class Object: ObjectBase {}
+
+/// An object owned by exactly one parent object: it is stored with its parent, deleted with it, and has no
+/// primary key.
+open class EmbeddedObject: ObjectBase {}
+
+/// An object type that is created and then only delivered to an outbox consumer (see `Realm.create`).
+open class AsymmetricObject: ObjectBase {}
+
+extension ObjectBase: _Persistable {
+    /// Links and embedded objects are stored as references to their own rows.
+    public static var _propertyInfo: _PropertyInfo { _PropertyInfo(type: .object, objectType: self) }
+    /// Links must be optional; a non-optional link has no default.
+    public static func _defaultValue() -> Self {
+        fatalError("a link to \(self) must be declared optional (`\(self)?`)")
+    }
+    /// See ``_Persistable``.
+    public static func _fromStored(_ stored: _StoredValue) -> Self? {
+        if case .object(let object) = stored { return object as? Self }
+        return nil
+    }
+    /// See ``_Persistable``.
+    public var _stored: _StoredValue { .object(self) }
+}

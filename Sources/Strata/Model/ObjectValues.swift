@@ -1,0 +1,153 @@
+import Foundation
+
+/// Converts loosely typed values (from dictionaries, arrays and `subscript(key:)`) into stored values.
+enum StoredValueConversion {
+    /// `value` as a stored value of a property of type `info`, or nil if it does not fit.
+    static func stored(from value: Any?, as info: _PropertyInfo) -> _StoredValue? {
+        guard let value = unwrap(value), !(value is NSNull) else { return info.isOptional ? .null : nil }
+        if let persistable = value as? any _Persistable {
+            let stored = persistable._stored
+            if matches(stored, info) { return stored }
+        }
+        switch info.type {
+        case .int:
+            if let int = value as? Int { return .int(Int64(int)) }
+            if let int = value as? any BinaryInteger, let exact = Int64(exactly: int) { return .int(exact) }
+        case .double:
+            if let double = value as? Double { return .double(double) }
+            if let float = value as? Float { return .double(Double(float)) }
+            if let int = value as? Int { return .double(Double(int)) }
+        case .float:
+            if let double = value as? Double { return .float(Float(double)) }
+            if let int = value as? Int { return .float(Float(int)) }
+        case .decimal128:
+            if let int = value as? Int { return .decimal128(Decimal128(int)) }
+            if let double = value as? Double { return .decimal128(Decimal128(double)) }
+            if let string = value as? String, let decimal = try? Decimal128(string: string) {
+                return .decimal128(decimal)
+            }
+        case .objectId:
+            if let string = value as? String, let id = try? ObjectId(string: string) { return .objectId(id) }
+        case .uuid:
+            if let string = value as? String, let uuid = UUID(uuidString: string) { return .uuid(uuid) }
+        case .object:
+            guard let target = info.objectType else { return nil }
+            if let object = value as? ObjectBase { return .object(object) }
+            // A dictionary or array describes a new object of the target type.
+            if value is [String: Any] || value is [Any] {
+                let object = target.init()
+                guard let table = try? SchemaRegistry.shared.table(for: target),
+                    (try? ObjectValues.apply(value, to: object, schema: table)) != nil
+                else { return nil }
+                return .object(object)
+            }
+        default:
+            break
+        }
+        return nil
+    }
+
+    private static func matches(_ stored: _StoredValue, _ info: _PropertyInfo) -> Bool {
+        switch (stored, info.type) {
+        case (.null, _): info.isOptional
+        case (.int, .int), (.bool, .bool), (.float, .float), (.double, .double), (.string, .string), (.data, .data),
+            (.date, .date), (.objectId, .objectId), (.uuid, .uuid), (.decimal128, .decimal128), (.object, .object):
+            true
+        default: false
+        }
+    }
+
+    /// Looks through `Optional` wrapped in `Any`.
+    private static func unwrap(_ value: Any?) -> Any? {
+        guard let value else { return nil }
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return value }
+        guard let first = mirror.children.first else { return nil }
+        return unwrap(first.value)
+    }
+
+    /// A stored value as `Any` for dynamic access (nil for null).
+    static func any(from stored: _StoredValue) -> Any? {
+        switch stored {
+        case .null: nil
+        case .int(let value): Int(value)
+        case .bool(let value): value
+        case .float(let value): value
+        case .double(let value): value
+        case .string(let value): value
+        case .data(let value): value
+        case .date(let value): value
+        case .objectId(let value): value
+        case .uuid(let value): value
+        case .decimal128(let value): value
+        case .object(let value): value
+        }
+    }
+}
+
+/// Copies values given as a dictionary, an array or another object into an object.
+enum ObjectValues {
+    /// Applies `value` to `object` (unmanaged: into its storage; managed: through the Realm).
+    static func apply(_ value: Any, to object: ObjectBase, schema table: TableSchema) throws(Realm.Error) {
+        let properties = table.schema.properties
+        if let dictionary = value as? [String: Any] {
+            for key in dictionary.keys where table.propertyIndex(named: key) == nil {
+                throw .invalidValue(type: table.className, property: key, reason: "no such property")
+            }
+            for index in properties.indices {
+                let property = properties[index]
+                guard let entry = dictionary[property.swiftName] ?? dictionary[property.name] else { continue }
+                try set(entry, property: index, of: object, table: table)
+            }
+        } else if let array = value as? [Any] {
+            guard array.count <= properties.count else {
+                throw .invalidValue(
+                    type: table.className, property: "",
+                    reason: "\(array.count) values given for \(properties.count) properties")
+            }
+            for (index, entry) in array.enumerated() { try set(entry, property: index, of: object, table: table) }
+        } else if let source = value as? ObjectBase {
+            guard let sourceTable = try? SchemaRegistry.shared.table(for: type(of: source)) else { return }
+            for index in properties.indices {
+                guard let sourceIndex = sourceTable.propertyIndex(named: properties[index].name) else { continue }
+                let entry: Any? =
+                    source.managed?.readAny(property: sourceIndex)
+                    ?? (source.managed == nil ? sourceTable.box(of: source, property: sourceIndex).anyValue : nil)
+                try set(entry, property: index, of: object, table: table)
+            }
+        } else {
+            throw .invalidValue(
+                type: table.className, property: "",
+                reason: "init(value:) takes a [String: Any], an array or an object, not \(type(of: value))")
+        }
+    }
+
+    /// The entry for property `index` in a dictionary or array `value`.
+    static func value(for index: Int, in value: Any, table: TableSchema) -> Any? {
+        let property = table.schema.properties[index]
+        if let dictionary = value as? [String: Any] {
+            return dictionary[property.swiftName] ?? dictionary[property.name]
+        }
+        if let array = value as? [Any], index < array.count { return array[index] }
+        if let object = value as? ObjectBase { return object[property.name] }
+        return nil
+    }
+
+    /// Sets property `index` of `object` from a loosely typed value.
+    static func set(_ value: Any?, property index: Int, of object: ObjectBase, table: TableSchema) throws(Realm.Error) {
+        let info = table.infos[index]
+        let name = table.schema.properties[index].name
+        guard let stored = StoredValueConversion.stored(from: value, as: info) else {
+            throw .invalidValue(
+                type: table.className, property: name,
+                reason:
+                    "\(value.map { "\(type(of: $0))" } ?? "nil") is not a valid value for a \(info.type)\(info.isOptional ? "?" : "") property"
+            )
+        }
+        if let managed = object.managed {
+            managed.write(column: index, stored)
+        } else if !table.box(of: object, property: index).setStored(stored) {
+            throw .invalidValue(type: table.className, property: name, reason: "value does not fit \(info.type)")
+        }
+    }
+}

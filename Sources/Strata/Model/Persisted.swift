@@ -1,0 +1,150 @@
+/// The kind of index a `@Persisted(indexed:)` property gets.
+public enum IndexType: Sendable, Hashable {
+    /// An ordered index for equality, `IN` and range queries.
+    case general
+    /// A full-text index over words (String properties only).
+    case fullText
+}
+
+/// Attributes declared on a `@Persisted` property.
+struct PersistedAttributes: Sendable, Hashable {
+    var primaryKey = false
+    var index: IndexType?
+}
+
+/// Type-erased access to a property's storage (the same box for every access to one property of one object).
+class AnyPersistedBox {
+    let attributes: PersistedAttributes
+    /// The property's column in the managed object's table, cached after the first managed access.
+    var column = -1
+
+    init(attributes: PersistedAttributes) { self.attributes = attributes }
+
+    var info: _PropertyInfo { fatalError("abstract") }
+    /// The unmanaged value.
+    var stored: _StoredValue { fatalError("abstract") }
+    /// Sets the unmanaged value; false if `stored` does not fit the property's type.
+    func setStored(_ stored: _StoredValue) -> Bool { fatalError("abstract") }
+    /// The unmanaged value as `Any`.
+    var anyValue: Any { fatalError("abstract") }
+    /// Sets the unmanaged value from `Any`; false if the value has another type.
+    func setAny(_ value: Any?) -> Bool { fatalError("abstract") }
+}
+
+final class PersistedBox<Value: _Persistable>: AnyPersistedBox {
+    var value: Value
+
+    init(_ value: Value, attributes: PersistedAttributes) {
+        self.value = value
+        super.init(attributes: attributes)
+    }
+
+    override var info: _PropertyInfo { Value._propertyInfo }
+    override var stored: _StoredValue { value._stored }
+    override func setStored(_ stored: _StoredValue) -> Bool {
+        guard let value = Value._fromStored(stored) else { return false }
+        self.value = value
+        return true
+    }
+    override var anyValue: Any { value }
+    override func setAny(_ value: Any?) -> Bool {
+        if let typed = value as? Value {
+            self.value = typed
+            return true
+        }
+        guard let stored = StoredValueConversion.stored(from: value, as: Value._propertyInfo) else { return false }
+        return setStored(stored)
+    }
+}
+
+/// Implemented by `Persisted` so that schema discovery can find its box through `Mirror`.
+protocol PersistedProperty {
+    var anyBox: AnyPersistedBox { get }
+}
+
+/// Declares a stored property of an object type.
+///
+/// ```swift
+/// class Dog: Object {
+///     @Persisted(primaryKey: true) var id = ObjectId.generate()
+///     @Persisted var name = ""
+///     @Persisted var age: Int?
+///     @Persisted var owner: Person?
+/// }
+/// ```
+/// Properties without `@Persisted` are ignored: not stored, not queryable.
+@propertyWrapper
+public struct Persisted<Value: _Persistable>: PersistedProperty {
+    let box: PersistedBox<Value>
+    var anyBox: AnyPersistedBox { box }
+
+    /// A property with its type's default value: 0, false, "", empty data, nil, a new ObjectId or UUID.
+    public init() { box = PersistedBox(Value._defaultValue(), attributes: PersistedAttributes()) }
+
+    /// A property with an initial value.
+    public init(wrappedValue: Value) { box = PersistedBox(wrappedValue, attributes: PersistedAttributes()) }
+
+    /// A primary key (Int, String, UUID, ObjectId, their optionals, or enums over Int or String).
+    public init(primaryKey: Bool) {
+        box = PersistedBox(Value._defaultValue(), attributes: PersistedAttributes(primaryKey: primaryKey))
+    }
+
+    /// A primary key with an initial value.
+    public init(wrappedValue: Value, primaryKey: Bool) {
+        box = PersistedBox(wrappedValue, attributes: PersistedAttributes(primaryKey: primaryKey))
+    }
+
+    /// An indexed property.
+    public init(indexed: Bool) {
+        box = PersistedBox(
+            Value._defaultValue(), attributes: PersistedAttributes(index: indexed ? .general : nil))
+    }
+
+    /// An indexed property with an initial value.
+    public init(wrappedValue: Value, indexed: Bool) {
+        box = PersistedBox(wrappedValue, attributes: PersistedAttributes(index: indexed ? .general : nil))
+    }
+
+    /// A property with an index of the given kind.
+    public init(indexed: IndexType) {
+        box = PersistedBox(Value._defaultValue(), attributes: PersistedAttributes(index: indexed))
+    }
+
+    /// A property with an index of the given kind and an initial value.
+    public init(wrappedValue: Value, indexed: IndexType) {
+        box = PersistedBox(wrappedValue, attributes: PersistedAttributes(index: indexed))
+    }
+
+    /// Not available: `@Persisted` works only inside `ObjectBase` subclasses.
+    @available(
+        *, unavailable, message: "@Persisted can only be used on properties of Object or EmbeddedObject subclasses"
+    )
+    public var wrappedValue: Value {
+        get { fatalError("@Persisted can only be used inside ObjectBase subclasses") }
+        // swift-format-ignore
+        set { fatalError("@Persisted can only be used inside ObjectBase subclasses") }
+    }
+
+    /// Reads and writes go to the object's Realm when it is managed, to the property's own storage otherwise.
+    public static subscript<EnclosingSelf: ObjectBase>(
+        _enclosingInstance object: EnclosingSelf,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
+    ) -> Value {
+        get {
+            let box = object[keyPath: storageKeyPath].box
+            guard let managed = object.managed else { return box.value }
+            let column = managed.column(of: box, object: object, storage: storageKeyPath)
+            return managed.read(column: column, as: Value.self)
+        }
+        set {
+            let box = object[keyPath: storageKeyPath].box
+            guard let managed = object.managed else {
+                box.value = newValue
+                return
+            }
+            let column = managed.column(of: box, object: object, storage: storageKeyPath)
+            managed.write(column: column, newValue._stored)
+        }
+    }
+}

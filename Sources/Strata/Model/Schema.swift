@@ -1,0 +1,81 @@
+/// The kind of value a property stores.
+public enum PropertyType: String, Sendable, Hashable, Codable, CustomStringConvertible {
+    case bool, int, float, double, string, data, date, decimal128, objectId, uuid
+    /// A link to another object (to-one link or embedded object).
+    case object
+    /// Backlinks computed from another type's links.
+    case linkingObjects
+    /// A mixed value (`AnyRealmValue`).
+    case any
+
+    /// The name used in schemas and error messages.
+    public var description: String { rawValue }
+}
+
+/// One persisted property of an object type.
+public struct Property: Sendable, Hashable, CustomStringConvertible {
+    /// The persisted name (after ``ObjectBase/propertiesMapping()``).
+    public var name: String
+    /// What the property stores.
+    public var type: PropertyType
+    /// Whether the property may be nil.
+    public var isOptional: Bool
+    /// Whether the property has a secondary index.
+    public var isIndexed: Bool
+    /// Whether the property is the type's primary key.
+    public var isPrimary: Bool
+    /// For links and embedded objects: the persisted class name of the target.
+    public var objectClassName: String?
+    /// The Swift name of the property (equal to ``name`` unless the type maps names).
+    public var swiftName: String
+
+    /// A description such as `name: string?` or `owner: object<Person>? [indexed]`.
+    public var description: String {
+        var text = "\(name): \(type)"
+        if let objectClassName { text += "<\(objectClassName)>" }
+        if isOptional { text += "?" }
+        if isPrimary { text += " [primary key]" }
+        if isIndexed && !isPrimary { text += " [indexed]" }
+        return text
+    }
+
+    /// Whether two properties are stored the same way (the Swift name does not matter to the file).
+    func isStoredLike(_ other: Property) -> Bool {
+        name == other.name && type == other.type && isOptional == other.isOptional && isIndexed == other.isIndexed
+            && isPrimary == other.isPrimary && objectClassName == other.objectClassName
+    }
+}
+
+/// The schema of one object type.
+public struct ObjectSchema: Sendable, Hashable, CustomStringConvertible {
+    /// The persisted class name (``ObjectBase/className()``).
+    public var className: String
+    /// The persisted properties, in declaration order.
+    public var properties: [Property]
+    /// Whether the type is an `EmbeddedObject`.
+    public var isEmbedded: Bool
+    /// Whether the type is an `AsymmetricObject`.
+    public var isAsymmetric: Bool
+
+    /// The primary key property, if the type has one.
+    public var primaryKeyProperty: Property? { properties.first { $0.isPrimary } }
+
+    /// The property with the persisted name `name`.
+    public subscript(propertyName name: String) -> Property? { properties.first { $0.name == name } }
+
+    /// A multi-line description listing the properties.
+    public var description: String {
+        "\(className) {\n" + properties.map { "    \($0)\n" }.joined() + "}"
+    }
+}
+
+/// The object types of a Realm.
+public struct Schema: Sendable, Hashable {
+    /// Every object type, sorted by class name.
+    public var objectSchema: [ObjectSchema]
+
+    /// The type with persisted class name `className`.
+    public subscript(className className: String) -> ObjectSchema? {
+        objectSchema.first { $0.className == className }
+    }
+}

@@ -1,0 +1,187 @@
+import StrataStorage
+
+/// What kind of model a type is.
+enum ModelKind: Sendable {
+    case object, embedded, asymmetric
+}
+
+/// Everything the object layer knows about one model class, discovered once per process from a prototype
+/// instance: its schema, how each property is stored, and how to find a property from its storage.
+final class TableSchema: @unchecked Sendable {
+    let type: ObjectBase.Type
+    let kind: ModelKind
+    let schema: ObjectSchema
+    let infos: [_PropertyInfo]
+    let primaryKeyIndex: Int?
+    /// A discovery instance: its property boxes identify properties when a key path is seen for the first time.
+    private let prototype: ObjectBase
+    private let boxIndex: [ObjectIdentifier: Int]
+    private let nameIndex: [String: Int]
+    private let keyPathIndex = Locked<[AnyKeyPath: Int]>([:])
+
+    init(type: ObjectBase.Type) throws(Realm.Error) {
+        self.type = type
+        kind =
+            type is EmbeddedObject.Type ? .embedded : type is AsymmetricObject.Type ? .asymmetric : .object
+        let className = type.className()
+        guard !className.isEmpty, className.utf8.count <= 57 else {
+            throw .invalidValue(
+                type: className, property: "", reason: "class names must have 1 to 57 UTF-8 bytes")
+        }
+        prototype = type.init()
+        let mapping = type.propertiesMapping()
+        var properties: [Property] = []
+        var infos: [_PropertyInfo] = []
+        var boxIndex: [ObjectIdentifier: Int] = [:]
+        for (swiftName, box) in TableSchema.persistedBoxes(of: prototype) {
+            let name = mapping[swiftName] ?? swiftName
+            let info = box.info
+            guard !name.isEmpty, name.utf8.count <= 63 else {
+                throw .invalidValue(
+                    type: className, property: name, reason: "property names must have 1 to 63 UTF-8 bytes")
+            }
+            guard !properties.contains(where: { $0.name == name }) else {
+                throw .invalidValue(type: className, property: name, reason: "two properties have this persisted name")
+            }
+            let attributes = box.attributes
+            if attributes.primaryKey {
+                guard kind == .object else {
+                    throw .invalidValue(
+                        type: className, property: name, reason: "embedded and asymmetric objects have no primary key")
+                }
+                guard [.int, .string, .uuid, .objectId].contains(info.type) else {
+                    throw .invalidValue(
+                        type: className, property: name,
+                        reason: "a primary key must be Int, String, UUID or ObjectId, not \(info.type)")
+                }
+                guard !properties.contains(where: \.isPrimary) else {
+                    throw .invalidValue(type: className, property: name, reason: "a type has at most one primary key")
+                }
+            }
+            if let index = attributes.index {
+                let indexable: Set<PropertyType> =
+                    index == .fullText ? [.string] : [.string, .int, .bool, .date, .uuid, .objectId, .any]
+                guard indexable.contains(info.type) else {
+                    throw .invalidValue(
+                        type: className, property: name, reason: "\(info.type) properties cannot have a \(index) index")
+                }
+            }
+            var targetName: String?
+            if info.type == .object, let target = info.objectType {
+                targetName = target.className()
+                guard info.isOptional else {
+                    throw .invalidValue(
+                        type: className, property: name, reason: "links must be optional (`\(target)?`)")
+                }
+                guard !(target is AsymmetricObject.Type) else {
+                    throw .invalidValue(
+                        type: className, property: name, reason: "asymmetric objects cannot be linked to")
+                }
+            }
+            boxIndex[ObjectIdentifier(box)] = properties.count
+            properties.append(
+                Property(
+                    name: name, type: info.type, isOptional: info.isOptional,
+                    isIndexed: attributes.index != nil || attributes.primaryKey,
+                    isPrimary: attributes.primaryKey, objectClassName: targetName, swiftName: swiftName))
+            infos.append(info)
+        }
+        for swiftName in mapping.keys where !properties.contains(where: { $0.swiftName == swiftName }) {
+            throw .invalidValue(
+                type: className, property: swiftName,
+                reason: "propertiesMapping() names a property that is not @Persisted")
+        }
+        self.schema = ObjectSchema(
+            className: className, properties: properties, isEmbedded: kind == .embedded,
+            isAsymmetric: kind == .asymmetric)
+        self.infos = infos
+        self.primaryKeyIndex = properties.firstIndex(where: \.isPrimary)
+        self.boxIndex = boxIndex
+        var nameIndex: [String: Int] = [:]
+        for (index, property) in properties.enumerated() {
+            nameIndex[property.swiftName] = index
+            nameIndex[property.name] = index
+        }
+        self.nameIndex = nameIndex
+    }
+
+    /// The `@Persisted` boxes of `object`, superclass properties first, each with its Swift name.
+    static func persistedBoxes(of object: ObjectBase) -> [(String, AnyPersistedBox)] {
+        var mirrors: [Mirror] = []
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let current = mirror {
+            mirrors.append(current)
+            mirror = current.superclassMirror
+        }
+        var result: [(String, AnyPersistedBox)] = []
+        for mirror in mirrors.reversed() {
+            for child in mirror.children {
+                guard let label = child.label, let property = child.value as? any PersistedProperty else { continue }
+                let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
+                result.append((name, property.anyBox))
+            }
+        }
+        return result
+    }
+
+    /// The boxes of `object` (an instance of this type), in property order.
+    func boxes(of object: ObjectBase) -> [AnyPersistedBox] {
+        TableSchema.persistedBoxes(of: object).map(\.1)
+    }
+
+    /// The box of property `index` in `object`.
+    func box(of object: ObjectBase, property index: Int) -> AnyPersistedBox { boxes(of: object)[index] }
+
+    /// The property whose storage is reached through `storage` (first use: looked up on the prototype).
+    func propertyIndex<Root: ObjectBase, Value>(storage: ReferenceWritableKeyPath<Root, Persisted<Value>>) -> Int {
+        if let index = keyPathIndex.withLock({ $0[storage] }) { return index }
+        guard let prototype = prototype as? Root,
+            let index = boxIndex[ObjectIdentifier(prototype[keyPath: storage].box)]
+        else {
+            fatalError("property of \(Root.self) is not part of the schema of \(schema.className)")
+        }
+        keyPathIndex.withLock { $0[storage] = index }
+        return index
+    }
+
+    /// The property with persisted or Swift name `name`.
+    func propertyIndex(named name: String) -> Int? { nameIndex[name] }
+
+    var className: String { schema.className }
+}
+
+/// The model classes this process has seen, discovered once each.
+final class SchemaRegistry: Sendable {
+    static let shared = SchemaRegistry()
+
+    private let tables = Locked<[ObjectIdentifier: TableSchema]>([:])
+
+    /// The discovered schema of `type`.
+    func table(for type: ObjectBase.Type) throws(Realm.Error) -> TableSchema {
+        let id = ObjectIdentifier(type)
+        if let table = tables.withLock({ $0[id] }) { return table }
+        // Discover outside the lock: creating the prototype runs user code (property initialisers).
+        let table = try TableSchema(type: type)
+        return tables.withLock { tables in
+            if let existing = tables[id] { return existing }
+            tables[id] = table
+            return table
+        }
+    }
+
+    /// `types` and every type they link to, transitively, in a stable order.
+    func closure(of types: [ObjectBase.Type]) throws(Realm.Error) -> [TableSchema] {
+        var result: [TableSchema] = []
+        var seen: Set<ObjectIdentifier> = []
+        var pending = types
+        while let type = pending.popLast() {
+            guard seen.insert(ObjectIdentifier(type)).inserted else { continue }
+            let table = try table(for: type)
+            result.append(table)
+            for info in table.infos {
+                if let target = info.objectType { pending.append(target) }
+            }
+        }
+        return result.sorted { $0.className < $1.className }
+    }
+}

@@ -1,0 +1,77 @@
+public import Foundation
+import StrataStorage
+
+/// What to do when an object with the same primary key already exists.
+public enum UpdatePolicy: Sendable {
+    /// Fail with `Realm.Error.primaryKeyExists`.
+    case error
+    /// Update the existing object, writing only the properties whose values differ.
+    case modified
+    /// Update the existing object, writing every property.
+    case all
+}
+
+extension Realm {
+    /// How to open a Realm: which file, which models, and how to treat the file.
+    public struct Configuration: Sendable {
+        /// The file. Setting it clears ``inMemoryIdentifier``.
+        public var fileURL: URL? {
+            didSet { if fileURL != nil { inMemoryIdentifier = nil } }
+        }
+        /// A name shared by every in-memory Realm of this process with the same identifier; nothing is written to
+        /// disk. Setting it clears ``fileURL``.
+        public var inMemoryIdentifier: String? {
+            didSet { if inMemoryIdentifier != nil { fileURL = nil } }
+        }
+        /// Open without writing; the file must exist.
+        public var readOnly: Bool
+        /// The app's schema version; raise it when models change.
+        public var schemaVersion: UInt64
+        /// Delete the file and start empty when the schema changed instead of failing.
+        public var deleteRealmIfMigrationNeeded: Bool
+        /// The model classes; nil registers types as the app uses them (Swift on Linux cannot list classes).
+        public var objectTypes: [ObjectBase.Type]? {
+            get { types?.types }
+            set { types = newValue.map(TypeList.init) }
+        }
+        private var types: TypeList?
+
+        /// Creates a configuration; every parameter has a default. `fileURL` nil and `inMemoryIdentifier` nil
+        /// means the default file, `default.strata` in the current directory.
+        public init(
+            fileURL: URL? = nil, inMemoryIdentifier: String? = nil, readOnly: Bool = false, schemaVersion: UInt64 = 0,
+            deleteRealmIfMigrationNeeded: Bool = false, objectTypes: [ObjectBase.Type]? = nil
+        ) {
+            self.fileURL = inMemoryIdentifier == nil ? (fileURL ?? Configuration.defaultFileURL) : nil
+            self.inMemoryIdentifier = inMemoryIdentifier
+            self.readOnly = readOnly
+            self.schemaVersion = schemaVersion
+            self.deleteRealmIfMigrationNeeded = deleteRealmIfMigrationNeeded
+            self.types = objectTypes.map(TypeList.init)
+        }
+
+        /// `default.strata` in the current directory.
+        public static var defaultFileURL: URL {
+            URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("default.strata")
+        }
+
+        private static let defaultStorage = Locked(Configuration())
+
+        /// The configuration `Realm()` uses. Reads and writes are thread-safe.
+        public static var defaultConfiguration: Configuration {
+            get { defaultStorage.withLock { $0 } }
+            set { defaultStorage.withLock { $0 = newValue } }
+        }
+
+        /// The path of the file, or a description of the in-memory Realm.
+        var path: String {
+            if let inMemoryIdentifier { return "in-memory:\(inMemoryIdentifier)" }
+            return (fileURL ?? Configuration.defaultFileURL).path
+        }
+    }
+}
+
+/// Metatypes are not `Sendable`; model classes are immutable type descriptions, so a list of them is safe to share.
+struct TypeList: @unchecked Sendable {
+    let types: [ObjectBase.Type]
+}

@@ -1,0 +1,623 @@
+public import Foundation
+import StrataStorage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// A handle on a database file (or an in-memory database), confined to the thread that opened it.
+///
+/// ```swift
+/// let realm = try Realm()
+/// try realm.write {
+///     realm.add(Dog(value: ["name": "Rex", "age": 3]))
+/// }
+/// let puppies = realm.objects(Dog.self)
+/// ```
+/// A Realm sees one version of the file: the one current when it was opened, last refreshed, or last wrote.
+/// Live objects and ``Results`` read straight from that version.
+public final class Realm {
+    /// How this Realm was opened.
+    public let configuration: Configuration
+    let store: Store
+    let path: String
+    private let owner: pthread_t
+
+    private var snapshot: ReadTransaction
+    private var views: [String: TreeView?] = [:]
+    private var transaction: WriteTransaction?
+    private var handles: [String: TreeHandle] = [:]
+    private var failure: Realm.Error?
+    private var bindings: [ObjectIdentifier: TableBinding] = [:]
+    /// Class definitions stored in the file, as of the current version (or the write in progress).
+    private var storedClasses: [String: StoredClass] = [:]
+    private var storedSchemaVersion: UInt64?
+
+    /// Whether `refresh()` happens automatically. Thread-confined Realms refresh when a write begins.
+    public var autorefresh = true
+
+    /// Opens the default configuration's Realm.
+    public convenience init() throws { try self.init(configuration: .defaultConfiguration) }
+
+    /// Opens the Realm in the file at `fileURL`.
+    public convenience init(fileURL: URL) throws { try self.init(configuration: Configuration(fileURL: fileURL)) }
+
+    /// Opens a Realm confined to the calling thread.
+    ///
+    /// Throws ``Error/schemaMismatch(differences:)`` when the file's stored schema differs from the models,
+    /// ``Error/invalidSchemaVersion(fileVersion:configuredVersion:)`` when the file is newer than the
+    /// configuration, and file errors for a missing, locked or damaged file.
+    public init(configuration: Configuration) throws {
+        self.configuration = configuration
+        path = configuration.path
+        owner = pthread_self()
+        do {
+            store = try Realm.openStore(configuration)
+            snapshot = try store.read()
+        } catch {
+            throw Realm.Error.storage(error, path: path)
+        }
+        try loadStoredSchema()
+        if let fileVersion = storedSchemaVersion, fileVersion > configuration.schemaVersion {
+            throw Realm.Error.invalidSchemaVersion(
+                fileVersion: fileVersion, configuredVersion: configuration.schemaVersion)
+        }
+        if let types = configuration.objectTypes {
+            let tables = try SchemaRegistry.shared.closure(of: types)
+            let differences = tables.flatMap { table in
+                storedClasses[table.className].map { $0.differences(from: table.schema) } ?? []
+            }
+            guard differences.isEmpty else { throw Realm.Error.schemaMismatch(differences: differences) }
+            for table in tables {
+                bindings[ObjectIdentifier(table.type)] = TableBinding(
+                    table: table, stored: storedClasses[table.className])
+            }
+            let missing = tables.filter { storedClasses[$0.className] == nil }
+            if !missing.isEmpty && !configuration.readOnly {
+                try write {
+                    for table in missing { try registerTable(table) }
+                }
+            }
+        }
+        if let fileVersion = storedSchemaVersion, fileVersion < configuration.schemaVersion, !configuration.readOnly {
+            try write { try recordSchemaVersion() }
+        }
+    }
+
+    /// Stores the configured schema version (the models match the file, so nothing else changes).
+    private func recordSchemaVersion() throws(Realm.Error) {
+        let transaction = try activeTransaction()
+        try storage {
+            let tree = try transaction.tree(named: TableNames.schema, create: .keyed)!
+            try transaction.put(
+                TableNames.schemaVersionKey,
+                withUnsafeBytes(of: configuration.schemaVersion.littleEndian) { Array($0) },
+                in: tree)
+        }
+        storedSchemaVersion = configuration.schemaVersion
+    }
+
+    deinit {
+        transaction?.abort()
+    }
+
+    private static func openStore(_ configuration: Configuration) throws(StorageError) -> Store {
+        if let identifier = configuration.inMemoryIdentifier {
+            return try Store.inMemory(identifier: identifier)
+        }
+        let path = (configuration.fileURL ?? Configuration.defaultFileURL).path
+        return try Store.open(
+            path: path,
+            options: StoreOptions(readOnly: configuration.readOnly, createIfMissing: !configuration.readOnly))
+    }
+
+    // MARK: Schema
+
+    /// The object types stored in the file and those this Realm has bound.
+    public var schema: Schema {
+        var classes: [String: ObjectSchema] = [:]
+        for binding in bindings.values { classes[binding.className] = binding.table.schema }
+        for (name, stored) in storedClasses where classes[name] == nil {
+            classes[name] = ObjectSchema(
+                className: name,
+                properties: stored.properties.map {
+                    Property(
+                        name: $0.name, type: $0.type, isOptional: $0.optional, isIndexed: $0.indexed,
+                        isPrimary: $0.primary,
+                        objectClassName: $0.objectClassName, swiftName: $0.name)
+                }, isEmbedded: stored.embedded, isAsymmetric: stored.asymmetric)
+        }
+        return Schema(objectSchema: classes.values.sorted { $0.className < $1.className })
+    }
+
+    private func loadStoredSchema() throws(Realm.Error) {
+        storedClasses = [:]
+        storedSchemaVersion = nil
+        let entries: [(key: [UInt8], value: [UInt8])]
+        do {
+            if let transaction, let tree = try transaction.tree(named: TableNames.schema) {
+                var cursor = try transaction.makeCursor(for: tree)
+                var found: [(key: [UInt8], value: [UInt8])] = []
+                var more = try cursor.first()
+                while more {
+                    found.append((try cursor.key(), try cursor.value()))
+                    more = try cursor.next()
+                }
+                entries = found
+            } else if transaction == nil, let view = try snapshot.tree(named: TableNames.schema) {
+                entries = try view.entries()
+            } else {
+                entries = []
+            }
+        } catch let error as StorageError {
+            throw .storage(error, path: path)
+        } catch {
+            throw .fileAccess(path: path, reason: "\(error)")
+        }
+        for (key, value) in entries {
+            if key == TableNames.schemaVersionKey {
+                storedSchemaVersion =
+                    value.count == 8 ? value.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self).littleEndian } : 0
+            } else if key.starts(with: Array("class:".utf8)) {
+                let stored = try StoredClass.decode(value, path: path)
+                storedClasses[stored.name] = stored
+            }
+        }
+    }
+
+    /// The binding of `type` (and of every type it links to) in this file, checking stored definitions.
+    func binding(for type: ObjectBase.Type) throws(Realm.Error) -> TableBinding {
+        if let binding = bindings[ObjectIdentifier(type)] { return binding }
+        let tables = try SchemaRegistry.shared.closure(of: [type])
+        let differences = tables.flatMap { table in
+            storedClasses[table.className].map { $0.differences(from: table.schema) } ?? []
+        }
+        guard differences.isEmpty else { throw .schemaMismatch(differences: differences) }
+        for table in tables where bindings[ObjectIdentifier(table.type)] == nil {
+            bindings[ObjectIdentifier(table.type)] = TableBinding(table: table, stored: storedClasses[table.className])
+        }
+        return bindings[ObjectIdentifier(type)]!
+    }
+
+    /// Writes the class definition of `table` (and of the types it links to) into the file if it is missing.
+    func registerTable(_ table: TableSchema) throws(Realm.Error) {
+        guard storedClasses[table.className] == nil else { return }
+        let transaction = try activeTransaction()
+        try storage {
+            let tree = try transaction.tree(named: TableNames.schema, create: .keyed)!
+            if storedSchemaVersion == nil { try recordSchemaVersion() }
+            let stored = StoredClass(table.schema)
+            try transaction.put(TableNames.classKey(table.className), stored.encoded(), in: tree)
+            storedClasses[table.className] = stored
+            _ = try transaction.tree(named: TableNames.rows(table.className), create: .keyed)
+            if table.primaryKeyIndex != nil {
+                _ = try transaction.tree(named: TableNames.primaryKeys(table.className), create: .keyed)
+            }
+        }
+        for info in table.infos {
+            if let target = info.objectType { try registerTable(try SchemaRegistry.shared.table(for: target)) }
+        }
+    }
+
+    /// The class definitions stored in the file, as of the current version or write.
+    func schemaClasses() -> [String: StoredClass] { storedClasses }
+
+    // MARK: Threads
+
+    func checkThread() {
+        guard pthread_equal(owner, pthread_self()) != 0 else { fatalError(Realm.Error.wrongThread.description) }
+    }
+
+    func checkThreadThrowing() throws(Realm.Error) {
+        guard pthread_equal(owner, pthread_self()) != 0 else { throw .wrongThread }
+    }
+
+    // MARK: Transactions
+
+    /// Whether a write transaction is in progress.
+    public var isInWriteTransaction: Bool { transaction != nil }
+
+    /// Whether the Realm holds no objects.
+    public var isEmpty: Bool {
+        checkThread()
+        return storedClasses.keys.allSatisfy { rowCount(tree: TableNames.rows($0)) == 0 }
+    }
+
+    /// Whether this Realm is a frozen snapshot.
+    public var isFrozen: Bool { false }
+
+    /// Runs `block` in a write transaction and commits it. If `block` throws, or an operation inside it failed
+    /// (a duplicate primary key, a value too large...), nothing of the transaction is applied and the error is
+    /// rethrown.
+    @discardableResult
+    public func write<Result>(_ block: () throws -> Result) throws -> Result {
+        try beginWrite()
+        let result: Result
+        do {
+            result = try block()
+        } catch {
+            if isInWriteTransaction { cancelWrite() }
+            throw error
+        }
+        if isInWriteTransaction { try commitWrite() }
+        return result
+    }
+
+    /// Starts a write transaction, waiting for the file's write lock, and advances the Realm to the newest
+    /// version.
+    public func beginWrite() throws {
+        try checkThreadThrowing()
+        guard transaction == nil else {
+            throw Realm.Error.invalidValue(
+                type: "Realm", property: "", reason: "a write transaction is already in progress")
+        }
+        guard !configuration.readOnly else { throw Realm.Error.readOnly(path: path) }
+        do {
+            transaction = try store.beginWrite()
+        } catch {
+            throw Realm.Error.storage(error, path: path)
+        }
+        handles = [:]
+        failure = nil
+        try loadStoredSchema()
+    }
+
+    /// Commits the write transaction. If an operation in it failed, rolls it back and throws that error.
+    public func commitWrite() throws {
+        try checkThreadThrowing()
+        guard let transaction else { throw Realm.Error.notInWriteTransaction }
+        if let failure {
+            cancelWrite()
+            throw failure
+        }
+        do {
+            _ = try transaction.commit()
+        } catch {
+            cancelWrite()
+            throw Realm.Error.storage(error, path: path)
+        }
+        self.transaction = nil
+        handles = [:]
+        try refreshSnapshot()
+    }
+
+    /// Abandons the write transaction: nothing of it is applied.
+    public func cancelWrite() {
+        checkThread()
+        guard let transaction else { return }
+        transaction.abort()
+        self.transaction = nil
+        handles = [:]
+        failure = nil
+        // Definitions registered in the abandoned transaction are gone again.
+        try? loadStoredSchema()
+    }
+
+    /// Advances to the newest version. Returns whether there was a newer version.
+    @discardableResult
+    public func refresh() -> Bool {
+        checkThread()
+        guard transaction == nil else { return false }
+        let before = snapshot.version
+        try? refreshSnapshot()
+        return snapshot.version != before
+    }
+
+    private func refreshSnapshot() throws(Realm.Error) {
+        do {
+            snapshot = try store.read()
+        } catch {
+            throw .storage(error, path: path)
+        }
+        views = [:]
+        try loadStoredSchema()
+    }
+
+    /// Releases the version this Realm reads; the next access reads the newest one.
+    public func invalidate() {
+        checkThread()
+        if transaction != nil { cancelWrite() }
+        try? refreshSnapshot()
+    }
+
+    private func activeTransaction() throws(Realm.Error) -> WriteTransaction {
+        guard let transaction else { throw .notInWriteTransaction }
+        return transaction
+    }
+
+    /// The write transaction for a mutation, or nil when an earlier operation already failed it (the mutation
+    /// is then ignored). Outside a write transaction this traps: mutations cannot report errors.
+    func transactionForMutation(_ what: @autoclosure () -> String) -> WriteTransaction? {
+        checkThread()
+        guard let transaction else {
+            fatalError("\(what()): \(Realm.Error.notInWriteTransaction)")
+        }
+        return failure == nil ? transaction : nil
+    }
+
+    /// Records the first error of the write transaction; the transaction rolls back at commit.
+    func fail(_ error: any Swift.Error) {
+        guard failure == nil else { return }
+        failure = (error as? Realm.Error) ?? .fileAccess(path: path, reason: "\(error)")
+    }
+
+    /// Runs a storage operation, mapping engine errors.
+    func storage<R>(_ body: () throws -> R) throws(Realm.Error) -> R {
+        do {
+            return try body()
+        } catch let error as Realm.Error {
+            throw error
+        } catch let error as StorageError {
+            throw .storage(error, path: path)
+        } catch {
+            throw .fileAccess(path: path, reason: "\(error)")
+        }
+    }
+
+    func handle(_ name: String, create: Bool) throws(Realm.Error) -> TreeHandle? {
+        if let handle = handles[name] { return handle }
+        let transaction = try activeTransaction()
+        let handle = try storage { try transaction.tree(named: name, create: create ? .keyed : nil) }
+        if let handle { handles[name] = handle }
+        return handle
+    }
+
+    private func view(_ name: String) -> TreeView? {
+        if let cached = views[name] { return cached }
+        let view = try? snapshot.tree(named: name)
+        views[name] = view
+        return view
+    }
+
+    // MARK: Reading rows
+
+    /// Calls `body` with the row of object `key` in `tree`; nil if there is no such row.
+    func withRow<R>(tree: String, key: Int64, _ body: (RowView) throws -> R) throws(Realm.Error) -> R? {
+        let keyBytes = KeyEncoding.objectKey(key)
+        return try storage {
+            if let transaction {
+                guard let handle = try handle(tree, create: false) else { return nil }
+                return try transaction.withValue(forKey: keyBytes, in: handle) { try body(try RowView($0)) }
+            }
+            guard let view = view(tree) else { return nil }
+            return try view.withValue(forKey: keyBytes) { try body(try RowView($0)) }
+        }
+    }
+
+    func rowCount(tree: String) -> Int {
+        if transaction != nil {
+            guard let handle = try? handle(tree, create: false) else { return 0 }
+            return (try? transaction?.count(in: handle)) ?? 0
+        }
+        return view(tree)?.count ?? 0
+    }
+
+    /// The key of the object at `position` in key order.
+    func objectKey(tree: String, at position: Int) throws(Realm.Error) -> Int64 {
+        try storage {
+            if let transaction {
+                guard let handle = try handle(tree, create: false) else {
+                    throw StorageError.indexOutOfRange(index: position, count: 0)
+                }
+                return KeyEncoding.decodeObjectKey(try transaction.element(at: position, in: handle).key)
+            }
+            guard let view = view(tree) else { throw StorageError.indexOutOfRange(index: position, count: 0) }
+            return KeyEncoding.decodeObjectKey(try view.element(at: position).key)
+        }
+    }
+
+    /// Every object key of `tree`, in order.
+    func objectKeys(tree: String) throws(Realm.Error) -> [Int64] {
+        try storage {
+            var keys: [Int64] = []
+            if let transaction {
+                guard let handle = try handle(tree, create: false) else { return [] }
+                var cursor = try transaction.makeCursor(for: handle)
+                var more = try cursor.first()
+                while more {
+                    keys.append(KeyEncoding.decodeObjectKey(try cursor.key()))
+                    more = try cursor.next()
+                }
+                return keys
+            }
+            guard let view = view(tree) else { return [] }
+            var cursor = view.makeCursor()
+            var more = try cursor.first()
+            while more {
+                keys.append(try cursor.withKey { KeyEncoding.decodeObjectKey($0) })
+                more = try cursor.next()
+            }
+            return keys
+        }
+    }
+
+    func lookupPrimaryKey(_ binding: TableBinding, _ encoded: [UInt8]) throws(Realm.Error) -> Int64? {
+        try storage {
+            if let transaction {
+                guard let handle = try handle(binding.primaryKeyTree, create: false) else { return nil }
+                return try transaction.get(encoded, in: handle).map(KeyEncoding.decodeObjectKey)
+            }
+            return try view(binding.primaryKeyTree)?.get(encoded).map(KeyEncoding.decodeObjectKey)
+        }
+    }
+
+    /// A managed accessor for object `key` of `binding`'s type.
+    func object(_ binding: TableBinding, key: Int64) -> ObjectBase {
+        let object = binding.table.type.init()
+        object.managed = ManagedObject(realm: self, binding: binding, key: key)
+        return object
+    }
+
+    // MARK: Objects
+
+    /// Every object of `type`, as a live collection.
+    public func objects<Element: ObjectBase>(_ type: Element.Type) -> Results<Element> {
+        checkThread()
+        do {
+            let binding = try binding(for: type)
+            guard binding.table.kind == .object else {
+                fatalError(
+                    "\(binding.className) is \(binding.table.kind == .embedded ? "embedded" : "asymmetric") and cannot be queried"
+                )
+            }
+            return Results(realm: self, binding: binding)
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+
+    /// The object of `type` with primary key `key`, or nil.
+    public func object<Element: Object, Key>(ofType type: Element.Type, forPrimaryKey key: Key) -> Element? {
+        checkThread()
+        do {
+            let binding = try binding(for: type)
+            guard let index = binding.table.primaryKeyIndex else {
+                fatalError("\(binding.className) has no primary key")
+            }
+            let info = binding.table.infos[index]
+            guard let stored = StoredValueConversion.stored(from: key, as: info),
+                let encoded = KeyEncoding.primaryKey(stored)
+            else {
+                fatalError(
+                    "\(Realm.Error.invalidValue(type: binding.className, property: binding.table.schema.properties[index].name, reason: "\(Key.self) is not a valid primary key value"))"
+                )
+            }
+            guard let objectKey = try lookupPrimaryKey(binding, encoded) else { return nil }
+            return object(binding, key: objectKey) as? Element
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+
+    // MARK: Writing objects
+
+    /// Adds an unmanaged object (and the unmanaged objects it links to) to the Realm. With a primary key,
+    /// `update` decides what happens when an object with that key exists. Errors fail the write transaction.
+    public func add(_ object: Object, update: UpdatePolicy = .error) {
+        guard transactionForMutation("add(\(type(of: object)))") != nil else { return }
+        do {
+            _ = try insert(object, update: update)
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// Adds every object of `objects`.
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Element: Object {
+        for object in objects { add(object, update: update) }
+    }
+
+    /// Creates a managed object of `type` from `value` (a dictionary, an array in declared order, or an object).
+    /// With a primary key and an update policy other than `.error`, an existing object is updated with the
+    /// values given (a dictionary updates only its keys).
+    @discardableResult
+    public func create<Element: Object>(
+        _ type: Element.Type, value: Any = [String: Any](), update: UpdatePolicy = .error
+    )
+        -> Element
+    {
+        let object = Element()
+        guard transactionForMutation("create(\(type))") != nil else { return object }
+        do {
+            let binding = try binding(for: type)
+            if update != .error, let index = binding.table.primaryKeyIndex,
+                let keyValue = ObjectValues.value(for: index, in: value, table: binding.table),
+                let stored = StoredValueConversion.stored(from: keyValue, as: binding.table.infos[index]),
+                let encoded = KeyEncoding.primaryKey(stored),
+                let existing = try lookupPrimaryKey(binding, encoded)
+            {
+                let managed = self.object(binding, key: existing)
+                try ObjectValues.apply(value, to: managed, schema: binding.table)
+                return managed as? Element ?? object
+            }
+            try ObjectValues.apply(value, to: object, schema: binding.table)
+            _ = try insert(object, update: update)
+        } catch {
+            fail(error)
+        }
+        return object
+    }
+
+    /// Deletes a managed object. Links to it become nil; its embedded objects are deleted with it.
+    public func delete(_ object: ObjectBase) {
+        guard transactionForMutation("delete(\(type(of: object)))") != nil else { return }
+        do {
+            guard let managed = object.managed, managed.realm === self else {
+                throw Realm.Error.invalidValue(
+                    type: type(of: object).className(), property: "",
+                    reason: "only objects managed by this Realm can be deleted")
+            }
+            try remove(binding: managed.binding, key: managed.key)
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// Deletes every object of `objects`.
+    public func delete<S: Sequence>(_ objects: S) where S.Element: ObjectBase {
+        for object in Array(objects) { delete(object) }
+    }
+
+    /// Deletes every object of every type.
+    public func deleteAll() {
+        guard let transaction = transactionForMutation("deleteAll()") else { return }
+        do {
+            try storage {
+                for (name, stored) in storedClasses {
+                    let indexes = stored.properties.filter { $0.indexed && !$0.primary }
+                    let trees =
+                        [TableNames.rows(name), TableNames.primaryKeys(name)]
+                        + indexes.map { TableNames.index(name, $0.name) }
+                    for tree in trees {
+                        if let handle = try handle(tree, create: false) { try transaction.removeAll(in: handle) }
+                    }
+                }
+            }
+        } catch {
+            fail(error)
+        }
+    }
+
+    // MARK: Files
+
+    /// Writes a compacted copy of the Realm's newest committed version to `fileURL`, which must not exist.
+    public func writeCopy(toFile fileURL: URL) throws {
+        try checkThreadThrowing()
+        guard !FileManager.default.fileExists(atPath: fileURL.path) else {
+            throw Realm.Error.fileAccess(path: fileURL.path, reason: "the file already exists")
+        }
+        do {
+            _ = try store.compact(to: fileURL.path)
+        } catch {
+            throw Realm.Error.storage(error, path: fileURL.path)
+        }
+    }
+
+    /// Deletes the files of `configuration`'s Realm (the file, its lock file and its commit log). Returns
+    /// whether a file existed. Fails if another Realm has the file open for writing.
+    @discardableResult
+    public static func deleteFiles(for configuration: Configuration) throws -> Bool {
+        guard configuration.inMemoryIdentifier == nil else { return false }
+        let path = (configuration.fileURL ?? Configuration.defaultFileURL).path
+        let manager = FileManager.default
+        let existed = manager.fileExists(atPath: path)
+        for file in [path, path + ".lock", path + ".log"] where manager.fileExists(atPath: file) {
+            do {
+                try manager.removeItem(atPath: file)
+            } catch {
+                throw Realm.Error.fileAccess(path: file, reason: "\(error)")
+            }
+        }
+        return existed
+    }
+
+    /// Whether the file of `configuration` exists.
+    public static func fileExists(for configuration: Configuration) -> Bool {
+        guard configuration.inMemoryIdentifier == nil else { return false }
+        return FileManager.default.fileExists(atPath: (configuration.fileURL ?? Configuration.defaultFileURL).path)
+    }
+}

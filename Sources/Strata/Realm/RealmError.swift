@@ -1,0 +1,87 @@
+import StrataStorage
+
+extension Realm {
+    /// An error from a Realm. Each case names the file, type or property involved.
+    public enum Error: Swift.Error, Sendable, Equatable, CustomStringConvertible {
+        /// The file could not be opened, read or written.
+        case fileAccess(path: String, reason: String)
+        /// The file does not exist (read-only opens do not create files).
+        case fileNotFound(path: String)
+        /// The file is corrupt, truncated or not a Strata file.
+        case incompatibleFile(path: String, reason: String)
+        /// The file's stored schema differs from the app's models; one line per difference.
+        case schemaMismatch(differences: [String])
+        /// The schema changed and the schema version must be raised with a migration.
+        case migrationRequired(fileVersion: UInt64, configuredVersion: UInt64)
+        /// The configured schema version is lower than the file's.
+        case invalidSchemaVersion(fileVersion: UInt64, configuredVersion: UInt64)
+        /// An object with this primary key already exists.
+        case primaryKeyExists(type: String, value: String)
+        /// The primary key of a managed object cannot change.
+        case primaryKeyChange(type: String, property: String)
+        /// The operation needs a write transaction.
+        case notInWriteTransaction
+        /// The Realm or object was used from a thread or actor other than the one it is confined to.
+        case wrongThread
+        /// A String or Data value exceeds 16 MiB.
+        case valueTooLarge(type: String, property: String, size: Int)
+        /// A value is not valid for the property.
+        case invalidValue(type: String, property: String, reason: String)
+        /// The object was deleted or its Realm invalidated.
+        case invalidatedObject
+        /// Too many versions are pinned.
+        case maximumActiveVersions(limit: UInt)
+        /// The Realm was opened read-only.
+        case readOnly(path: String)
+        /// The write lock could not be acquired in time.
+        case lockTimeout(path: String)
+        /// A query could not be parsed or does not fit the schema.
+        case invalidQuery(query: String, position: Int, reason: String)
+
+        /// A message naming what failed and where.
+        public var description: String {
+            switch self {
+            case .fileAccess(let path, let reason): "cannot access \(path): \(reason)"
+            case .fileNotFound(let path): "file not found: \(path)"
+            case .incompatibleFile(let path, let reason): "\(path) is not a usable Strata file: \(reason)"
+            case .schemaMismatch(let differences):
+                "the file's schema differs from the models (raise schemaVersion and migrate):\n- "
+                    + differences.joined(separator: "\n- ")
+            case .migrationRequired(let file, let configured):
+                "migration required: the schema changed but schemaVersion is \(configured) (file: \(file))"
+            case .invalidSchemaVersion(let file, let configured):
+                "schemaVersion \(configured) is lower than the file's schema version \(file)"
+            case .primaryKeyExists(let type, let value):
+                "an object of type \(type) with primary key \(value) already exists"
+            case .primaryKeyChange(let type, let property):
+                "the primary key \(type).\(property) of a managed object cannot be changed"
+            case .notInWriteTransaction: "this operation needs a write transaction (call it inside realm.write { })"
+            case .wrongThread: "a Realm or object was used outside the thread or actor it is confined to"
+            case .valueTooLarge(let type, let property, let size):
+                "\(type).\(property): value of \(size) bytes exceeds the limit of 16777216 bytes"
+            case .invalidValue(let type, let property, let reason):
+                property.isEmpty ? "\(type): \(reason)" : "\(type).\(property): \(reason)"
+            case .invalidatedObject: "the object was deleted or its Realm invalidated"
+            case .maximumActiveVersions(let limit):
+                "more than \(limit) versions are pinned (maximumNumberOfActiveVersions)"
+            case .readOnly(let path): "\(path) is open read-only"
+            case .lockTimeout(let path): "timed out waiting for the write lock of \(path)"
+            case .invalidQuery(let query, let position, let reason):
+                "invalid query at \(position) in \"\(query)\": \(reason)"
+            }
+        }
+
+        /// Maps a storage-engine error to the Realm error a user can act on.
+        static func storage(_ error: StorageError, path: String) -> Realm.Error {
+            switch error {
+            case .fileNotFound(let path): .fileNotFound(path: path)
+            case .incompatibleFile(let path, let reason): .incompatibleFile(path: path, reason: reason)
+            case .corruptPage(let path, let page, let reason):
+                .incompatibleFile(path: path, reason: "page \(page): \(reason)")
+            case .readOnly(let path): .readOnly(path: path)
+            case .lockTimeout(let path): .lockTimeout(path: path)
+            default: .fileAccess(path: path, reason: error.description)
+            }
+        }
+    }
+}

@@ -1,0 +1,271 @@
+import Foundation
+import StrataStorage
+
+/// Row-level writes: inserting objects with their links and embedded objects, updating one property, deleting
+/// with cascade and nullification.
+extension Realm {
+    /// Makes `object` managed: writes its row (and those of unmanaged objects it links to) and returns its key.
+    func insert(_ object: ObjectBase, update: UpdatePolicy) throws(Realm.Error) -> Int64 {
+        if let managed = object.managed {
+            guard managed.realm === self else {
+                throw .invalidValue(
+                    type: type(of: object).className(), property: "", reason: "the object is managed by another Realm")
+            }
+            return managed.key
+        }
+        let binding = try binding(for: type(of: object))
+        guard binding.table.kind != .embedded else {
+            throw .invalidValue(
+                type: binding.className, property: "", reason: "embedded objects are added through their parent")
+        }
+        let transaction = try activeTransactionForWrite()
+        try registerIfNeeded(binding.table)
+        let values = binding.table.boxes(of: object).map(\.stored)
+        var key: Int64
+        var existing = false
+        if let index = binding.table.primaryKeyIndex {
+            let encoded = try encodedPrimaryKey(values[index], binding: binding, property: index)
+            if let found = try lookupPrimaryKey(binding, encoded) {
+                guard update != .error else {
+                    throw .primaryKeyExists(type: binding.className, value: KeyEncoding.describe(values[index]))
+                }
+                key = found
+                existing = true
+            } else {
+                key = try newKey(binding, transaction)
+                let primaryKeys = try handle(binding.primaryKeyTree, create: true)!
+                try storage { try transaction.put(encoded, KeyEncoding.objectKey(key), in: primaryKeys) }
+            }
+        } else {
+            key = try newKey(binding, transaction)
+        }
+        // Managed before its links are resolved, so that a cycle back to it finds its key.
+        object.managed = ManagedObject(realm: self, binding: binding, key: key)
+        let old = existing ? try rowValues(binding: binding, key: key) : nil
+        if existing { try deleteEmbedded(binding: binding, key: key) }
+        try writeRow(binding: binding, key: key, values: values, update: update, old: old)
+        return key
+    }
+
+    private func activeTransactionForWrite() throws(Realm.Error) -> WriteTransaction {
+        guard let transaction = transactionForMutation("write") else { throw .notInWriteTransaction }
+        return transaction
+    }
+
+    private func registerIfNeeded(_ table: TableSchema) throws(Realm.Error) {
+        if schema[className: table.className] != nil,
+            (try? handle(TableNames.rows(table.className), create: false)) != nil
+        {
+            return
+        }
+        try registerTable(table)
+    }
+
+    private func newKey(_ binding: TableBinding, _ transaction: WriteTransaction) throws(Realm.Error) -> Int64 {
+        let rows = try handle(binding.rowsTree, create: true)!
+        return try storage { Int64(bitPattern: try transaction.nextSequence(in: rows)) }
+    }
+
+    func encodedPrimaryKey(_ value: _StoredValue, binding: TableBinding, property: Int) throws(Realm.Error) -> [UInt8] {
+        guard let encoded = KeyEncoding.primaryKey(value), encoded.count <= store.maxKeySize else {
+            throw .invalidValue(
+                type: binding.className, property: binding.table.schema.properties[property].name,
+                reason: "primary key values must be at most \(store.maxKeySize - 1) bytes")
+        }
+        return encoded
+    }
+
+    /// Resolves links and embedded objects in `values` to object keys and writes the row.
+    /// `old` holds the row's previous values (links as keys) when the row exists, for index maintenance.
+    private func writeRow(
+        binding: TableBinding, key: Int64, values: [_StoredValue], update: UpdatePolicy, old: [_StoredValue]?
+    ) throws(Realm.Error) {
+        var row = RowBuilder(columns: binding.columnCount)
+        var resolvedValues: [_StoredValue] = []
+        resolvedValues.reserveCapacity(values.count)
+        for (index, value) in values.enumerated() {
+            let resolved = try resolveLinks(value, binding: binding, property: index, update: update)
+            try RowCodec.set(
+                resolved, column: binding.columns[index], in: &row, type: binding.className,
+                property: binding.table.schema.properties[index].name)
+            resolvedValues.append(resolved)
+        }
+        let transaction = try activeTransactionForWrite()
+        let rows = try handle(binding.rowsTree, create: true)!
+        try storage { try transaction.put(KeyEncoding.objectKey(key), row.finish(), in: rows) }
+        try updateIndexes(binding: binding, key: key, old: old, new: resolvedValues)
+    }
+
+    /// Moves the object's entries in the secondary indexes from its `old` values to its `new` ones.
+    private func updateIndexes(binding: TableBinding, key: Int64, old: [_StoredValue]?, new: [_StoredValue]?)
+        throws(Realm.Error)
+    {
+        let transaction = try activeTransactionForWrite()
+        for (index, property) in binding.table.schema.properties.enumerated()
+        where property.isIndexed && !property.isPrimary {
+            let before = old.flatMap { KeyEncoding.indexEntry($0[index], key: key) }
+            let after = new.flatMap { KeyEncoding.indexEntry($0[index], key: key) }
+            guard before != after else { continue }
+            let tree = try handle(TableNames.index(binding.className, property.name), create: true)!
+            try storage {
+                if let before { _ = try transaction.delete(before, in: tree) }
+                if let after { try transaction.put(after, [UInt8](), in: tree) }
+            }
+        }
+    }
+
+    /// A link becomes the key of its target (added first if unmanaged); an embedded object gets a new row.
+    private func resolveLinks(_ value: _StoredValue, binding: TableBinding, property: Int, update: UpdatePolicy)
+        throws(Realm.Error) -> _StoredValue
+    {
+        guard case .object(let target) = value else {
+            try checkType(value, binding: binding, property: property)
+            return value
+        }
+        let info = binding.table.infos[property]
+        guard let targetType = info.objectType, ObjectIdentifier(type(of: target)) == ObjectIdentifier(targetType)
+        else {
+            throw .invalidValue(
+                type: binding.className, property: binding.table.schema.properties[property].name,
+                reason: "expected \(info.objectType.map { "\($0)" } ?? "an object"), got \(type(of: target))")
+        }
+        if targetType is EmbeddedObject.Type {
+            return .int(try insertEmbedded(target))
+        }
+        return .int(try insert(target, update: update))
+    }
+
+    private func checkType(_ value: _StoredValue, binding: TableBinding, property: Int) throws(Realm.Error) {
+        let info = binding.table.infos[property]
+        let name = binding.table.schema.properties[property].name
+        if case .null = value {
+            guard info.isOptional else {
+                throw .invalidValue(
+                    type: binding.className, property: name, reason: "nil is not allowed (the property is not optional)"
+                )
+            }
+            return
+        }
+        if case .int(let int) = value, info.integerBits > 0 {
+            let limit = Int64(1) << (info.integerBits - 1)
+            guard int >= -limit && int < limit else {
+                throw .invalidValue(
+                    type: binding.className, property: name, reason: "\(int) does not fit in Int\(info.integerBits)")
+            }
+        }
+    }
+
+    private func insertEmbedded(_ object: ObjectBase) throws(Realm.Error) -> Int64 {
+        guard object.managed == nil else {
+            throw .invalidValue(
+                type: type(of: object).className(), property: "",
+                reason: "a managed embedded object cannot be assigned to another parent; assign an unmanaged copy")
+        }
+        let binding = try binding(for: type(of: object))
+        let transaction = try activeTransactionForWrite()
+        try registerIfNeeded(binding.table)
+        let values = binding.table.boxes(of: object).map(\.stored)
+        let key = try newKey(binding, transaction)
+        object.managed = ManagedObject(realm: self, binding: binding, key: key)
+        try writeRow(binding: binding, key: key, values: values, update: .error, old: nil)
+        return key
+    }
+
+    /// The stored values of every property of a row (links as keys).
+    func rowValues(binding: TableBinding, key: Int64) throws(Realm.Error) -> [_StoredValue]? {
+        try withRow(tree: binding.rowsTree, key: key) { row in
+            binding.table.infos.indices.map {
+                RowCodec.get(row, column: binding.columns[$0], info: binding.table.infos[$0])
+            }
+        }
+    }
+
+    /// Sets one property of a managed object.
+    func setProperty(_ value: _StoredValue, property: Int, binding: TableBinding, key: Int64) throws(Realm.Error) {
+        guard let old = try rowValues(binding: binding, key: key) else { throw .invalidatedObject }
+        var values = old
+        let info = binding.table.infos[property]
+        if property == binding.table.primaryKeyIndex {
+            guard let new = KeyEncoding.primaryKey(value), new == KeyEncoding.primaryKey(values[property]) else {
+                throw .primaryKeyChange(
+                    type: binding.className, property: binding.table.schema.properties[property].name)
+            }
+            return
+        }
+        if info.type == .object, let target = info.objectType, target is EmbeddedObject.Type,
+            case .int(let old) = values[property]
+        {
+            try remove(binding: try self.binding(for: target), key: old)
+        }
+        values[property] = try resolveLinks(value, binding: binding, property: property, update: .error)
+        try writeRow(binding: binding, key: key, values: values, update: .error, old: old)
+    }
+
+    private func deleteEmbedded(binding: TableBinding, key: Int64) throws(Realm.Error) {
+        guard let values = try rowValues(binding: binding, key: key) else { return }
+        for (index, info) in binding.table.infos.enumerated() {
+            guard info.type == .object, let target = info.objectType, target is EmbeddedObject.Type,
+                case .int(let child) = values[index]
+            else { continue }
+            try remove(binding: try self.binding(for: target), key: child)
+        }
+    }
+
+    /// Deletes a row: its embedded objects, its primary key entry, and links to it in every table.
+    func remove(binding: TableBinding, key: Int64) throws(Realm.Error) {
+        let transaction = try activeTransactionForWrite()
+        guard let values = try rowValues(binding: binding, key: key) else { return }
+        try deleteEmbedded(binding: binding, key: key)
+        if let index = binding.table.primaryKeyIndex, let encoded = KeyEncoding.primaryKey(values[index]),
+            let primaryKeys = try handle(binding.primaryKeyTree, create: false)
+        {
+            _ = try storage { try transaction.delete(encoded, in: primaryKeys) }
+        }
+        if let rows = try handle(binding.rowsTree, create: false) {
+            _ = try storage { try transaction.delete(KeyEncoding.objectKey(key), in: rows) }
+        }
+        try updateIndexes(binding: binding, key: key, old: values, new: nil)
+        if binding.table.kind == .object { try nullifyLinks(to: binding.className, key: key) }
+    }
+
+    /// Sets every link to object `key` of class `target` to nil.
+    private func nullifyLinks(to target: String, key: Int64) throws(Realm.Error) {
+        let transaction = try activeTransactionForWrite()
+        for (name, stored) in schemaClasses() {
+            let columns = stored.properties.indices.filter {
+                stored.properties[$0].type == .object && stored.properties[$0].objectClassName == target
+            }
+            guard !columns.isEmpty, let rows = try handle(TableNames.rows(name), create: false) else { continue }
+            var changed: [([UInt8], [UInt8])] = []
+            try storage {
+                var cursor = try transaction.makeCursor(for: rows)
+                var more = try cursor.first()
+                while more {
+                    let value = try cursor.value()
+                    let rewritten: [UInt8]? = try value.withUnsafeBytes { bytes in
+                        let row = try RowView(bytes)
+                        guard columns.contains(where: { !row.isNull($0) && row.int($0) == key }) else { return nil }
+                        return RowRewriter.nullify(row, columns: columns, properties: stored.properties)
+                    }
+                    if let rewritten { changed.append((try cursor.key(), rewritten)) }
+                    more = try cursor.next()
+                }
+                for (rowKey, bytes) in changed { try transaction.put(rowKey, bytes, in: rows) }
+            }
+        }
+    }
+}
+
+/// Rewrites rows generically, from the stored class definition alone.
+enum RowRewriter {
+    static func nullify(_ row: RowView, columns: [Int], properties: [StoredClass.StoredProperty]) -> [UInt8] {
+        var builder = RowBuilder(columns: row.columnCount)
+        for column in 0..<row.columnCount {
+            guard !columns.contains(column), column < properties.count else { continue }
+            let info = _PropertyInfo(type: properties[column].type, isOptional: properties[column].optional)
+            let value = RowCodec.get(row, column: column, info: info)
+            try? RowCodec.set(value, column: column, in: &builder, type: "", property: "")
+        }
+        return builder.finish()
+    }
+}

@@ -1,0 +1,256 @@
+import Foundation
+import StrataStorage
+
+/// How the object layer lays out the file (layer 4, "tables"), on StrataStorage named trees:
+/// - `$schema`: `version` → the schema version (u64 little-endian); `class:<name>` → the stored class (JSON).
+/// - `o:<class>`: object key (8 bytes, big-endian) → the object's row (see `RowFormat`), in key order.
+/// - `p:<class>`: encoded primary key → object key (8 bytes), for types with a primary key.
+/// - `i:<class>.<property>`: encoded value (at most 256 bytes: longer strings and data are cut, so lookups
+///   recheck the row) followed by the object key → empty, for indexed properties.
+enum TableNames {
+    static let schema = "$schema"
+    static let schemaVersionKey = Array("version".utf8)
+    static func classKey(_ name: String) -> [UInt8] { Array("class:\(name)".utf8) }
+    static func rows(_ className: String) -> String { "o:" + className }
+    static func primaryKeys(_ className: String) -> String { "p:" + className }
+    static func index(_ className: String, _ property: String) -> String { "i:\(className).\(property)" }
+}
+
+/// A class definition as stored in the file.
+struct StoredClass: Codable, Equatable {
+    struct StoredProperty: Codable, Equatable {
+        var name: String
+        var type: PropertyType
+        var optional: Bool
+        var indexed: Bool
+        var primary: Bool
+        var objectClassName: String?
+    }
+    var name: String
+    var embedded: Bool
+    var asymmetric: Bool
+    var properties: [StoredProperty]
+
+    init(_ schema: ObjectSchema) {
+        name = schema.className
+        embedded = schema.isEmbedded
+        asymmetric = schema.isAsymmetric
+        properties = schema.properties.map {
+            StoredProperty(
+                name: $0.name, type: $0.type, optional: $0.isOptional, indexed: $0.isIndexed, primary: $0.isPrimary,
+                objectClassName: $0.objectClassName)
+        }
+    }
+
+    func encoded() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return Array((try? encoder.encode(self)) ?? Data())
+    }
+
+    static func decode(_ bytes: [UInt8], path: String) throws(Realm.Error) -> StoredClass {
+        do {
+            return try JSONDecoder().decode(StoredClass.self, from: Data(bytes))
+        } catch {
+            throw .incompatibleFile(path: path, reason: "unreadable schema record: \(error)")
+        }
+    }
+
+    /// One line per difference between this stored class and `schema`.
+    func differences(from schema: ObjectSchema) -> [String] {
+        var lines: [String] = []
+        let current = StoredClass(schema)
+        if embedded != current.embedded {
+            lines.append(
+                "\(name): stored as \(embedded ? "embedded" : "top-level"), declared \(current.embedded ? "embedded" : "top-level")"
+            )
+        }
+        for property in properties {
+            guard let now = current.properties.first(where: { $0.name == property.name }) else {
+                lines.append("\(name).\(property.name): property removed")
+                continue
+            }
+            if now.type != property.type || now.objectClassName != property.objectClassName {
+                lines.append(
+                    "\(name).\(property.name): type changed from \(property.type)\(property.objectClassName.map { "<\($0)>" } ?? "") to \(now.type)\(now.objectClassName.map { "<\($0)>" } ?? "")"
+                )
+            }
+            if now.optional != property.optional {
+                lines.append("\(name).\(property.name): \(now.optional ? "made optional" : "made required")")
+            }
+            if now.primary != property.primary {
+                lines.append("\(name).\(property.name): primary key \(now.primary ? "added" : "removed")")
+            } else if now.indexed != property.indexed {
+                lines.append("\(name).\(property.name): index \(now.indexed ? "added" : "removed")")
+            }
+        }
+        for property in current.properties where !properties.contains(where: { $0.name == property.name }) {
+            lines.append("\(name).\(property.name): property added")
+        }
+        return lines
+    }
+}
+
+/// A model type as laid out in one file: which stored column holds each property.
+final class TableBinding {
+    let table: TableSchema
+    /// Stored column of each property (property order).
+    let columns: [Int]
+    /// Columns a row of this file stores.
+    let columnCount: Int
+    let rowsTree: String
+    let primaryKeyTree: String
+
+    init(table: TableSchema, stored: StoredClass?) {
+        self.table = table
+        if let stored {
+            columns = table.schema.properties.map { property in
+                stored.properties.firstIndex { $0.name == property.name } ?? -1
+            }
+            columnCount = stored.properties.count
+        } else {
+            columns = Array(table.schema.properties.indices)
+            columnCount = table.schema.properties.count
+        }
+        rowsTree = TableNames.rows(table.className)
+        primaryKeyTree = TableNames.primaryKeys(table.className)
+    }
+
+    var className: String { table.className }
+}
+
+/// Object keys and primary keys as tree keys.
+enum KeyEncoding {
+    static func objectKey(_ key: Int64) -> [UInt8] {
+        withUnsafeBytes(of: UInt64(bitPattern: key).bigEndian) { Array($0) }
+    }
+
+    static func decodeObjectKey(_ bytes: UnsafeRawBufferPointer) -> Int64 {
+        guard bytes.count == 8 else { return -1 }
+        var value: UInt64 = 0
+        for byte in bytes { value = value << 8 | UInt64(byte) }
+        return Int64(bitPattern: value)
+    }
+
+    static func decodeObjectKey(_ bytes: [UInt8]) -> Int64 {
+        bytes.withUnsafeBytes { decodeObjectKey($0) }
+    }
+
+    /// An order-preserving encoding of a primary key value.
+    static func primaryKey(_ value: _StoredValue) -> [UInt8]? {
+        switch value {
+        case .null: return [0]
+        case .int(let int):
+            return [1] + withUnsafeBytes(of: (UInt64(bitPattern: int) ^ (1 << 63)).bigEndian) { Array($0) }
+        case .string(let string): return [2] + Array(string.utf8)
+        case .uuid(let uuid): return [3] + withUnsafeBytes(of: uuid.uuid) { Array($0) }
+        case .objectId(let id): return [4] + id.bytes
+        default: return nil
+        }
+    }
+
+    /// The bytes of an index entry: the value's order-preserving encoding (cut to 256 bytes) and the object key.
+    static func indexEntry(_ value: _StoredValue, key: Int64) -> [UInt8]? {
+        var encoded: [UInt8]
+        switch value {
+        case .bool(let bool): encoded = [5, bool ? 1 : 0]
+        case .date(let date):
+            let bits = date.timeIntervalSinceReferenceDate.bitPattern
+            let ordered = bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
+            encoded = [6] + withUnsafeBytes(of: ordered.bigEndian) { Array($0) }
+        default:
+            guard let key = primaryKey(value) else { return nil }
+            encoded = key
+        }
+        if encoded.count > 256 { encoded.removeLast(encoded.count - 256) }
+        return encoded + objectKey(key)
+    }
+
+    /// A primary key as it appears in messages.
+    static func describe(_ value: _StoredValue) -> String {
+        switch value {
+        case .null: "nil"
+        case .int(let int): "\(int)"
+        case .string(let string): string
+        case .uuid(let uuid): uuid.uuidString
+        case .objectId(let id): id.stringValue
+        default: "\(value)"
+        }
+    }
+}
+
+/// Largest String or Data value.
+let maximumValueSize = 16 << 20
+
+/// Encodes and decodes property values in rows.
+enum RowCodec {
+    /// Stores `value` for a property of type `info` in `column`. Links and embedded objects must already be
+    /// resolved to object keys (`.int`).
+    static func set(
+        _ value: _StoredValue, column: Int, in row: inout RowBuilder, type className: String, property: String
+    ) throws(Realm.Error) {
+        switch value {
+        case .null: row.setNull(column)
+        case .int(let int): row.setInt(column, int)
+        case .bool(let bool): row.setBool(column, bool)
+        case .float(let float): row.setFloat(column, float)
+        case .double(let double): row.setDouble(column, double)
+        case .string(let string):
+            guard string.utf8.count <= maximumValueSize else {
+                throw .valueTooLarge(type: className, property: property, size: string.utf8.count)
+            }
+            row.setString(column, string)
+        case .data(let data):
+            guard data.count <= maximumValueSize else {
+                throw .valueTooLarge(type: className, property: property, size: data.count)
+            }
+            row.setBytes(column, data)
+        case .date(let date): row.setDouble(column, date.timeIntervalSinceReferenceDate)
+        case .uuid(let uuid): row.setBytes(column, withUnsafeBytes(of: uuid.uuid) { Array($0) })
+        case .objectId(let id): row.setBytes(column, id.bytes)
+        case .decimal128(let decimal):
+            let (high, low) = decimal.bid
+            row.setBytes(
+                column,
+                withUnsafeBytes(of: low.littleEndian) { Array($0) }
+                    + withUnsafeBytes(of: high.littleEndian) { Array($0) })
+        case .object:
+            preconditionFailure("links are resolved to object keys before encoding")
+        }
+    }
+
+    /// The value of `column` for a property of type `info`; links and embedded objects come back as `.int` keys.
+    static func get(_ row: RowView, column: Int, info: _PropertyInfo) -> _StoredValue {
+        guard !row.isNull(column) else { return .null }
+        switch info.type {
+        case .bool: return .bool(row.bool(column))
+        case .int, .object: return .int(row.int(column))
+        case .float: return .float(row.float(column))
+        case .double: return .double(row.double(column))
+        case .string: return .string(row.string(column))
+        case .data: return .data(row.withBytes(column) { Data($0) })
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: row.double(column)))
+        case .uuid:
+            return row.withBytes(column) { bytes in
+                guard bytes.count == 16 else { return .null }
+                var uuid = UUID().uuid
+                withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: bytes) }
+                return .uuid(UUID(uuid: uuid))
+            }
+        case .objectId:
+            return row.withBytes(column) { bytes in
+                guard let id = ObjectId(bytes: Array(bytes)) else { return .null }
+                return .objectId(id)
+            }
+        case .decimal128:
+            return row.withBytes(column) { bytes in
+                guard bytes.count == 16 else { return .null }
+                let low = bytes.loadUnaligned(fromByteOffset: 0, as: UInt64.self).littleEndian
+                let high = bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self).littleEndian
+                return .decimal128(Decimal128(bid: high, low: low))
+            }
+        case .linkingObjects, .any:
+            return .null
+        }
+    }
+}
