@@ -106,7 +106,11 @@ extension ObjectBase: _Persistable {
     public static var _propertyInfo: _PropertyInfo { _PropertyInfo(type: .object, objectType: self) }
     /// Links must be optional; a non-optional link has no default.
     public static func _defaultValue() -> Self {
-        fatalError("a link to \(self) must be declared optional (`\(self)?`)")
+        // An embedded object persisted through a CustomPersistable type has a default: a new, unmanaged object.
+        guard self is EmbeddedObject.Type else {
+            fatalError("a link to \(self) must be declared optional (`\(self)?`)")
+        }
+        return self.init()
     }
     /// See ``_Persistable``.
     public static func _fromStored(_ stored: _StoredValue) -> Self? {

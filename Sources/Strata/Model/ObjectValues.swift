@@ -147,6 +147,10 @@ enum ObjectValues {
         if let managed = object.managed {
             managed.write(column: index, stored)
         } else if !table.box(of: object, property: index).setStored(stored) {
+            if case .int(let int) = stored, info.integerBits > 0 {
+                throw .invalidValue(
+                    type: table.className, property: name, reason: "\(int) does not fit in Int\(info.integerBits)")
+            }
             throw .invalidValue(type: table.className, property: name, reason: "value does not fit \(info.type)")
         }
     }

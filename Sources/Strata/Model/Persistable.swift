@@ -218,8 +218,8 @@ extension Optional: _Persistable where Wrapped: _Persistable {
     /// See ``_Persistable``.
     public static func _fromStored(_ stored: _StoredValue) -> Wrapped?? {
         if case .null = stored { return .some(nil) }
-        guard let value = Wrapped._fromStored(stored) else { return nil }
-        return .some(value)
+        // A stored value the wrapped type rejects (a FailableCustomPersistable that cannot convert it) reads as nil.
+        return .some(Wrapped._fromStored(stored))
     }
     /// See ``_Persistable``.
     public var _stored: _StoredValue {
@@ -272,13 +272,21 @@ public protocol CustomPersistable: _Persistable {
 }
 
 extension CustomPersistable {
-    /// See ``_Persistable``.
-    public static var _propertyInfo: _PropertyInfo { PersistedType._propertyInfo }
+    /// See ``_Persistable``. A type persisted as an embedded object is stored as a nullable link even when the
+    /// property is not optional; a missing object reads as the type's value for a default embedded object.
+    public static var _propertyInfo: _PropertyInfo {
+        var info = PersistedType._propertyInfo
+        if info.type == .object { info.isOptional = true }
+        return info
+    }
     /// See ``_Persistable``.
     public static func _defaultValue() -> Self { Self(persistedValue: PersistedType._defaultValue()) }
     /// See ``_Persistable``.
     public static func _fromStored(_ stored: _StoredValue) -> Self? {
-        PersistedType._fromStored(stored).map { Self(persistedValue: $0) }
+        if case .null = stored, PersistedType._propertyInfo.type == .object {
+            return Self(persistedValue: PersistedType._defaultValue())
+        }
+        return PersistedType._fromStored(stored).map { Self(persistedValue: $0) }
     }
     /// See ``_Persistable``.
     public var _stored: _StoredValue { persistableValue._stored }
@@ -297,7 +305,11 @@ public protocol FailableCustomPersistable: _Persistable {
 
 extension FailableCustomPersistable {
     /// See ``_Persistable``.
-    public static var _propertyInfo: _PropertyInfo { PersistedType._propertyInfo }
+    public static var _propertyInfo: _PropertyInfo {
+        var info = PersistedType._propertyInfo
+        if info.type == .object { info.isOptional = true }
+        return info
+    }
     /// See ``_Persistable``.
     public static func _defaultValue() -> Self {
         guard let value = Self(persistedValue: PersistedType._defaultValue()) else {

@@ -32,11 +32,27 @@ class AnyPersistedBox {
 }
 
 final class PersistedBox<Value: _Persistable>: AnyPersistedBox {
-    var value: Value
+    /// nil only for a type without a default (a non-optional link), which schema discovery rejects.
+    private var storage: Value?
 
-    init(_ value: Value, attributes: PersistedAttributes) {
-        self.value = value
+    var value: Value {
+        get {
+            guard let storage else { fatalError("\(Value.self) has no default value; declare the property optional") }
+            return storage
+        }
+        set { storage = newValue }
+    }
+
+    init(_ value: Value?, attributes: PersistedAttributes) {
+        self.storage = value
         super.init(attributes: attributes)
+    }
+
+    /// A box holding the type's default value, if it has one.
+    static func withDefault(attributes: PersistedAttributes) -> PersistedBox {
+        let info = Value._propertyInfo
+        let hasDefault = !(info.type == .object && !info.isOptional && !(info.objectType is EmbeddedObject.Type))
+        return PersistedBox(hasDefault ? Value._defaultValue() : nil, attributes: attributes)
     }
 
     override var info: _PropertyInfo { Value._propertyInfo }
@@ -79,14 +95,14 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
     var anyBox: AnyPersistedBox { box }
 
     /// A property with its type's default value: 0, false, "", empty data, nil, a new ObjectId or UUID.
-    public init() { box = PersistedBox(Value._defaultValue(), attributes: PersistedAttributes()) }
+    public init() { box = PersistedBox.withDefault(attributes: PersistedAttributes()) }
 
     /// A property with an initial value.
     public init(wrappedValue: Value) { box = PersistedBox(wrappedValue, attributes: PersistedAttributes()) }
 
     /// A primary key (Int, String, UUID, ObjectId, their optionals, or enums over Int or String).
     public init(primaryKey: Bool) {
-        box = PersistedBox(Value._defaultValue(), attributes: PersistedAttributes(primaryKey: primaryKey))
+        box = PersistedBox.withDefault(attributes: PersistedAttributes(primaryKey: primaryKey))
     }
 
     /// A primary key with an initial value.
@@ -96,8 +112,7 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
 
     /// An indexed property.
     public init(indexed: Bool) {
-        box = PersistedBox(
-            Value._defaultValue(), attributes: PersistedAttributes(index: indexed ? .general : nil))
+        box = PersistedBox.withDefault(attributes: PersistedAttributes(index: indexed ? .general : nil))
     }
 
     /// An indexed property with an initial value.
@@ -107,7 +122,7 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
 
     /// A property with an index of the given kind.
     public init(indexed: IndexType) {
-        box = PersistedBox(Value._defaultValue(), attributes: PersistedAttributes(index: indexed))
+        box = PersistedBox.withDefault(attributes: PersistedAttributes(index: indexed))
     }
 
     /// A property with an index of the given kind and an initial value.
