@@ -1,5 +1,6 @@
 // swift-tools-version: 6.0
-// Benchmarks of StrataStorage against LMDB (system liblmdb) and SQLite (through GRDB).
+// Benchmarks of StrataStorage against LMDB (system liblmdb) and SQLite (through GRDB), and of Strata's object
+// layer against GRDB records.
 // A package of its own so that the root package keeps no dependencies. Run: bash Benchmarks/run.sh
 import PackageDescription
 
@@ -23,6 +24,13 @@ let package = Package(
                 .product(name: "StrataStorage", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
+        ),
+        .executableTarget(
+            name: "strata-object-bench",
+            dependencies: [
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
     ],

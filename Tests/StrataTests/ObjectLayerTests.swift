@@ -14,6 +14,11 @@ final class Person: Object {
     var ignored = "not stored"
 }
 
+final class Pair: Object {
+    @Persisted var left: Person?
+    @Persisted var right: Person?
+}
+
 final class Address: EmbeddedObject {
     @Persisted var street = ""
     @Persisted var city: String?
@@ -396,5 +401,51 @@ struct ObjectLayerTests {
         let reopened = try Realm(configuration: Realm.Configuration(fileURL: copy, objectTypes: [Person.self]))
         #expect(reopened.objects(Person.self).map(\.id) == Array(stride(from: 1, through: 99, by: 2)))
         #expect(reopened.object(ofType: Person.self, forPrimaryKey: 51)?.name == "p51")
+    }
+
+    @Test func deletingNullifiesOnlyLinksToTheDeletedObject() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "nullify-\(UUID())"))
+        let ann = Person(value: ["id": 1, "name": "Ann"])
+        let bob = Person(value: ["id": 2, "name": "Bob"])
+        let pair = Pair()
+        pair.left = ann
+        pair.right = bob
+        try realm.write { realm.add(pair) }
+        try realm.write { realm.delete(ann) }
+        #expect(pair.left == nil)
+        #expect(pair.right?.name == "Bob")
+        try realm.write { realm.delete(realm.objects(Person.self)) }
+        #expect(pair.right == nil)
+        #expect(realm.objects(Person.self).isEmpty)
+        #expect(realm.objects(Pair.self).count == 1)
+        // Deleting a whole type also deletes the embedded objects it owns.
+        try realm.write {
+            realm.add(Person(value: ["id": 3, "address": ["street": "Main"]]))
+            realm.add(Person(value: ["id": 4, "address": ["street": "Side"]]))
+        }
+        #expect(realm.rowCount(tree: TableNames.rows("Address")) == 2)
+        try realm.write { realm.delete(realm.objects(Person.self)) }
+        #expect(realm.rowCount(tree: TableNames.rows("Address")) == 0)
+    }
+
+    @Test func accessorsSeeChangesMadeThroughOtherAccessors() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "cache-\(UUID())"))
+        try realm.write { realm.add(Person(value: ["id": 1, "name": "Ann", "age": 1])) }
+        let first = try #require(realm.object(ofType: Person.self, forPrimaryKey: 1))
+        let second = try #require(realm.object(ofType: Person.self, forPrimaryKey: 1))
+        #expect(first.name == "Ann")
+        try realm.write {
+            second.name = "Changed"
+            #expect(first.name == "Changed")
+            second.age = 2
+            #expect(first.age == 2)
+            #expect(first.name == "Changed")
+        }
+        let other = try Realm(configuration: realm.configuration)
+        let remote = try #require(other.object(ofType: Person.self, forPrimaryKey: 1))
+        try other.write { remote.name = "Remote" }
+        #expect(first.name == "Changed")  // not refreshed yet: still its version
+        realm.refresh()
+        #expect(first.name == "Remote")
     }
 }

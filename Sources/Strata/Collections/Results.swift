@@ -44,14 +44,46 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
         }
     }
 
-    /// Iterates over a snapshot of the object keys taken when iteration starts.
-    public func makeIterator() -> IndexingIterator<[Element]> {
+    /// Iterates over the objects present when iteration starts (their keys are read up front; the objects are
+    /// created one at a time).
+    public func makeIterator() -> Iterator {
         owner.checkThread()
         do {
-            let keys = try owner.objectKeys(tree: binding.rowsTree)
-            return keys.map { owner.object(binding, key: $0) as! Element }.makeIterator()
+            return Iterator(realm: owner, binding: binding, keys: try owner.objectKeys(tree: binding.rowsTree))
         } catch {
             fatalError("Results<\(binding.className)>: \(error)")
         }
     }
+
+    /// Creates each object as iteration reaches it.
+    public struct Iterator: IteratorProtocol {
+        let realm: Realm
+        let binding: TableBinding
+        let keys: [Int64]
+        var position = 0
+
+        init(realm: Realm, binding: TableBinding, keys: [Int64]) {
+            self.realm = realm
+            self.binding = binding
+            self.keys = keys
+        }
+
+        /// The next object, or nil at the end.
+        public mutating func next() -> Element? {
+            guard position < keys.count else { return nil }
+            defer { position += 1 }
+            return realm.object(binding, key: keys[position]) as? Element
+        }
+    }
+}
+
+/// A collection holding every object of one type (bulk deletion).
+protocol WholeTable {
+    var realmForDeletion: Realm { get }
+    var bindingForDeletion: TableBinding { get }
+}
+
+extension Results: WholeTable {
+    var realmForDeletion: Realm { owner }
+    var bindingForDeletion: TableBinding { binding }
 }

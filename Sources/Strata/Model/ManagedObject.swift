@@ -1,4 +1,7 @@
 /// The link between a managed object accessor and its stored row.
+import StrataStorage
+
+@usableFromInline
 final class ManagedObject {
     let realm: Realm
     let binding: TableBinding
@@ -19,29 +22,51 @@ final class ManagedObject {
     }
 
     /// The property behind `box` (cached in the box after the first access).
-    @inline(__always)
+    @inlinable
     func column<Root: ObjectBase, Value>(
         of box: AnyPersistedBox, object: Root, storage: ReferenceWritableKeyPath<Root, Persisted<Value>>
     ) -> Int {
         if box.column >= 0 { return box.column }
+        return resolveColumn(of: box, storage: storage)
+    }
+
+    @usableFromInline
+    func resolveColumn<Root: ObjectBase, Value>(
+        of box: AnyPersistedBox, storage: ReferenceWritableKeyPath<Root, Persisted<Value>>
+    ) -> Int {
         let index = table.propertyIndex(storage: storage)
         box.column = index
         return index
     }
 
-    /// The stored value of property `index`, with links materialised as objects.
-    func readStored(property index: Int) -> _StoredValue {
-        realm.checkThread()
-        let info = table.infos[index]
-        let column = binding.columns[index]
-        let value: _StoredValue?
+    /// The row as of `cachedGeneration`, kept so that reading several properties costs one tree lookup.
+    private var cachedRow: (row: RowView, bytes: StableValue)?
+    private var cachedGeneration: UInt64 = .max
+
+    /// The object's row in the Realm's current version (or write transaction); nil if it was deleted.
+    @inline(__always)
+    private func row(property index: Int) -> RowView? {
+        if cachedGeneration == realm.generation, let cachedRow { return cachedRow.row }
         do {
-            value = try realm.withRow(tree: binding.rowsTree, key: key) { row in
-                RowCodec.get(row, column: column, info: info)
+            guard let bytes = try realm.stableRow(tree: binding.rowsTree, key: key) else {
+                cachedRow = nil
+                return nil
             }
+            let row = try RowView(bytes.bytes)
+            cachedRow = (row, bytes)
+            cachedGeneration = realm.generation
+            return row
         } catch {
             fatalError("\(table.className).\(table.schema.properties[index].name): \(error)")
         }
+    }
+
+    /// The stored value of property `index`, with links materialised as objects.
+    @usableFromInline
+    func readStored(property index: Int) -> _StoredValue {
+        realm.checkThread()
+        let info = table.infos[index]
+        let value = row(property: index).map { RowCodec.get($0, column: binding.columns[index], info: info) }
         guard let value else {
             fatalError(
                 "\(table.className).\(table.schema.properties[index].name) read from a deleted object: \(Realm.Error.invalidatedObject)"
@@ -58,15 +83,17 @@ final class ManagedObject {
     }
 
     /// The value of property `index` as `Value`.
-    @inline(__always)
+    @inlinable
     func read<Value: _Persistable>(column index: Int, as type: Value.Type) -> Value {
         let stored = readStored(property: index)
-        guard let value = Value._fromStored(stored) else {
-            fatalError(
-                "\(table.className).\(table.schema.properties[index].name): stored value \(stored) is not a \(Value.self)"
-            )
-        }
+        guard let value = Value._fromStored(stored) else { mismatch(stored, property: index, expected: Value.self) }
         return value
+    }
+
+    @usableFromInline
+    func mismatch(_ stored: _StoredValue, property index: Int, expected: Any.Type) -> Never {
+        fatalError(
+            "\(table.className).\(table.schema.properties[index].name): stored value \(stored) is not a \(expected)")
     }
 
     /// The value of property `index` as `Any` (nil for a null value).
@@ -75,6 +102,7 @@ final class ManagedObject {
     }
 
     /// Sets property `index`. Outside a write transaction this traps; other errors fail the transaction.
+    @usableFromInline
     func write(column index: Int, _ value: _StoredValue) {
         let name = "\(table.className).\(table.schema.properties[index].name)"
         guard realm.transactionForMutation("setting \(name)") != nil else { return }

@@ -3,10 +3,27 @@ import Foundation
 /// The common root of every model class. Subclass ``Object``, ``EmbeddedObject`` or ``AsymmetricObject``.
 open class ObjectBase {
     /// Set when the object is managed by a Realm; nil while unmanaged.
-    var managed: ManagedObject?
+    @usableFromInline var managed: ManagedObject?
+    /// The `@Persisted` boxes of this object, in initialisation order (empty if they could not be claimed).
+    var boxes: [AnyPersistedBox] = []
 
     /// A new, unmanaged instance with each property's initial value.
-    public required init() {}
+    public required init() {
+        let stack = BoxStack.local.value
+        let type = ObjectIdentifier(Swift.type(of: self))
+        let count: Int
+        if stack.lastType == type {
+            count = stack.lastCount
+        } else {
+            count = SchemaRegistry.shared.boxCount(of: self)
+            stack.lastType = type
+            stack.lastCount = count
+        }
+        if count > 0 && count <= stack.boxes.count {
+            boxes = Array(stack.boxes[(stack.boxes.count - count)...])
+            stack.boxes.removeLast(count)
+        }
+    }
 
     /// A new, unmanaged instance with values copied from `value`: a `[String: Any]` keyed by property name, an
     /// array of values in declared order, or another object with the same properties. Values for links and

@@ -1,3 +1,5 @@
+import StrataStorage
+
 /// The kind of index a `@Persisted(indexed:)` property gets.
 public enum IndexType: Sendable, Hashable {
     /// An ordered index for equality, `IN` and range queries.
@@ -12,13 +14,30 @@ struct PersistedAttributes: Sendable, Hashable {
     var index: IndexType?
 }
 
+/// The boxes created on this thread by objects whose initialisation has not finished: `@Persisted` pushes each
+/// box as the object's stored properties are initialised, and `ObjectBase.init` — which runs after them — takes
+/// its own from the top. Objects created in property initialisers finish first and take theirs first, so the
+/// stack discipline holds. This is how an object knows its boxes without `Mirror`, which costs microseconds.
+final class BoxStack {
+    var boxes: [AnyPersistedBox] = []
+    /// The last type whose box count was looked up on this thread, and that count (objects are usually
+    /// created many of one type at a time).
+    var lastType: ObjectIdentifier?
+    var lastCount = 0
+    static let local = ThreadLocal { BoxStack() }
+}
+
 /// Type-erased access to a property's storage (the same box for every access to one property of one object).
+@usableFromInline
 class AnyPersistedBox {
     let attributes: PersistedAttributes
-    /// The property's column in the managed object's table, cached after the first managed access.
-    var column = -1
+    /// The property's index in the managed object's schema, cached after the first managed access.
+    @usableFromInline var column = -1
 
-    init(attributes: PersistedAttributes) { self.attributes = attributes }
+    init(attributes: PersistedAttributes) {
+        self.attributes = attributes
+        BoxStack.local.value.boxes.append(self)
+    }
 
     var info: _PropertyInfo { fatalError("abstract") }
     /// The unmanaged value.
@@ -31,10 +50,12 @@ class AnyPersistedBox {
     func setAny(_ value: Any?) -> Bool { fatalError("abstract") }
 }
 
+@usableFromInline
 final class PersistedBox<Value: _Persistable>: AnyPersistedBox {
     /// nil only for a type without a default (a non-optional link), which schema discovery rejects.
-    private var storage: Value?
+    @usableFromInline var storage: Value?
 
+    @inlinable
     var value: Value {
         get {
             guard let storage else { fatalError("\(Value.self) has no default value; declare the property optional") }
@@ -91,7 +112,7 @@ protocol PersistedProperty {
 /// Properties without `@Persisted` are ignored: not stored, not queryable.
 @propertyWrapper
 public struct Persisted<Value: _Persistable>: PersistedProperty {
-    let box: PersistedBox<Value>
+    @usableFromInline let box: PersistedBox<Value>
     var anyBox: AnyPersistedBox { box }
 
     /// A property with its type's default value: 0, false, "", empty data, nil, a new ObjectId or UUID.
@@ -141,6 +162,8 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
     }
 
     /// Reads and writes go to the object's Realm when it is managed, to the property's own storage otherwise.
+    /// Inlinable so that each model's accessors are specialised for their value type.
+    @inlinable
     public static subscript<EnclosingSelf: ObjectBase>(
         _enclosingInstance object: EnclosingSelf,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,

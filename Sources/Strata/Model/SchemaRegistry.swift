@@ -16,6 +16,9 @@ final class TableSchema: @unchecked Sendable {
     /// A discovery instance: its property boxes identify properties when a key path is seen for the first time.
     private let prototype: ObjectBase
     private let boxIndex: [ObjectIdentifier: Int]
+    /// Position in `ObjectBase.boxes` of each property's box; nil if the prototype could not claim its boxes
+    /// (then `Mirror` finds them).
+    private let boxSlots: [Int]?
     private let nameIndex: [String: Int]
     private let keyPathIndex = Locked<[AnyKeyPath: Int]>([:])
 
@@ -97,6 +100,10 @@ final class TableSchema: @unchecked Sendable {
         self.infos = infos
         self.primaryKeyIndex = properties.firstIndex(where: \.isPrimary)
         self.boxIndex = boxIndex
+        let claimed = prototype.boxes
+        let discovered = TableSchema.persistedBoxes(of: prototype).map(\.1)
+        let slots = discovered.compactMap { box in claimed.firstIndex { $0 === box } }
+        self.boxSlots = claimed.count == discovered.count && slots.count == discovered.count ? slots : nil
         var nameIndex: [String: Int] = [:]
         for (index, property) in properties.enumerated() {
             nameIndex[property.swiftName] = index
@@ -126,11 +133,21 @@ final class TableSchema: @unchecked Sendable {
 
     /// The boxes of `object` (an instance of this type), in property order.
     func boxes(of object: ObjectBase) -> [AnyPersistedBox] {
-        TableSchema.persistedBoxes(of: object).map(\.1)
+        if let boxSlots, object.boxes.count == boxSlots.count { return boxSlots.map { object.boxes[$0] } }
+        return TableSchema.persistedBoxes(of: object).map(\.1)
+    }
+
+    /// Records in each box of `object` which property it holds, so managed reads skip the key-path lookup.
+    func assignColumns(of object: ObjectBase) {
+        guard let boxSlots, object.boxes.count == boxSlots.count else { return }
+        for (property, slot) in boxSlots.enumerated() { object.boxes[slot].column = property }
     }
 
     /// The box of property `index` in `object`.
-    func box(of object: ObjectBase, property index: Int) -> AnyPersistedBox { boxes(of: object)[index] }
+    func box(of object: ObjectBase, property index: Int) -> AnyPersistedBox {
+        if let boxSlots, object.boxes.count == boxSlots.count { return object.boxes[boxSlots[index]] }
+        return TableSchema.persistedBoxes(of: object)[index].1
+    }
 
     /// The property whose storage is reached through `storage` (first use: looked up on the prototype).
     func propertyIndex<Root: ObjectBase, Value>(storage: ReferenceWritableKeyPath<Root, Persisted<Value>>) -> Int {
@@ -155,6 +172,16 @@ final class SchemaRegistry: Sendable {
     static let shared = SchemaRegistry()
 
     private let tables = Locked<[ObjectIdentifier: TableSchema]>([:])
+    private let boxCounts = Locked<[ObjectIdentifier: Int]>([:])
+
+    /// How many `@Persisted` boxes an instance of `object`'s type has (counted with `Mirror` once per type).
+    func boxCount(of object: ObjectBase) -> Int {
+        let id = ObjectIdentifier(type(of: object))
+        if let count = boxCounts.withLock({ $0[id] }) { return count }
+        let count = TableSchema.persistedBoxes(of: object).count
+        boxCounts.withLock { $0[id] = count }
+        return count
+    }
 
     /// The discovered schema of `type`.
     func table(for type: ObjectBase.Type) throws(Realm.Error) -> TableSchema {

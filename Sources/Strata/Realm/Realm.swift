@@ -91,7 +91,7 @@ public final class Realm {
     /// Stores the configured schema version (the models match the file, so nothing else changes).
     private func recordSchemaVersion() throws(Realm.Error) {
         let transaction = try activeTransaction()
-        try storage {
+        try mutate {
             let tree = try transaction.tree(named: TableNames.schema, create: .keyed)!
             try transaction.put(
                 TableNames.schemaVersionKey,
@@ -187,7 +187,7 @@ public final class Realm {
     func registerTable(_ table: TableSchema) throws(Realm.Error) {
         guard storedClasses[table.className] == nil else { return }
         let transaction = try activeTransaction()
-        try storage {
+        try mutate {
             let tree = try transaction.tree(named: TableNames.schema, create: .keyed)!
             if storedSchemaVersion == nil { try recordSchemaVersion() }
             let stored = StoredClass(table.schema)
@@ -263,6 +263,7 @@ public final class Realm {
         }
         handles = [:]
         failure = nil
+        generation &+= 1
         try loadStoredSchema()
     }
 
@@ -282,6 +283,7 @@ public final class Realm {
         }
         self.transaction = nil
         handles = [:]
+        generation &+= 1
         try refreshSnapshot()
     }
 
@@ -293,6 +295,7 @@ public final class Realm {
         self.transaction = nil
         handles = [:]
         failure = nil
+        generation &+= 1
         // Definitions registered in the abandoned transaction are gone again.
         try? loadStoredSchema()
     }
@@ -314,6 +317,7 @@ public final class Realm {
             throw .storage(error, path: path)
         }
         views = [:]
+        generation &+= 1
         try loadStoredSchema()
     }
 
@@ -345,6 +349,16 @@ public final class Realm {
         failure = (error as? Realm.Error) ?? .fileAccess(path: path, reason: "\(error)")
     }
 
+    /// Bumped whenever what this Realm reads may have changed (a new version, or a change in its write
+    /// transaction); accessors holding row bytes refetch when it moves.
+    private(set) var generation: UInt64 = 0
+
+    /// Runs a storage operation that modifies the write transaction.
+    func mutate<R>(_ body: () throws -> R) throws(Realm.Error) -> R {
+        defer { generation &+= 1 }
+        return try storage(body)
+    }
+
     /// Runs a storage operation, mapping engine errors.
     func storage<R>(_ body: () throws -> R) throws(Realm.Error) -> R {
         do {
@@ -361,7 +375,10 @@ public final class Realm {
     func handle(_ name: String, create: Bool) throws(Realm.Error) -> TreeHandle? {
         if let handle = handles[name] { return handle }
         let transaction = try activeTransaction()
-        let handle = try storage { try transaction.tree(named: name, create: create ? .keyed : nil) }
+        let handle =
+            create
+            ? try mutate { try transaction.tree(named: name, create: .keyed) }
+            : try storage { try transaction.tree(named: name) }
         if let handle { handles[name] = handle }
         return handle
     }
@@ -385,6 +402,19 @@ public final class Realm {
             }
             guard let view = view(tree) else { return nil }
             return try view.withValue(forKey: keyBytes) { try body(try RowView($0)) }
+        }
+    }
+
+    /// The row of object `key` in `tree`, held for repeated reads until ``generation`` moves; nil if absent.
+    func stableRow(tree: String, key: Int64) throws(Realm.Error) -> StableValue? {
+        let keyBytes = KeyEncoding.objectKey(key)
+        return try storage {
+            if let transaction {
+                guard let handle = try handle(tree, create: false) else { return nil }
+                return try transaction.stableValue(forKey: keyBytes, in: handle)
+            }
+            guard let view = view(tree) else { return nil }
+            return try view.stableValue(forKey: keyBytes)
         }
     }
 
@@ -448,6 +478,7 @@ public final class Realm {
     /// A managed accessor for object `key` of `binding`'s type.
     func object(_ binding: TableBinding, key: Int64) -> ObjectBase {
         let object = binding.table.type.init()
+        binding.table.assignColumns(of: object)
         object.managed = ManagedObject(realm: self, binding: binding, key: key)
         return object
     }
@@ -557,8 +588,18 @@ public final class Realm {
         }
     }
 
-    /// Deletes every object of `objects`.
+    /// Deletes every object of `objects`. Deleting every object of a type (`realm.objects(T.self)`) clears the
+    /// type's trees at once instead of deleting row by row.
     public func delete<S: Sequence>(_ objects: S) where S.Element: ObjectBase {
+        if let whole = objects as? any WholeTable, whole.realmForDeletion === self {
+            guard transactionForMutation("delete(\(S.self))") != nil else { return }
+            do {
+                try removeAll(binding: whole.bindingForDeletion)
+            } catch {
+                fail(error)
+            }
+            return
+        }
         for object in Array(objects) { delete(object) }
     }
 
@@ -566,7 +607,7 @@ public final class Realm {
     public func deleteAll() {
         guard let transaction = transactionForMutation("deleteAll()") else { return }
         do {
-            try storage {
+            try mutate {
                 for (name, stored) in storedClasses {
                     let indexes = stored.properties.filter { $0.indexed && !$0.primary }
                     let trees =

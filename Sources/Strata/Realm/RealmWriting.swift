@@ -34,12 +34,13 @@ extension Realm {
             } else {
                 key = try newKey(binding, transaction)
                 let primaryKeys = try handle(binding.primaryKeyTree, create: true)!
-                try storage { try transaction.put(encoded, KeyEncoding.objectKey(key), in: primaryKeys) }
+                try mutate { try transaction.put(encoded, KeyEncoding.objectKey(key), in: primaryKeys) }
             }
         } else {
             key = try newKey(binding, transaction)
         }
         // Managed before its links are resolved, so that a cycle back to it finds its key.
+        binding.table.assignColumns(of: object)
         object.managed = ManagedObject(realm: self, binding: binding, key: key)
         let old = existing ? try rowValues(binding: binding, key: key) : nil
         if existing { try deleteEmbedded(binding: binding, key: key) }
@@ -63,7 +64,7 @@ extension Realm {
 
     private func newKey(_ binding: TableBinding, _ transaction: WriteTransaction) throws(Realm.Error) -> Int64 {
         let rows = try handle(binding.rowsTree, create: true)!
-        return try storage { Int64(bitPattern: try transaction.nextSequence(in: rows)) }
+        return try mutate { Int64(bitPattern: try transaction.nextSequence(in: rows)) }
     }
 
     func encodedPrimaryKey(_ value: _StoredValue, binding: TableBinding, property: Int) throws(Realm.Error) -> [UInt8] {
@@ -92,7 +93,7 @@ extension Realm {
         }
         let transaction = try activeTransactionForWrite()
         let rows = try handle(binding.rowsTree, create: true)!
-        try storage { try transaction.put(KeyEncoding.objectKey(key), row.finish(), in: rows) }
+        try mutate { try transaction.put(KeyEncoding.objectKey(key), row.finish(), in: rows) }
         try updateIndexes(binding: binding, key: key, old: old, new: resolvedValues)
     }
 
@@ -107,7 +108,7 @@ extension Realm {
             let after = new.flatMap { KeyEncoding.indexEntry($0[index], key: key) }
             guard before != after else { continue }
             let tree = try handle(TableNames.index(binding.className, property.name), create: true)!
-            try storage {
+            try mutate {
                 if let before { _ = try transaction.delete(before, in: tree) }
                 if let after { try transaction.put(after, [UInt8](), in: tree) }
             }
@@ -166,6 +167,7 @@ extension Realm {
         try registerIfNeeded(binding.table)
         let values = binding.table.boxes(of: object).map(\.stored)
         let key = try newKey(binding, transaction)
+        binding.table.assignColumns(of: object)
         object.managed = ManagedObject(realm: self, binding: binding, key: key)
         try writeRow(binding: binding, key: key, values: values, update: .error, old: nil)
         return key
@@ -219,17 +221,39 @@ extension Realm {
         if let index = binding.table.primaryKeyIndex, let encoded = KeyEncoding.primaryKey(values[index]),
             let primaryKeys = try handle(binding.primaryKeyTree, create: false)
         {
-            _ = try storage { try transaction.delete(encoded, in: primaryKeys) }
+            _ = try mutate { try transaction.delete(encoded, in: primaryKeys) }
         }
         if let rows = try handle(binding.rowsTree, create: false) {
-            _ = try storage { try transaction.delete(KeyEncoding.objectKey(key), in: rows) }
+            _ = try mutate { try transaction.delete(KeyEncoding.objectKey(key), in: rows) }
         }
         try updateIndexes(binding: binding, key: key, old: values, new: nil)
         if binding.table.kind == .object { try nullifyLinks(to: binding.className, key: key) }
     }
 
-    /// Sets every link to object `key` of class `target` to nil.
-    private func nullifyLinks(to target: String, key: Int64) throws(Realm.Error) {
+    /// Deletes every object of `binding`'s type: embedded objects they own, links to them, their rows, primary
+    /// keys and index entries.
+    func removeAll(binding: TableBinding) throws(Realm.Error) {
+        let transaction = try activeTransactionForWrite()
+        let embedded = binding.table.infos.indices.filter {
+            binding.table.infos[$0].objectType is EmbeddedObject.Type
+        }
+        if !embedded.isEmpty {
+            for key in try objectKeys(tree: binding.rowsTree) { try deleteEmbedded(binding: binding, key: key) }
+        }
+        if binding.table.kind == .object { try nullifyLinks(to: binding.className, key: nil) }
+        let trees =
+            [binding.rowsTree, binding.primaryKeyTree]
+            + binding.table.schema.properties.filter { $0.isIndexed && !$0.isPrimary }.map {
+                TableNames.index(binding.className, $0.name)
+            }
+        for tree in trees {
+            guard let handle = try handle(tree, create: false) else { continue }
+            try mutate { try transaction.removeAll(in: handle) }
+        }
+    }
+
+    /// Sets every link to object `key` (every object, when nil) of class `target` to nil.
+    private func nullifyLinks(to target: String, key: Int64?) throws(Realm.Error) {
         let transaction = try activeTransactionForWrite()
         for (name, stored) in schemaClasses() {
             let columns = stored.properties.indices.filter {
@@ -237,15 +261,16 @@ extension Realm {
             }
             guard !columns.isEmpty, let rows = try handle(TableNames.rows(name), create: false) else { continue }
             var changed: [([UInt8], [UInt8])] = []
-            try storage {
+            try mutate {
                 var cursor = try transaction.makeCursor(for: rows)
                 var more = try cursor.first()
                 while more {
                     let value = try cursor.value()
                     let rewritten: [UInt8]? = try value.withUnsafeBytes { bytes in
                         let row = try RowView(bytes)
-                        guard columns.contains(where: { !row.isNull($0) && row.int($0) == key }) else { return nil }
-                        return RowRewriter.nullify(row, columns: columns, properties: stored.properties)
+                        let matching = columns.filter { !row.isNull($0) && (key == nil || row.int($0) == key) }
+                        guard !matching.isEmpty else { return nil }
+                        return RowRewriter.nullify(row, columns: matching, properties: stored.properties)
                     }
                     if let rewritten { changed.append((try cursor.key(), rewritten)) }
                     more = try cursor.next()

@@ -634,3 +634,20 @@ public struct WriteCursor {
         return try cursor.read.value(of: try cursor.entry())
     }
 }
+
+extension WriteTransaction {
+    /// The value under `key` in `tree` for repeated reads until this transaction next changes anything (see
+    /// ``StableValue``), or nil when the key is absent.
+    @inlinable
+    public func stableValue<K: StorageBytes>(forKey key: K, in tree: TreeHandle) throws -> StableValue? {
+        try key.withStorageBytes { (key) throws -> StableValue? in try rawStableValue(key, in: tree) }
+    }
+
+    @usableFromInline
+    func rawStableValue(_ key: UnsafeRawBufferPointer, in tree: TreeHandle) throws -> StableValue? {
+        let id = try resolve(tree)
+        let read = TreeRead(source: context.pages)
+        guard let entry = try read.find(key, in: trees[id].root) else { return nil }
+        return try read.stableValue(of: entry)
+    }
+}

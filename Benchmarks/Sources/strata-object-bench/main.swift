@@ -1,0 +1,271 @@
+import Foundation
+import GRDB
+import Strata
+
+// Object-layer benchmark: the same five workloads on Strata objects and on GRDB records, in one run.
+// Usage: strata-object-bench [--sizes 10000,100000,1000000] [--repeat 3]
+
+/// The model: an Int primary key, a String, an Int, a Double and a Date.
+final class Item: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var count = 0
+    @Persisted var score = 0.0
+    @Persisted var date = Date(timeIntervalSinceReferenceDate: 0)
+}
+
+/// The same record for GRDB.
+struct ItemRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "item"
+    var id: Int
+    var name: String
+    var count: Int
+    var score: Double
+    var date: Date
+}
+
+enum Workload: String, CaseIterable {
+    case insert = "Insert, 1 write"
+    case lookup = "Primary-key lookups"
+    case iterate = "Iterate, read 2 properties"
+    case update = "Update 1 property, 1 write"
+    case delete = "Delete all, 1 write"
+}
+
+struct Options {
+    var sizes = [10_000, 100_000]
+    var repeats = 3
+
+    init(_ arguments: [String]) {
+        var iterator = arguments.makeIterator()
+        while let argument = iterator.next() {
+            switch argument {
+            case "--sizes":
+                sizes = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }
+            case "--repeat":
+                repeats = max(1, Int(iterator.next() ?? "") ?? 3)
+            default:
+                print("usage: strata-object-bench [--sizes 10000,100000] [--repeat 3]")
+                exit(argument == "--help" ? 0 : 2)
+            }
+        }
+    }
+}
+
+func log(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+func time(_ body: () throws -> Void) rethrows -> Duration {
+    let clock = ContinuousClock()
+    let start = clock.now
+    try body()
+    return clock.now - start
+}
+
+struct Failure: Error, CustomStringConvertible {
+    let description: String
+}
+
+func check(_ condition: Bool, _ what: String) throws {
+    if !condition { throw Failure(description: "verification failed: \(what)") }
+}
+
+let base = Date(timeIntervalSince1970: 1_700_000_000)
+
+/// Strata: a file in `directory`, durable commits.
+func runStrata(size: Int, order: [Int], directory: URL) throws -> [Workload: Duration] {
+    let configuration = Realm.Configuration(
+        fileURL: directory.appendingPathComponent("bench.strata"), objectTypes: [Item.self])
+    let realm = try Realm(configuration: configuration)
+    var times: [Workload: Duration] = [:]
+    times[.insert] = try time {
+        try realm.write {
+            for index in 0..<size {
+                let item = Item()
+                item.id = index
+                item.name = "item \(index)"
+                item.count = index
+                item.score = Double(index) * 0.5
+                item.date = base + Double(index)
+                realm.add(item)
+            }
+        }
+    }
+    try check(realm.objects(Item.self).count == size, "strata insert count")
+    var found = 0
+    times[.lookup] = time {
+        for index in order where realm.object(ofType: Item.self, forPrimaryKey: index) != nil { found += 1 }
+    }
+    try check(found == size, "strata lookups")
+    var sum = 0
+    var scores = 0.0
+    times[.iterate] = time {
+        for item in realm.objects(Item.self) {
+            sum &+= item.count
+            scores += item.score
+        }
+    }
+    try check(sum == size * (size - 1) / 2, "strata iterate sum")
+    times[.update] = try time {
+        try realm.write {
+            for item in realm.objects(Item.self) { item.count += 1 }
+        }
+    }
+    try check(realm.object(ofType: Item.self, forPrimaryKey: size - 1)?.count == size, "strata update")
+    times[.delete] = try time {
+        try realm.write { realm.delete(realm.objects(Item.self)) }
+    }
+    try check(realm.objects(Item.self).isEmpty, "strata delete")
+    return times
+}
+
+/// GRDB: records in a WAL database with synchronous=FULL, every workload in one transaction.
+func runGRDB(size: Int, order: [Int], directory: URL) throws -> [Workload: Duration] {
+    var config = Configuration()
+    config.journalMode = .wal
+    let queue = try DatabaseQueue(path: directory.appendingPathComponent("bench.sqlite").path, configuration: config)
+    try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
+    try queue.write { db in
+        try db.create(table: "item") { table in
+            table.primaryKey("id", .integer)
+            table.column("name", .text).notNull()
+            table.column("count", .integer).notNull()
+            table.column("score", .double).notNull()
+            table.column("date", .datetime).notNull()
+        }
+    }
+    var times: [Workload: Duration] = [:]
+    times[.insert] = try time {
+        try queue.write { db in
+            for index in 0..<size {
+                try ItemRecord(
+                    id: index, name: "item \(index)", count: index, score: Double(index) * 0.5,
+                    date: base + Double(index)
+                ).insert(db)
+            }
+        }
+    }
+    try check(try queue.read { try ItemRecord.fetchCount($0) } == size, "grdb insert count")
+    var found = 0
+    times[.lookup] = try time {
+        try queue.read { db in
+            for index in order where try ItemRecord.fetchOne(db, key: index) != nil { found += 1 }
+        }
+    }
+    try check(found == size, "grdb lookups")
+    var sum = 0
+    var scores = 0.0
+    times[.iterate] = try time {
+        try queue.read { db in
+            let cursor = try ItemRecord.fetchCursor(db)
+            while let item = try cursor.next() {
+                sum &+= item.count
+                scores += item.score
+            }
+        }
+    }
+    try check(sum == size * (size - 1) / 2, "grdb iterate sum")
+    times[.update] = try time {
+        try queue.write { db in
+            let cursor = try ItemRecord.fetchCursor(db)
+            var items: [ItemRecord] = []
+            while let item = try cursor.next() { items.append(item) }
+            for var item in items {
+                item.count += 1
+                try item.update(db)
+            }
+        }
+    }
+    try check(try queue.read { try ItemRecord.fetchOne($0, key: size - 1)?.count } == size, "grdb update")
+    times[.delete] = try time {
+        try queue.write { db in _ = try ItemRecord.deleteAll(db) }
+    }
+    try check(try queue.read { try ItemRecord.fetchCount($0) } == 0, "grdb delete")
+    return times
+}
+
+/// A managed property read against a `Dictionary<Int, Int>` lookup, per operation.
+func propertyReadComparison(size: Int, directory: URL) throws -> (property: Duration, dictionary: Duration) {
+    let realm = try Realm(
+        configuration: Realm.Configuration(
+            fileURL: directory.appendingPathComponent("read.strata"), objectTypes: [Item.self]))
+    try realm.write {
+        for index in 0..<size { realm.add(Item(value: ["id": index, "count": index])) }
+    }
+    let objects = Array(realm.objects(Item.self).prefix(1000))
+    var dictionary: [Int: Int] = [:]
+    for index in 0..<size { dictionary[index] = index }
+    let reads = 1_000_000
+    var sum = 0
+    let property = time {
+        for round in 0..<reads { sum &+= objects[round % objects.count].count }
+    }
+    var total = 0
+    let lookup = time {
+        for round in 0..<reads { total &+= dictionary[(round &* 7919) % size] ?? 0 }
+    }
+    try check(sum > 0 && total > 0, "read comparison")
+    return (property / reads, lookup / reads)
+}
+
+func format(_ duration: Duration) -> String {
+    let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    return seconds >= 1 ? String(format: "%.2f s", seconds) : String(format: "%.1f ms", seconds * 1000)
+}
+
+func perOperation(_ duration: Duration, _ count: Int) -> String {
+    let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    return String(format: "%.0f ns/op", seconds * 1e9 / Double(count))
+}
+
+func median(_ runs: [[Workload: Duration]], _ workload: Workload) -> Duration {
+    let values = runs.compactMap { $0[workload] }.sorted()
+    return values[values.count / 2]
+}
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+let root = FileManager.default.temporaryDirectory.appendingPathComponent("strata-object-bench-\(getpid())")
+defer { try? FileManager.default.removeItem(at: root) }
+
+print("## Strata objects vs GRDB records\n")
+print(
+    "Model: Int primary key, String, Int, Double, Date. Both on files, durable commits (GRDB: WAL, synchronous=FULL). "
+        + "Median of \(options.repeats) runs, each on fresh files. Ratio = Strata / GRDB: below 1 means Strata is faster.\n"
+)
+do {
+    for size in options.sizes {
+        var generator = SystemRandomNumberGenerator()
+        let order = Array(0..<size).shuffled(using: &generator)
+        var strataRuns: [[Workload: Duration]] = []
+        var grdbRuns: [[Workload: Duration]] = []
+        for run in 0..<options.repeats {
+            log("N = \(size): run \(run + 1) of \(options.repeats)")
+            let directory = root.appendingPathComponent("\(size)-\(run)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            strataRuns.append(try runStrata(size: size, order: order, directory: directory))
+            grdbRuns.append(try runGRDB(size: size, order: order, directory: directory))
+            try? FileManager.default.removeItem(at: directory)
+        }
+        print("### N = \(size)\n")
+        print("| Workload | Strata | GRDB | Strata/GRDB |")
+        print("|---|---:|---:|---:|")
+        for workload in Workload.allCases {
+            let strata = median(strataRuns, workload)
+            let grdb = median(grdbRuns, workload)
+            print(
+                "| \(workload.rawValue) | \(format(strata)) (\(perOperation(strata, size))) | \(format(grdb)) (\(perOperation(grdb, size))) | \(String(format: "%.2f×", strata / grdb)) |"
+            )
+        }
+        print("")
+    }
+    let directory = root.appendingPathComponent("reads")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let (property, dictionary) = try propertyReadComparison(size: 100_000, directory: directory)
+    print(
+        "Managed property read: \(property) per read; Dictionary<Int, Int> lookup: \(dictionary) per lookup; ratio \(String(format: "%.1f×", property / dictionary))."
+    )
+} catch {
+    log("failed: \(error)")
+    exit(1)
+}
