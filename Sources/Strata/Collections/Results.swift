@@ -1,3 +1,5 @@
+import StrataStorage
+
 /// A type that can be an element of a Realm collection.
 public protocol RealmCollectionValue {}
 
@@ -44,12 +46,16 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
         }
     }
 
-    /// Iterates over the objects present when iteration starts (their keys are read up front; the objects are
-    /// created one at a time).
+    /// Iterates over the objects present when iteration starts. Outside a write transaction the iterator walks
+    /// the rows in place and hands each object its row, so reading its properties needs no further lookup.
     public func makeIterator() -> Iterator {
         owner.checkThread()
         do {
-            return Iterator(realm: owner, binding: binding, keys: try owner.objectKeys(tree: binding.rowsTree))
+            if let cursor = owner.rowCursor(binding) {
+                return Iterator(realm: owner, binding: binding, source: .cursor(cursor, started: false))
+            }
+            return Iterator(
+                realm: owner, binding: binding, source: .keys(try owner.objectKeys(tree: binding.rowsTree), 0))
         } catch {
             fatalError("Results<\(binding.className)>: \(error)")
         }
@@ -57,22 +63,39 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
 
     /// Creates each object as iteration reaches it.
     public struct Iterator: IteratorProtocol {
+        enum Source {
+            case cursor(TreeCursor, started: Bool)
+            case keys([Int64], Int)
+            case done
+        }
+
         let realm: Realm
         let binding: TableBinding
-        let keys: [Int64]
-        var position = 0
-
-        init(realm: Realm, binding: TableBinding, keys: [Int64]) {
-            self.realm = realm
-            self.binding = binding
-            self.keys = keys
-        }
+        var source: Source
 
         /// The next object, or nil at the end.
         public mutating func next() -> Element? {
-            guard position < keys.count else { return nil }
-            defer { position += 1 }
-            return realm.object(binding, key: keys[position]) as? Element
+            switch source {
+            case .cursor(var cursor, let started):
+                do {
+                    guard try (started ? cursor.next() : cursor.first()) else {
+                        source = .done
+                        return nil
+                    }
+                    let key = try cursor.withKey { KeyEncoding.decodeObjectKey($0) }
+                    let row = try cursor.stableValue()
+                    source = .cursor(cursor, started: true)
+                    return realm.object(binding, key: key, row: row) as? Element
+                } catch {
+                    fatalError("Results<\(binding.className)>: \(error)")
+                }
+            case .keys(let keys, let position):
+                guard position < keys.count else { return nil }
+                source = .keys(keys, position + 1)
+                return realm.object(binding, key: keys[position]) as? Element
+            case .done:
+                return nil
+            }
         }
     }
 }

@@ -24,7 +24,7 @@ final class ManagedObject {
     /// The property behind `box` (cached in the box after the first access).
     @inlinable
     func column<Root: ObjectBase, Value>(
-        of box: AnyPersistedBox, object: Root, storage: ReferenceWritableKeyPath<Root, Persisted<Value>>
+        of box: PersistedBox, object: Root, storage: ReferenceWritableKeyPath<Root, Persisted<Value>>
     ) -> Int {
         if box.column >= 0 { return box.column }
         return resolveColumn(of: box, storage: storage)
@@ -32,7 +32,7 @@ final class ManagedObject {
 
     @usableFromInline
     func resolveColumn<Root: ObjectBase, Value>(
-        of box: AnyPersistedBox, storage: ReferenceWritableKeyPath<Root, Persisted<Value>>
+        of box: PersistedBox, storage: ReferenceWritableKeyPath<Root, Persisted<Value>>
     ) -> Int {
         let index = table.propertyIndex(storage: storage)
         box.column = index
@@ -40,15 +40,15 @@ final class ManagedObject {
     }
 
     /// The row as of `cachedGeneration`, kept so that reading several properties costs one tree lookup.
-    private var cachedRow: (row: RowView, bytes: StableValue)?
-    private var cachedGeneration: UInt64 = .max
+    @exclusivity(unchecked) private var cachedRow: (row: RowView, bytes: StableValue)?
+    @exclusivity(unchecked) private var cachedGeneration: UInt64 = .max
 
     /// The object's row in the Realm's current version (or write transaction); nil if it was deleted.
     @inline(__always)
     private func row(property index: Int) -> RowView? {
         if cachedGeneration == realm.generation, let cachedRow { return cachedRow.row }
         do {
-            guard let bytes = try realm.stableRow(tree: binding.rowsTree, key: key) else {
+            guard let bytes = try realm.stableRow(binding, key: key) else {
                 cachedRow = nil
                 return nil
             }
@@ -59,6 +59,13 @@ final class ManagedObject {
         } catch {
             fatalError("\(table.className).\(table.schema.properties[index].name): \(error)")
         }
+    }
+
+    /// Caches `row` (read from the Realm at `generation`) as this object's row.
+    func prime(row: StableValue, generation: UInt64) {
+        guard let view = try? RowView(row.bytes) else { return }
+        cachedRow = (view, row)
+        cachedGeneration = generation
     }
 
     /// The stored value of property `index`, with links materialised as objects.

@@ -3,9 +3,9 @@ import Foundation
 /// The common root of every model class. Subclass ``Object``, ``EmbeddedObject`` or ``AsymmetricObject``.
 open class ObjectBase {
     /// Set when the object is managed by a Realm; nil while unmanaged.
-    @usableFromInline var managed: ManagedObject?
+    @exclusivity(unchecked) @usableFromInline var managed: ManagedObject?
     /// The `@Persisted` boxes of this object, in initialisation order (empty if they could not be claimed).
-    var boxes: [AnyPersistedBox] = []
+    @exclusivity(unchecked) var boxes: [PersistedBox] = []
 
     /// A new, unmanaged instance with each property's initial value.
     public required init() {

@@ -9,9 +9,16 @@ public enum IndexType: Sendable, Hashable {
 }
 
 /// Attributes declared on a `@Persisted` property.
+@usableFromInline
 struct PersistedAttributes: Sendable, Hashable {
-    var primaryKey = false
-    var index: IndexType?
+    @usableFromInline var primaryKey = false
+    @usableFromInline var index: IndexType?
+
+    @inlinable
+    init(primaryKey: Bool = false, index: IndexType? = nil) {
+        self.primaryKey = primaryKey
+        self.index = index
+    }
 }
 
 /// The boxes created on this thread by objects whose initialisation has not finished: `@Persisted` pushes each
@@ -19,7 +26,7 @@ struct PersistedAttributes: Sendable, Hashable {
 /// its own from the top. Objects created in property initialisers finish first and take theirs first, so the
 /// stack discipline holds. This is how an object knows its boxes without `Mirror`, which costs microseconds.
 final class BoxStack {
-    var boxes: [AnyPersistedBox] = []
+    var boxes: [PersistedBox] = []
     /// The last type whose box count was looked up on this thread, and that count (objects are usually
     /// created many of one type at a time).
     var lastType: ObjectIdentifier?
@@ -27,76 +34,64 @@ final class BoxStack {
     static let local = ThreadLocal { BoxStack() }
 }
 
-/// Type-erased access to a property's storage (the same box for every access to one property of one object).
+/// A property's storage: the unmanaged value, as it will be stored, and what the managed accessor learned.
+///
+/// Not generic on purpose: every object creation allocates one box per property, and a generic class would
+/// look its metadata up at run time on each allocation and deallocation.
 @usableFromInline
-class AnyPersistedBox {
+final class PersistedBox {
     let attributes: PersistedAttributes
     /// The property's index in the managed object's schema, cached after the first managed access.
-    @usableFromInline var column = -1
+    @exclusivity(unchecked) @usableFromInline var column = -1
+    /// The unmanaged value, in its stored form.
+    @exclusivity(unchecked) @usableFromInline var stored: _StoredValue
+    /// The property's Swift type.
+    let valueType: any _Persistable.Type
 
-    init(attributes: PersistedAttributes) {
+    @usableFromInline
+    init(stored: _StoredValue, valueType: any _Persistable.Type, attributes: PersistedAttributes) {
+        self.stored = stored
+        self.valueType = valueType
         self.attributes = attributes
         BoxStack.local.value.boxes.append(self)
     }
 
-    var info: _PropertyInfo { fatalError("abstract") }
-    /// The unmanaged value.
-    var stored: _StoredValue { fatalError("abstract") }
-    /// Sets the unmanaged value; false if `stored` does not fit the property's type.
-    func setStored(_ stored: _StoredValue) -> Bool { fatalError("abstract") }
-    /// The unmanaged value as `Any`.
-    var anyValue: Any { fatalError("abstract") }
-    /// Sets the unmanaged value from `Any`; false if the value has another type.
-    func setAny(_ value: Any?) -> Bool { fatalError("abstract") }
-}
-
-@usableFromInline
-final class PersistedBox<Value: _Persistable>: AnyPersistedBox {
-    /// nil only for a type without a default (a non-optional link), which schema discovery rejects.
-    @usableFromInline var storage: Value?
-
-    @inlinable
-    var value: Value {
-        get {
-            guard let storage else { fatalError("\(Value.self) has no default value; declare the property optional") }
-            return storage
-        }
-        set { storage = newValue }
-    }
-
-    init(_ value: Value?, attributes: PersistedAttributes) {
-        self.storage = value
-        super.init(attributes: attributes)
-    }
-
-    /// A box holding the type's default value, if it has one.
-    static func withDefault(attributes: PersistedAttributes) -> PersistedBox {
+    /// A box holding `Value`'s default (null for a type without one, a non-optional link, which schema discovery
+    /// rejects).
+    @usableFromInline
+    static func withDefault<Value: _Persistable>(_ type: Value.Type, attributes: PersistedAttributes) -> PersistedBox {
         let info = Value._propertyInfo
         let hasDefault = !(info.type == .object && !info.isOptional && !(info.objectType is EmbeddedObject.Type))
-        return PersistedBox(hasDefault ? Value._defaultValue() : nil, attributes: attributes)
+        return PersistedBox(
+            stored: hasDefault ? Value._defaultValue()._stored : .null, valueType: type, attributes: attributes)
     }
 
-    override var info: _PropertyInfo { Value._propertyInfo }
-    override var stored: _StoredValue { value._stored }
-    override func setStored(_ stored: _StoredValue) -> Bool {
-        guard let value = Value._fromStored(stored) else { return false }
-        self.value = value
+    /// The unmanaged value as `Value`.
+    @inlinable
+    func value<Value: _Persistable>(as type: Value.Type) -> Value {
+        guard let value = Value._fromStored(stored) else {
+            fatalError("\(Value.self) has no default value; declare the property optional")
+        }
+        return value
+    }
+
+    var info: _PropertyInfo { valueType._propertyInfo }
+
+    /// Sets the unmanaged value; false if `stored` does not fit the property's type.
+    func setStored(_ stored: _StoredValue) -> Bool {
+        func fits<Value: _Persistable>(_ type: Value.Type) -> Bool { Value._fromStored(stored) != nil }
+        guard fits(valueType) else { return false }
+        self.stored = stored
         return true
     }
-    override var anyValue: Any { value }
-    override func setAny(_ value: Any?) -> Bool {
-        if let typed = value as? Value {
-            self.value = typed
-            return true
-        }
-        guard let stored = StoredValueConversion.stored(from: value, as: Value._propertyInfo) else { return false }
-        return setStored(stored)
-    }
+
+    /// The unmanaged value for dynamic access, in its persisted form (nil for null).
+    var anyValue: Any? { StoredValueConversion.any(from: stored) }
 }
 
 /// Implemented by `Persisted` so that schema discovery can find its box through `Mirror`.
 protocol PersistedProperty {
-    var anyBox: AnyPersistedBox { get }
+    var anyBox: PersistedBox { get }
 }
 
 /// Declares a stored property of an object type.
@@ -112,43 +107,58 @@ protocol PersistedProperty {
 /// Properties without `@Persisted` are ignored: not stored, not queryable.
 @propertyWrapper
 public struct Persisted<Value: _Persistable>: PersistedProperty {
-    @usableFromInline let box: PersistedBox<Value>
-    var anyBox: AnyPersistedBox { box }
+    @usableFromInline let box: PersistedBox
+    var anyBox: PersistedBox { box }
 
     /// A property with its type's default value: 0, false, "", empty data, nil, a new ObjectId or UUID.
-    public init() { box = PersistedBox.withDefault(attributes: PersistedAttributes()) }
+    @inlinable
+    public init() { box = PersistedBox.withDefault(Value.self, attributes: PersistedAttributes()) }
 
     /// A property with an initial value.
-    public init(wrappedValue: Value) { box = PersistedBox(wrappedValue, attributes: PersistedAttributes()) }
+    @inlinable
+    public init(wrappedValue: Value) {
+        box = PersistedBox(stored: wrappedValue._stored, valueType: Value.self, attributes: PersistedAttributes())
+    }
 
     /// A primary key (Int, String, UUID, ObjectId, their optionals, or enums over Int or String).
+    @inlinable
     public init(primaryKey: Bool) {
-        box = PersistedBox.withDefault(attributes: PersistedAttributes(primaryKey: primaryKey))
+        box = PersistedBox.withDefault(Value.self, attributes: PersistedAttributes(primaryKey: primaryKey))
     }
 
     /// A primary key with an initial value.
+    @inlinable
     public init(wrappedValue: Value, primaryKey: Bool) {
-        box = PersistedBox(wrappedValue, attributes: PersistedAttributes(primaryKey: primaryKey))
+        box = PersistedBox(
+            stored: wrappedValue._stored, valueType: Value.self, attributes: PersistedAttributes(primaryKey: primaryKey)
+        )
     }
 
     /// An indexed property.
+    @inlinable
     public init(indexed: Bool) {
-        box = PersistedBox.withDefault(attributes: PersistedAttributes(index: indexed ? .general : nil))
+        box = PersistedBox.withDefault(Value.self, attributes: PersistedAttributes(index: indexed ? .general : nil))
     }
 
     /// An indexed property with an initial value.
+    @inlinable
     public init(wrappedValue: Value, indexed: Bool) {
-        box = PersistedBox(wrappedValue, attributes: PersistedAttributes(index: indexed ? .general : nil))
+        box = PersistedBox(
+            stored: wrappedValue._stored, valueType: Value.self,
+            attributes: PersistedAttributes(index: indexed ? .general : nil))
     }
 
     /// A property with an index of the given kind.
+    @inlinable
     public init(indexed: IndexType) {
-        box = PersistedBox.withDefault(attributes: PersistedAttributes(index: indexed))
+        box = PersistedBox.withDefault(Value.self, attributes: PersistedAttributes(index: indexed))
     }
 
     /// A property with an index of the given kind and an initial value.
+    @inlinable
     public init(wrappedValue: Value, indexed: IndexType) {
-        box = PersistedBox(wrappedValue, attributes: PersistedAttributes(index: indexed))
+        box = PersistedBox(
+            stored: wrappedValue._stored, valueType: Value.self, attributes: PersistedAttributes(index: indexed))
     }
 
     /// Not available: `@Persisted` works only inside `ObjectBase` subclasses.
@@ -171,14 +181,14 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
     ) -> Value {
         get {
             let box = object[keyPath: storageKeyPath].box
-            guard let managed = object.managed else { return box.value }
+            guard let managed = object.managed else { return box.value(as: Value.self) }
             let column = managed.column(of: box, object: object, storage: storageKeyPath)
             return managed.read(column: column, as: Value.self)
         }
         set {
             let box = object[keyPath: storageKeyPath].box
             guard let managed = object.managed else {
-                box.value = newValue
+                box.stored = newValue._stored
                 return
             }
             let column = managed.column(of: box, object: object, storage: storageKeyPath)

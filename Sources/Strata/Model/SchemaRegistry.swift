@@ -113,14 +113,14 @@ final class TableSchema: @unchecked Sendable {
     }
 
     /// The `@Persisted` boxes of `object`, superclass properties first, each with its Swift name.
-    static func persistedBoxes(of object: ObjectBase) -> [(String, AnyPersistedBox)] {
+    static func persistedBoxes(of object: ObjectBase) -> [(String, PersistedBox)] {
         var mirrors: [Mirror] = []
         var mirror: Mirror? = Mirror(reflecting: object)
         while let current = mirror {
             mirrors.append(current)
             mirror = current.superclassMirror
         }
-        var result: [(String, AnyPersistedBox)] = []
+        var result: [(String, PersistedBox)] = []
         for mirror in mirrors.reversed() {
             for child in mirror.children {
                 guard let label = child.label, let property = child.value as? any PersistedProperty else { continue }
@@ -132,7 +132,7 @@ final class TableSchema: @unchecked Sendable {
     }
 
     /// The boxes of `object` (an instance of this type), in property order.
-    func boxes(of object: ObjectBase) -> [AnyPersistedBox] {
+    func boxes(of object: ObjectBase) -> [PersistedBox] {
         if let boxSlots, object.boxes.count == boxSlots.count { return boxSlots.map { object.boxes[$0] } }
         return TableSchema.persistedBoxes(of: object).map(\.1)
     }
@@ -144,7 +144,7 @@ final class TableSchema: @unchecked Sendable {
     }
 
     /// The box of property `index` in `object`.
-    func box(of object: ObjectBase, property index: Int) -> AnyPersistedBox {
+    func box(of object: ObjectBase, property index: Int) -> PersistedBox {
         if let boxSlots, object.boxes.count == boxSlots.count { return object.boxes[boxSlots[index]] }
         return TableSchema.persistedBoxes(of: object)[index].1
     }

@@ -29,7 +29,7 @@ public final class Realm {
 
     private var snapshot: ReadTransaction
     private var views: [String: TreeView?] = [:]
-    private var transaction: WriteTransaction?
+    @exclusivity(unchecked) private var transaction: WriteTransaction?
     private var handles: [String: TreeHandle] = [:]
     private var failure: Realm.Error?
     private var bindings: [ObjectIdentifier: TableBinding] = [:]
@@ -264,6 +264,7 @@ public final class Realm {
         handles = [:]
         failure = nil
         generation &+= 1
+        writeEpoch &+= 1
         try loadStoredSchema()
     }
 
@@ -318,6 +319,7 @@ public final class Realm {
         }
         views = [:]
         generation &+= 1
+        readEpoch &+= 1
         try loadStoredSchema()
     }
 
@@ -351,7 +353,11 @@ public final class Realm {
 
     /// Bumped whenever what this Realm reads may have changed (a new version, or a change in its write
     /// transaction); accessors holding row bytes refetch when it moves.
-    private(set) var generation: UInt64 = 0
+    @exclusivity(unchecked) private(set) var generation: UInt64 = 0
+    /// Bumped when the snapshot changes (cached tree views expire).
+    @exclusivity(unchecked) private var readEpoch: UInt64 = 0
+    /// Bumped when a write transaction starts (cached tree handles expire).
+    @exclusivity(unchecked) private var writeEpoch: UInt64 = 0
 
     /// Runs a storage operation that modifies the write transaction.
     func mutate<R>(_ body: () throws -> R) throws(Realm.Error) -> R {
@@ -406,16 +412,35 @@ public final class Realm {
     }
 
     /// The row of object `key` in `tree`, held for repeated reads until ``generation`` moves; nil if absent.
-    func stableRow(tree: String, key: Int64) throws(Realm.Error) -> StableValue? {
-        let keyBytes = KeyEncoding.objectKey(key)
-        return try storage {
-            if let transaction {
-                guard let handle = try handle(tree, create: false) else { return nil }
-                return try transaction.stableValue(forKey: keyBytes, in: handle)
+    func stableRow(_ binding: TableBinding, key: Int64) throws(Realm.Error) -> StableValue? {
+        try storage {
+            try withUnsafeBytes(of: UInt64(bitPattern: key).bigEndian) { keyBytes in
+                if let transaction {
+                    guard let handle = try rowsHandle(binding) else { return nil }
+                    return try transaction.stableValue(forKey: keyBytes, in: handle)
+                }
+                guard let view = rowsView(binding) else { return nil }
+                return try view.stableValue(forKey: keyBytes)
             }
-            guard let view = view(tree) else { return nil }
-            return try view.stableValue(forKey: keyBytes)
         }
+    }
+
+    /// The rows tree of `binding` in the current snapshot, cached in the binding for the snapshot's lifetime.
+    private func rowsView(_ binding: TableBinding) -> TreeView? {
+        if binding.viewEpoch == readEpoch { return binding.view }
+        let view = self.view(binding.rowsTree)
+        binding.view = view
+        binding.viewEpoch = readEpoch
+        return view
+    }
+
+    /// The rows tree of `binding` in the write transaction, cached in the binding once it exists.
+    private func rowsHandle(_ binding: TableBinding) throws(Realm.Error) -> TreeHandle? {
+        if binding.handleEpoch == writeEpoch, let handle = binding.handle { return handle }
+        let handle = try handle(binding.rowsTree, create: false)
+        binding.handle = handle
+        binding.handleEpoch = writeEpoch
+        return handle
     }
 
     func rowCount(tree: String) -> Int {
@@ -473,6 +498,20 @@ public final class Realm {
             }
             return try view(binding.primaryKeyTree)?.get(encoded).map(KeyEncoding.decodeObjectKey)
         }
+    }
+
+    /// A cursor over the rows of `binding`'s type in the current snapshot; nil inside a write transaction or
+    /// when the type has no rows tree.
+    func rowCursor(_ binding: TableBinding) -> TreeCursor? {
+        guard transaction == nil, let view = rowsView(binding) else { return nil }
+        return view.makeCursor()
+    }
+
+    /// A managed accessor for object `key`, primed with its row bytes from the current snapshot.
+    func object(_ binding: TableBinding, key: Int64, row: StableValue) -> ObjectBase {
+        let object = self.object(binding, key: key)
+        object.managed?.prime(row: row, generation: generation)
+        return object
     }
 
     /// A managed accessor for object `key` of `binding`'s type.

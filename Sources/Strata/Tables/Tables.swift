@@ -100,6 +100,11 @@ final class TableBinding {
     let columnCount: Int
     let rowsTree: String
     let primaryKeyTree: String
+    /// The owning Realm's cached rows tree (see `Realm.stableRow`).
+    @exclusivity(unchecked) var view: TreeView?
+    @exclusivity(unchecked) var viewEpoch = UInt64.max
+    @exclusivity(unchecked) var handle: TreeHandle?
+    @exclusivity(unchecked) var handleEpoch = UInt64.max
 
     init(table: TableSchema, stored: StoredClass?) {
         self.table = table

@@ -248,6 +248,9 @@ public struct TreeCursor {
         return try body(entry.key, entry.inlineValue)
     }
 
+    /// The current value for repeated reads while the cursor's read transaction lives (see ``StableValue``).
+    public func stableValue() throws -> StableValue { try core.read.stableValue(of: try core.entry()) }
+
     /// Whether the current entry holds a nested tree.
     public func isSubtree() throws(StorageError) -> Bool { try core.entry().storage == .subtree }
 
