@@ -33,4 +33,14 @@ fi
 export STRATA_BENCH_COMMAND="bash $0${*:+ $*}"
 # Build output goes to stderr so that stdout is the Markdown report alone.
 swift build -c release --package-path "$here" --product strata-bench >&2
-exec swift run -c release --skip-build --package-path "$here" strata-bench "$@"
+swift build -c release --package-path "$here" --product strata-object-bench >&2
+for argument in "$@"; do
+    if [ "$argument" = "--help" ] || [ "$argument" = "-h" ]; then
+        exec swift run -c release --skip-build --package-path "$here" strata-bench --help
+    fi
+done
+swift run -c release --skip-build --package-path "$here" strata-bench "$@"
+# The object-layer table (Strata objects against GRDB records). STRATA_OBJECT_SIZES overrides its sizes.
+echo
+exec swift run -c release --skip-build --package-path "$here" strata-object-bench \
+    --sizes "${STRATA_OBJECT_SIZES:-10000,100000,1000000}" --repeat 3

@@ -1,15 +1,39 @@
+import Dispatch
+import Foundation
+import Strata
 import StrataStorage
 import Synchronization
 
-// strata-demo: the README's main job. A small async service on an embedded file: several writer tasks ingest
-// records concurrently through asyncWrite, a reader task checks a consistency invariant on every snapshot it
-// takes, a snapshot is handed to another task, a few queries run, and the file is verified. Until the object
-// layer lands this exercises the storage engine directly.
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+// strata-demo: the README's main job. A small service on an embedded file, with models: several writer threads
+// ingest sensor readings concurrently (each with its own Realm), a reader thread checks an invariant on every
+// version it sees, then the service looks objects up by primary key, aggregates, updates and deletes, and
+// verifies the file. (Actor-confined Realms, asyncWrite and `for await` change streams arrive with the
+// concurrency work; until then the demo uses thread-confined Realms on threads of its own, so it never blocks
+// Swift's cooperative pool.)
+
+/// A sensor reading.
+final class Reading: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted(indexed: true) var sensor = ""
+    @Persisted var value = 0.0
+    @Persisted var takenAt = Date()
+    @Persisted var place: Place?
+    @Persisted var flagged = false
+}
+
+/// Where a reading was taken; stored with its reading.
+final class Place: EmbeddedObject {
+    @Persisted var name = ""
+    @Persisted var latitude = 0.0
+    @Persisted var longitude = 0.0
+}
+
+/// A named number: how many readings exist (every write updates it in the same transaction as the readings),
+/// and the last reading id handed out.
+final class Counter: Object {
+    @Persisted(primaryKey: true) var name = ""
+    @Persisted var count = 0
+}
 
 struct Options {
     var records = 20_000
@@ -20,15 +44,15 @@ struct Options {
 }
 
 let help = """
-    strata-demo — an async service on an embedded Strata file
+    strata-demo — a small service on an embedded Strata file
 
     USAGE
       swift run strata-demo [--records N] [--writers N] [--batch N] [--path FILE] [--in-memory]
 
     OPTIONS
-      --records N    records to ingest (default 20000)
-      --writers N    concurrent writer tasks (default 4)
-      --batch N      records per transaction (default 100)
+      --records N    readings to ingest (default 20000)
+      --writers N    concurrent writer threads, each with its own Realm (default 4)
+      --batch N      readings per write transaction (default 100)
       --path FILE    the file to use (default ./default.strata; it is reused across runs)
       --in-memory    keep everything in memory, no file
       --help         this text
@@ -67,150 +91,184 @@ func parseOptions() -> Options {
     return options
 }
 
-func bigEndian(_ value: UInt64) -> [UInt8] { withUnsafeBytes(of: value.bigEndian) { Array($0) } }
-func number(_ bytes: [UInt8]) -> UInt64 {
-    bytes.withUnsafeBytes { UInt64(bigEndian: $0.loadUnaligned(as: UInt64.self)) }
+func milliseconds(_ duration: Duration) -> String {
+    let value = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    return String(format: "%.1f ms", value)
 }
-func seconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-}
-func rounded(_ value: Double) -> Double { (value * 10).rounded() / 10 }
 
-/// Progress shared by the writer tasks.
-final class Progress: Sendable {
-    private let written = Atomic<Int>(0)
-    func add(_ count: Int) -> Int { written.add(count, ordering: .relaxed).newValue }
-    var value: Int { written.load(ordering: .relaxed) }
+let sensors = ["north", "south", "east", "west", "roof", "cellar"]
+let places = [("Oslo", 59.91, 10.75), ("Lima", -12.05, -77.04), ("Osaka", 34.69, 135.50)]
+
+/// Runs `body` on `count` threads of its own and waits for all of them; the first error wins.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) throws -> Void) throws {
+    let failure = Mutex<(any Error)?>(nil)
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        let thread = Thread {
+            do {
+                try body(index)
+            } catch {
+                failure.withLock { if $0 == nil { $0 = error } }
+            }
+            group.leave()
+        }
+        thread.start()
+    }
+    group.wait()
+    if let error = failure.withLock({ $0 }) { throw error }
 }
 
 @main
 struct Demo {
-    static func main() async throws {
+    static func main() throws {
         let options = parseOptions()
         let clock = ContinuousClock()
         let started = clock.now
-        let store: Store
-        if options.inMemory {
-            store = try Store.inMemory()
-            print("Strata demo — in memory")
-        } else {
-            store = try Store.open(path: options.path)
-            print("Strata demo — file \(options.path)")
-        }
-        // A snapshot pins its version until released: read what we need and let it go, or every page freed
-        // from now on would have to be kept for it.
-        let existing: Int
-        do {
-            let before = try store.read()
-            existing = try before.tree(named: "records")?.count ?? 0
-            print("opened at version \(before.version) with \(existing) records from earlier runs")
-        }
+        let configuration =
+            options.inMemory
+            ? Realm.Configuration(inMemoryIdentifier: "strata-demo", objectTypes: [Reading.self, Counter.self])
+            : Realm.Configuration(
+                fileURL: URL(fileURLWithPath: options.path), objectTypes: [Reading.self, Counter.self])
+        let realm = try Realm(configuration: configuration)
+        print("Strata demo — \(options.inMemory ? "in memory" : "file \(options.path)")")
+        let existing = realm.objects(Reading.self).count
+        print("opened with \(existing) readings from earlier runs")
 
-        // 1. Writers ingest concurrently. Every transaction adds a batch of records and bumps a counter in the
-        //    same commit, so any consistent snapshot has counter == number of records.
-        let progress = Progress()
-        let ingest = clock.now
+        // 1. Writer threads ingest concurrently, each through its own Realm: one writer at a time per file, and
+        //    every transaction adds a batch and bumps the counter, so each committed version has
+        //    counter == number of readings.
+        let written = Atomic<Int>(0)
+        let finished = Atomic<Bool>(false)
         let step = max(options.records / 10, 1)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for writer in 0..<options.writers {
-                group.addTask {
-                    let share = options.records / options.writers + (writer < options.records % options.writers ? 1 : 0)
-                    var done = 0
-                    while done < share {
-                        let count = min(options.batch, share - done)
-                        try await store.asyncWrite { txn in
-                            let records = try txn.tree(named: "records", create: .keyed)!
-                            let stats = try txn.tree(named: "stats", create: .keyed)!
-                            for _ in 0..<count {
-                                let id = try txn.nextSequence(in: records)
-                                let body = Array(
-                                    "{\"writer\":\(writer),\"id\":\(id),\"payload\":\"\(String(repeating: "x", count: Int(id % 64)))\"}"
-                                        .utf8)
-                                try txn.put(bigEndian(id), body, in: records)
-                            }
-                            let total = try txn.get(Array("count".utf8), in: stats).map(number) ?? 0
-                            try txn.put(Array("count".utf8), bigEndian(total + UInt64(count)), in: stats)
-                        }
-                        done += count
-                        let now = progress.add(count)
-                        if now / step != (now - count) / step { print("  ingested \(now)/\(options.records)") }
+        let ingest = clock.now
+        let readerReport = Mutex<String>("")
+        try onThreads(options.writers + 1) { index in
+            let realm = try Realm(configuration: configuration)
+            guard index < options.writers else {
+                // 2. The reader: readers never wait for the writer; each refresh shows one consistent version.
+                var checks = 0
+                var versions = 0
+                while !finished.load(ordering: .acquiring) {
+                    if realm.refresh() { versions += 1 }
+                    let readings = realm.objects(Reading.self).count
+                    let counted = realm.object(ofType: Counter.self, forPrimaryKey: "readings")?.count ?? 0
+                    guard readings == counted else {
+                        throw DemoError.inconsistent("\(readings) readings, counter \(counted)")
                     }
+                    checks += 1
                 }
+                readerReport.withLock { $0 = "reader: \(checks) checks over \(versions) versions, all consistent" }
+                return
             }
-            // 2. Meanwhile a reader checks the invariant on every snapshot it takes: readers never wait.
-            group.addTask {
-                var snapshots = 0
-                var versions = Set<UInt64>()
-                while progress.value < options.records {
-                    let snapshot = try store.read()
-                    let records = try snapshot.tree(named: "records")?.count ?? 0
-                    let counted = try snapshot.tree(named: "stats")?.get(Array("count".utf8)).map(number) ?? 0
-                    guard UInt64(records) == counted else {
-                        throw DemoError.inconsistent(
-                            "version \(snapshot.version): \(records) records, counter \(counted)")
+            // A failed writer must not leave the reader waiting forever.
+            var succeeded = false
+            defer { if !succeeded { finished.store(true, ordering: .releasing) } }
+            let share = options.records / options.writers + (index < options.records % options.writers ? 1 : 0)
+            var done = 0
+            while done < share {
+                let count = min(options.batch, share - done)
+                try realm.write {
+                    let counter =
+                        realm.object(ofType: Counter.self, forPrimaryKey: "readings")
+                        ?? realm.create(Counter.self, value: ["name": "readings"])
+                    let lastId =
+                        realm.object(ofType: Counter.self, forPrimaryKey: "last id")
+                        ?? realm.create(Counter.self, value: ["name": "last id"])
+                    let first = lastId.count
+                    lastId.count += count
+                    for offset in 0..<count {
+                        let id = first + offset + 1
+                        let place = places[id % places.count]
+                        realm.add(
+                            Reading(value: [
+                                "id": id, "sensor": sensors[id % sensors.count], "value": Double(id % 1000) / 10,
+                                "takenAt": Date(timeIntervalSince1970: 1_700_000_000 + Double(id)),
+                                "place": ["name": place.0, "latitude": place.1, "longitude": place.2],
+                            ]))
                     }
-                    snapshots += 1
-                    versions.insert(snapshot.version)
-                    await Task.yield()
+                    counter.count += count
                 }
-                print("  reader: \(snapshots) snapshots over \(versions.count) versions, all consistent")
+                done += count
+                let now = written.add(count, ordering: .relaxed).newValue
+                if now / step != (now - count) / step { print("  ingested \(now)/\(options.records)") }
             }
-            try await group.waitForAll()
+            succeeded = true
+            if written.load(ordering: .relaxed) >= options.records { finished.store(true, ordering: .releasing) }
         }
-        let ingestTime = seconds(clock.now - ingest)
+        let ingestTime = clock.now - ingest
         print(
-            "ingested \(options.records) records with \(options.writers) writers in \(rounded(ingestTime * 1000)) ms "
-                + "(\(Int(Double(options.records) / max(ingestTime, 1e-9))) records/s)")
-
-        // 3. A snapshot handed to another task: it stays at its version while writers go on.
-        let snapshot = try store.read()
-        let audit = Task.detached { () throws -> (UInt64, Int) in
-            var bytes = 0
-            try snapshot.tree(named: "records")?.scan { _, value in
-                bytes += value.count
-                return true
-            }
-            return (snapshot.version, bytes)
-        }
-        try await store.asyncWrite { txn in
-            try txn.put(
-                Array("last-run".utf8), bigEndian(UInt64(options.records)),
-                in: try txn.tree(named: "stats", create: .keyed)!)
-        }
-        let (auditVersion, auditBytes) = try await audit.value
-        print(
-            "audit task read version \(auditVersion) (\(auditBytes) bytes of records) while version \(store.latestVersion) was committed"
+            "ingested \(options.records) readings with \(options.writers) writer threads in \(milliseconds(ingestTime))"
         )
+        print(readerReport.withLock { $0 })
 
-        // 4. Queries: a range scan, a positional lookup, a rank.
-        let latest = try store.read()
-        let records = try latest.tree(named: "records")!
-        var firstTen: [UInt64] = []
-        try records.scan(from: bigEndian(UInt64(existing + 1))) { key, _ in
-            firstTen.append(number(key))
-            return firstTen.count < 10
+        // 3. Reads on the service's own Realm: it advances to the newest version on refresh.
+        realm.refresh()
+        let readings = realm.objects(Reading.self)
+        let total = readings.count
+        let lookups = clock.now
+        var found = 0
+        let lastId = realm.object(ofType: Counter.self, forPrimaryKey: "last id")?.count ?? 0
+        for id in stride(from: lastId - total + 1, through: lastId, by: max(total / 1000, 1))
+        where realm.object(ofType: Reading.self, forPrimaryKey: id) != nil {
+            found += 1
         }
-        print("range scan from id \(existing + 1): \(firstTen)")
-        let median = try records.element(at: records.count / 2)
-        print("median record (position \(records.count / 2)): \(String(decoding: median.value, as: UTF8.self))")
-        let (rank, _) = try records.rank(of: bigEndian(UInt64(records.count / 4)))
-        print("record id \(records.count / 4) is at position \(rank)")
+        print("primary-key lookups: \(found) found in \(milliseconds(clock.now - lookups))")
+        let aggregate = clock.now
+        var sums: [String: (count: Int, sum: Double)] = [:]
+        for reading in readings {
+            sums[reading.sensor, default: (0, 0)].count += 1
+            sums[reading.sensor, default: (0, 0)].sum += reading.value
+        }
+        print("average value per sensor over \(total) readings (\(milliseconds(clock.now - aggregate))):")
+        for (sensor, entry) in sums.sorted(by: { $0.key < $1.key }) {
+            print("  \(sensor): \(String(format: "%.2f", entry.sum / Double(entry.count))) (\(entry.count) readings)")
+        }
+        if let sample = readings.last {
+            print(
+                "reading \(sample.id): \(sample.sensor) = \(sample.value) at \(sample.place?.name ?? "?") on \(sample.takenAt)"
+            )
+        }
+
+        // 4. Updates and deletes, each in one transaction.
+        let update = clock.now
+        var flagged = 0
+        try realm.write {
+            for reading in readings where reading.value > 99 {
+                reading.flagged = true
+                flagged += 1
+            }
+        }
+        print("flagged \(flagged) readings above 99 in \(milliseconds(clock.now - update))")
+        let cellar = Array(readings).filter { $0.sensor == "cellar" }
+        let delete = clock.now
+        try realm.write {
+            realm.delete(cellar)
+            if let counter = realm.object(ofType: Counter.self, forPrimaryKey: "readings") {
+                counter.count -= cellar.count
+            }
+        }
+        print("deleted \(cellar.count) cellar readings (and their places) in \(milliseconds(clock.now - delete))")
 
         // 5. Integrity and summary.
-        let verifyStart = clock.now
-        let report = try store.verify()
-        print(
-            "verify: \(report.isValid ? "OK" : "DAMAGED") — \(report.reachablePages) pages reachable, \(report.freePages) free "
-                + "(\(rounded(seconds(clock.now - verifyStart) * 1000)) ms)")
-        if !report.isValid {
-            print(report)
-            exit(1)
+        let remaining = realm.objects(Reading.self).count
+        guard remaining == realm.object(ofType: Counter.self, forPrimaryKey: "readings")?.count else {
+            throw DemoError.inconsistent("counter does not match after the deletes")
         }
-        let stats = try store.statistics()
-        print(
-            "summary: \(records.count) records, version \(stats.version), \(stats.pageCount) pages of \(stats.pageSize) bytes "
-                + "(\(stats.pageCount * stats.pageSize / 1024) KiB), total \(rounded(seconds(clock.now - started) * 1000)) ms"
-        )
+        if !options.inMemory {
+            let store = try Store.open(path: options.path)
+            let report = try store.verify()
+            let stats = try store.statistics()
+            print(
+                "verify: \(report.isValid ? "OK" : "DAMAGED") — \(report.reachablePages) pages reachable, "
+                    + "\(report.freePages) free; file \(stats.pageCount * stats.pageSize / 1024) KiB at version \(stats.version)"
+            )
+            if !report.isValid {
+                print(report)
+                exit(1)
+            }
+        }
+        print("summary: \(remaining) readings, total \(milliseconds(clock.now - started))")
     }
 }
 
