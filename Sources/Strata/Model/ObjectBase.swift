@@ -19,10 +19,17 @@ open class ObjectBase {
             stack.lastType = type
             stack.lastCount = count
         }
-        if count > 0 && count <= stack.boxes.count {
-            boxes = Array(stack.boxes[(stack.boxes.count - count)...])
-            stack.boxes.removeLast(count)
+        let height = stack.boxes.count
+        guard count > 0 && count <= height else { return }
+        // A decoder replaced some of this object's boxes: the stack's are stale, so Mirror finds the real ones.
+        var replaced = false
+        if !stack.replacedAt.isEmpty {
+            let range = (height - count + 1)...height
+            replaced = stack.replacedAt.contains { range.contains($0) }
+            if replaced { stack.replacedAt.removeAll { range.contains($0) } }
         }
+        if !replaced { boxes = Array(stack.boxes[(height - count)...]) }
+        stack.boxes.removeLast(count)
     }
 
     /// A new, unmanaged instance with values copied from `value`: a `[String: Any]` keyed by property name, an

@@ -31,6 +31,9 @@ final class BoxStack {
     /// created many of one type at a time).
     var lastType: ObjectIdentifier?
     var lastCount = 0
+    /// Stack heights at which a decoder replaced a property's box (see `Persisted.init(from:)`): the boxes
+    /// below such a height are no longer the object's, so that object finds its boxes with `Mirror`.
+    var replacedAt: [Int] = []
     static let local = ThreadLocal { BoxStack() }
 }
 
@@ -48,12 +51,30 @@ final class PersistedBox {
     /// The property's Swift type.
     let valueType: any _Persistable.Type
 
+    /// The managed object whose property this box is, once the object is managed (encoding reads through it).
+    var owner: ManagedObject?
+
     @usableFromInline
     init(stored: _StoredValue, valueType: any _Persistable.Type, attributes: PersistedAttributes) {
         self.stored = stored
         self.valueType = valueType
         self.attributes = attributes
         BoxStack.local.value.boxes.append(self)
+    }
+
+    /// A box made by a decoder to replace the one a property initialiser made (not pushed on the stack). A nil
+    /// value (the key was missing) takes the type's default.
+    init(decoded stored: _StoredValue?, valueType: any _Persistable.Type) {
+        func defaultValue<Value: _Persistable>(_ type: Value.Type) -> _StoredValue {
+            let info = Value._propertyInfo
+            let hasDefault = !(info.type == .object && !info.isOptional && !(info.objectType is EmbeddedObject.Type))
+            return hasDefault ? Value._defaultValue()._stored : .null
+        }
+        self.stored = stored ?? defaultValue(valueType)
+        self.valueType = valueType
+        self.attributes = PersistedAttributes()
+        let stack = BoxStack.local.value
+        stack.replacedAt.append(stack.boxes.count)
     }
 
     /// A box holding `Value`'s default (null for a type without one, a non-optional link, which schema discovery
@@ -109,6 +130,8 @@ protocol PersistedProperty {
 public struct Persisted<Value: _Persistable>: PersistedProperty {
     @usableFromInline let box: PersistedBox
     var anyBox: PersistedBox { box }
+
+    init(box: PersistedBox) { self.box = box }
 
     /// A property with its type's default value: 0, false, "", empty data, nil, a new ObjectId or UUID.
     @inlinable

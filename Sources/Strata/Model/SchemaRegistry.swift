@@ -138,9 +138,19 @@ final class TableSchema: @unchecked Sendable {
     }
 
     /// Records in each box of `object` which property it holds, so managed reads skip the key-path lookup.
-    func assignColumns(of object: ObjectBase) {
-        guard let boxSlots, object.boxes.count == boxSlots.count else { return }
-        for (property, slot) in boxSlots.enumerated() { object.boxes[slot].column = property }
+    /// and which managed object reads them (for encoding).
+    func attach(_ object: ObjectBase, to managed: ManagedObject) {
+        if let boxSlots, object.boxes.count == boxSlots.count {
+            for (property, slot) in boxSlots.enumerated() {
+                object.boxes[slot].column = property
+                object.boxes[slot].owner = managed
+            }
+        } else {
+            for (property, box) in boxes(of: object).enumerated() {
+                box.column = property
+                box.owner = managed
+            }
+        }
     }
 
     /// The box of property `index` in `object`.

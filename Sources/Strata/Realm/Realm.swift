@@ -517,8 +517,9 @@ public final class Realm {
     /// A managed accessor for object `key` of `binding`'s type.
     func object(_ binding: TableBinding, key: Int64) -> ObjectBase {
         let object = binding.table.type.init()
-        binding.table.assignColumns(of: object)
-        object.managed = ManagedObject(realm: self, binding: binding, key: key)
+        let managed = ManagedObject(realm: self, binding: binding, key: key)
+        binding.table.attach(object, to: managed)
+        object.managed = managed
         return object
     }
 

@@ -40,8 +40,9 @@ extension Realm {
             key = try newKey(binding, transaction)
         }
         // Managed before its links are resolved, so that a cycle back to it finds its key.
-        binding.table.assignColumns(of: object)
-        object.managed = ManagedObject(realm: self, binding: binding, key: key)
+        let managed = ManagedObject(realm: self, binding: binding, key: key)
+        binding.table.attach(object, to: managed)
+        object.managed = managed
         let old = existing ? try rowValues(binding: binding, key: key) : nil
         if existing { try deleteEmbedded(binding: binding, key: key) }
         try writeRow(binding: binding, key: key, values: values, update: update, old: old)
@@ -167,8 +168,9 @@ extension Realm {
         try registerIfNeeded(binding.table)
         let values = binding.table.boxes(of: object).map(\.stored)
         let key = try newKey(binding, transaction)
-        binding.table.assignColumns(of: object)
-        object.managed = ManagedObject(realm: self, binding: binding, key: key)
+        let managed = ManagedObject(realm: self, binding: binding, key: key)
+        binding.table.attach(object, to: managed)
+        object.managed = managed
         try writeRow(binding: binding, key: key, values: values, update: .error, old: nil)
         return key
     }

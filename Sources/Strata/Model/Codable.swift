@@ -1,0 +1,36 @@
+/// Codable models (API §5): declare `class Dog: Object, Codable` and Swift synthesises the conformance from the
+/// `@Persisted` properties, which are `Codable` whenever their values are.
+///
+/// Encoding a managed object encodes the values stored in its Realm. Decoding produces an unmanaged object; a
+/// key missing from the input gives the property its type's default (0, "", nil, a new ObjectId...), so older
+/// JSON still decodes after a property is added.
+extension Persisted: Encodable where Value: Encodable {
+    /// Encodes the property's current value (read from the Realm when the object is managed).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        if let owner = box.owner, box.column >= 0 {
+            try container.encode(owner.read(column: box.column, as: Value.self))
+        } else {
+            try container.encode(box.value(as: Value.self))
+        }
+    }
+}
+
+extension Persisted: Decodable where Value: Decodable {
+    /// Decodes the property's value.
+    public init(from decoder: any Decoder) throws {
+        let value = try decoder.singleValueContainer().decode(Value.self)
+        self.init(box: PersistedBox(decoded: value._stored, valueType: Value.self))
+    }
+}
+
+extension KeyedDecodingContainer {
+    /// Decodes a `@Persisted` property; a missing key gives the type's default value.
+    public func decode<Value: _Persistable & Decodable>(_ type: Persisted<Value>.Type, forKey key: Key) throws
+        -> Persisted<Value>
+    {
+        guard contains(key) else { return Persisted(box: PersistedBox(decoded: nil, valueType: Value.self)) }
+        let value = try decode(Value.self, forKey: key)
+        return Persisted(box: PersistedBox(decoded: value._stored, valueType: Value.self))
+    }
+}
