@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import StrataStorage
 
 @testable import Strata
 
@@ -447,5 +448,60 @@ struct ObjectLayerTests {
         #expect(first.name == "Changed")  // not refreshed yet: still its version
         realm.refresh()
         #expect(first.name == "Remote")
+    }
+
+    @Test func aRealmRefusesUseFromAnotherThread() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "thread-\(UUID())"))
+        nonisolated(unsafe) let shared = realm
+        let outcome = Locked<String>("")
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            do {
+                try shared.beginWrite()
+                outcome.withLock { $0 = "began" }
+            } catch {
+                outcome.withLock { $0 = "\(error)" }
+            }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        #expect(outcome.withLock { $0 } == Realm.Error.wrongThread.description)
+        #expect(!realm.isInWriteTransaction)
+    }
+
+    @Test func readOnlyRealmsReadButNeverWrite() throws {
+        let scratch = try Scratch()
+        let configuration = scratch.configuration([Person.self])
+        do {
+            let realm = try Realm(configuration: configuration)
+            try realm.write { realm.add(Person(value: ["id": 1, "name": "Ann"])) }
+        }
+        var readOnly = configuration
+        readOnly.readOnly = true
+        let realm = try Realm(configuration: readOnly)
+        #expect(realm.object(ofType: Person.self, forPrimaryKey: 1)?.name == "Ann")
+        #expect(throws: Realm.Error.readOnly(path: configuration.fileURL!.path)) { try realm.beginWrite() }
+        var missing = readOnly
+        missing.fileURL = scratch.url.appendingPathComponent("missing.strata")
+        #expect(throws: Realm.Error.fileNotFound(path: missing.fileURL!.path)) { _ = try Realm(configuration: missing) }
+    }
+
+    @Test func deleteFilesRemovesTheFileItsLockAndItsLog() throws {
+        let scratch = try Scratch()
+        let configuration = scratch.configuration([Person.self])
+        #expect(!Realm.fileExists(for: configuration))
+        do {
+            let realm = try Realm(configuration: configuration)
+            try realm.write { realm.add(Person(value: ["id": 1])) }
+        }
+        #expect(Realm.fileExists(for: configuration))
+        #expect(try Realm.deleteFiles(for: configuration))
+        #expect(!Realm.fileExists(for: configuration))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path)
+        #expect(leftovers.isEmpty)
+        #expect(try !Realm.deleteFiles(for: configuration))
+        let reopened = try Realm(configuration: configuration)
+        #expect(reopened.isEmpty)
     }
 }
