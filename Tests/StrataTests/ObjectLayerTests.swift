@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import StrataStorage
+import Testing
 
 @testable import Strata
 
