@@ -320,12 +320,17 @@ final class WriteContext {
         }
         // Pages at the end of the file may be free and never written: extend the file so that every page
         // below the page count exists (opening checks the file against the page count).
+        // Other writers (here or in other processes) only ever extended it below the base's page count, so a size
+        // this process has already ensured stays true.
         let needed = Int(pageCount) * pageSize
-        if try backing.size() < needed {
-            let zeros = [UInt8](repeating: 0, count: pageSize)
-            try zeros.withStorageBytes { (bytes) throws(StorageError) in
-                try backing.write(bytes, at: needed - pageSize)
+        if needed > shared.ensuredSize {
+            if try backing.size() < needed {
+                let zeros = [UInt8](repeating: 0, count: pageSize)
+                try zeros.withStorageBytes { (bytes) throws(StorageError) in
+                    try backing.write(bytes, at: needed - pageSize)
+                }
             }
+            shared.ensuredSize = needed
         }
         let meta = Meta(
             version: version, pageCount: pageCount, pageSize: pageSize, catalog: catalog, freeTree: freeTree,
