@@ -8,9 +8,11 @@ extension Persisted: Encodable where Value: Encodable {
     /// Encodes the property's current value (read from the Realm when the object is managed).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
-        if let owner = box.owner, box.column >= 0 {
+        if let owner {
+            try container.encode(owner.read(column: property, as: Value.self))
+        } else if let box, let owner = box.owner, box.column >= 0 {
             try container.encode(owner.read(column: box.column, as: Value.self))
-        } else {
+        } else if let box {
             try container.encode(box.value(as: Value.self))
         }
     }

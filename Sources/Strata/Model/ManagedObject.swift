@@ -1,10 +1,11 @@
-/// The link between a managed object accessor and its stored row.
-import StrataStorage
+public import StrataStorage
 
+/// The link between a managed object accessor and its stored row.
 @usableFromInline
 final class ManagedObject {
-    let realm: Realm
-    let binding: TableBinding
+    /// Keeps the Realm alive for as long as any of its objects is.
+    @usableFromInline let realm: Realm
+    @usableFromInline let binding: TableBinding
     let key: Int64
 
     init(realm: Realm, binding: TableBinding, key: Int64) {
@@ -39,21 +40,31 @@ final class ManagedObject {
         return index
     }
 
-    /// The row as of `cachedGeneration`, kept so that reading several properties costs one tree lookup.
-    @exclusivity(unchecked) private var cachedRow: (row: RowView, bytes: StableValue)?
-    @exclusivity(unchecked) private var cachedGeneration: UInt64 = .max
+    /// The row as of `cachedGeneration`, kept so that reading several properties costs one tree lookup. The view
+    /// and the bytes it points into are kept apart so that the hot path copies no reference.
+    @exclusivity(unchecked) @usableFromInline var cachedView: RowView?
+    @exclusivity(unchecked) private var cachedBytes: StableValue?
+    @exclusivity(unchecked) @usableFromInline var cachedGeneration: UInt64 = .max
 
     /// The object's row in the Realm's current version (or write transaction); nil if it was deleted.
     @inline(__always)
     private func row(property index: Int) -> RowView? {
-        if cachedGeneration == realm.generation, let cachedRow { return cachedRow.row }
+        if cachedGeneration == realm.generation, let cachedView { return cachedView }
+        return fetchRow(property: index)
+    }
+
+    @usableFromInline
+    func fetchRow(property index: Int) -> RowView? {
+        realm.checkThread()
         do {
             guard let bytes = try realm.stableRow(binding, key: key) else {
-                cachedRow = nil
+                cachedView = nil
+                cachedBytes = nil
                 return nil
             }
             let row = try RowView(bytes.bytes)
-            cachedRow = (row, bytes)
+            cachedView = row
+            cachedBytes = bytes
             cachedGeneration = realm.generation
             return row
         } catch {
@@ -64,8 +75,18 @@ final class ManagedObject {
     /// Caches `row` (read from the Realm at `generation`) as this object's row.
     func prime(row: StableValue, generation: UInt64) {
         guard let view = try? RowView(row.bytes) else { return }
-        cachedRow = (view, row)
+        cachedView = view
+        cachedBytes = row
         cachedGeneration = generation
+    }
+
+    /// The object's row, for the typed fast path of ``read(column:as:)``; nil if the object was deleted (the
+    /// general path then reports it). Use from another thread traps, as everywhere.
+    @inlinable
+    func currentRow(property index: Int) -> RowView? {
+        realm.checkThread()
+        if cachedGeneration == realm.generation, let cachedView { return cachedView }
+        return fetchRow(property: index)
     }
 
     /// The stored value of property `index`, with links materialised as objects.
@@ -92,6 +113,11 @@ final class ManagedObject {
     /// The value of property `index` as `Value`.
     @inlinable
     func read<Value: _Persistable>(column index: Int, as type: Value.Type) -> Value {
+        if let row = currentRow(property: index),
+            let value = Value._read(from: row, column: binding.columns[index])
+        {
+            return value
+        }
         let stored = readStored(property: index)
         guard let value = Value._fromStored(stored) else { mismatch(stored, property: index, expected: Value.self) }
         return value

@@ -10,6 +10,11 @@ open class ObjectBase {
     /// A new, unmanaged instance with each property's initial value.
     public required init() {
         let stack = BoxStack.local.value
+        if let owner = stack.accessorOwner {
+            // An accessor the Realm is creating: its properties read through `owner`, it has no boxes.
+            managed = owner
+            return
+        }
         let type = ObjectIdentifier(Swift.type(of: self))
         let count: Int
         if stack.lastType == type {

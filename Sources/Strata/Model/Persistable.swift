@@ -1,4 +1,5 @@
 public import Foundation
+public import StrataStorage
 
 /// A value as the object layer stores it. Part of the machinery behind ``_Persistable``; not for direct use.
 public enum _StoredValue {
@@ -53,6 +54,15 @@ public protocol _Persistable {
     static func _fromStored(_ stored: _StoredValue) -> Self?
     /// The value to store.
     var _stored: _StoredValue { get }
+    /// The value of `column` read straight from a stored row, or nil to take the general path (links,
+    /// projections). A fast path for the common scalar types: no intermediate `_StoredValue`.
+    static func _read(from row: RowView, column: Int) -> Self?
+}
+
+extension _Persistable {
+    /// See ``_Persistable``: the general path.
+    @inlinable
+    public static func _read(from row: RowView, column: Int) -> Self? { nil }
 }
 
 extension Bool: _Persistable {
@@ -67,6 +77,9 @@ extension Bool: _Persistable {
     }
     /// See ``_Persistable``.
     public var _stored: _StoredValue { .bool(self) }
+    /// See ``_Persistable``.
+    @inlinable
+    public static func _read(from row: RowView, column: Int) -> Bool? { row.bool(column) }
 }
 
 /// The integer types share one stored representation, a 64-bit integer.
@@ -86,6 +99,9 @@ extension _PersistableInteger {
     }
     /// See ``_Persistable``.
     public var _stored: _StoredValue { .int(Int64(self)) }
+    /// See ``_Persistable``.
+    @inlinable
+    public static func _read(from row: RowView, column: Int) -> Self? { Self(exactly: row.int(column)) }
 }
 
 extension Int: _PersistableInteger {}
@@ -106,6 +122,9 @@ extension Float: _Persistable {
     }
     /// See ``_Persistable``.
     public var _stored: _StoredValue { .float(self) }
+    /// See ``_Persistable``.
+    @inlinable
+    public static func _read(from row: RowView, column: Int) -> Float? { row.float(column) }
 }
 
 extension Double: _Persistable {
@@ -120,6 +139,9 @@ extension Double: _Persistable {
     }
     /// See ``_Persistable``.
     public var _stored: _StoredValue { .double(self) }
+    /// See ``_Persistable``.
+    @inlinable
+    public static func _read(from row: RowView, column: Int) -> Double? { row.double(column) }
 }
 
 extension String: _Persistable {
@@ -134,6 +156,9 @@ extension String: _Persistable {
     }
     /// See ``_Persistable``.
     public var _stored: _StoredValue { .string(self) }
+    /// See ``_Persistable``.
+    @inlinable
+    public static func _read(from row: RowView, column: Int) -> String? { row.string(column) }
 }
 
 extension Data: _Persistable {
@@ -162,6 +187,11 @@ extension Date: _Persistable {
     }
     /// See ``_Persistable``.
     public var _stored: _StoredValue { .date(self) }
+    /// See ``_Persistable``.
+    @inlinable
+    public static func _read(from row: RowView, column: Int) -> Date? {
+        Date(timeIntervalSinceReferenceDate: row.double(column))
+    }
 }
 
 extension UUID: _Persistable {
@@ -227,6 +257,12 @@ extension Optional: _Persistable where Wrapped: _Persistable {
         case .none: .null
         case .some(let value): value._stored
         }
+    }
+    /// See ``_Persistable``.
+    @inlinable
+    public static func _read(from row: RowView, column: Int) -> Wrapped?? {
+        if row.isNull(column) { return .some(nil) }
+        return Wrapped._read(from: row, column: column).map { .some($0) }
     }
 }
 

@@ -34,6 +34,14 @@ final class BoxStack {
     /// Stack heights at which a decoder replaced a property's box (see `Persisted.init(from:)`): the boxes
     /// below such a height are no longer the object's, so that object finds its boxes with `Mirror`.
     var replacedAt: [Int] = []
+    /// Boxes created on this thread so far (schema discovery compares it with a type's box count to learn
+    /// whether its property initialisers create other objects).
+    var created = 0
+    /// Set while the Realm creates an accessor for a stored object of a type whose initialisers create no
+    /// other objects: its properties take their columns from here instead of allocating boxes.
+    var accessorOwner: ManagedObject?
+    var accessorColumns: [Int] = []
+    var accessorNext = 0
     static let local = ThreadLocal { BoxStack() }
 }
 
@@ -59,7 +67,19 @@ final class PersistedBox {
         self.stored = stored
         self.valueType = valueType
         self.attributes = attributes
-        BoxStack.local.value.boxes.append(self)
+        let stack = BoxStack.local.value
+        stack.boxes.append(self)
+        stack.created &+= 1
+    }
+
+    /// When the Realm is creating an accessor (see `BoxStack.accessorOwner`): its managed object and the property
+    /// the next `@Persisted` initialiser of that object declares.
+    @usableFromInline
+    static func accessorProperty() -> (owner: ManagedObject, property: Int)? {
+        let stack = BoxStack.local.value
+        guard let owner = stack.accessorOwner, stack.accessorNext < stack.accessorColumns.count else { return nil }
+        defer { stack.accessorNext &+= 1 }
+        return (owner, stack.accessorColumns[stack.accessorNext])
     }
 
     /// A box made by a decoder to replace the one a property initialiser made (not pushed on the stack). A nil
@@ -112,7 +132,8 @@ final class PersistedBox {
 
 /// Implemented by `Persisted` so that schema discovery can find its box through `Mirror`.
 protocol PersistedProperty {
-    var anyBox: PersistedBox { get }
+    /// nil in accessors the Realm created for stored objects (they have no unmanaged storage).
+    var anyBox: PersistedBox? { get }
 }
 
 /// Declares a stored property of an object type.
@@ -128,60 +149,93 @@ protocol PersistedProperty {
 /// Properties without `@Persisted` are ignored: not stored, not queryable.
 @propertyWrapper
 public struct Persisted<Value: _Persistable>: PersistedProperty {
-    @usableFromInline let box: PersistedBox
-    var anyBox: PersistedBox { box }
+    /// The unmanaged storage; nil in accessors the Realm created for stored objects.
+    @usableFromInline let box: PersistedBox?
+    /// In accessors the Realm created: the object's managed state and this property's index. Unowned: the
+    /// object itself holds its managed state (`ObjectBase.managed`) for as long as this storage exists.
+    @usableFromInline unowned(unsafe) let owner: ManagedObject?
+    @usableFromInline let property: Int
+    var anyBox: PersistedBox? { box }
 
-    init(box: PersistedBox) { self.box = box }
+    init(box: PersistedBox) {
+        self.box = box
+        self.owner = nil
+        self.property = -1
+    }
+
+    /// Storage for an accessor the Realm is creating, if it is creating one; otherwise an unmanaged box.
+    @inlinable
+    init(_ makeBox: () -> PersistedBox) {
+        if let accessor = PersistedBox.accessorProperty() {
+            box = nil
+            owner = accessor.owner
+            property = accessor.property
+        } else {
+            box = makeBox()
+            owner = nil
+            property = -1
+        }
+    }
 
     /// A property with its type's default value: 0, false, "", empty data, nil, a new ObjectId or UUID.
     @inlinable
-    public init() { box = PersistedBox.withDefault(Value.self, attributes: PersistedAttributes()) }
+    public init() { self.init { PersistedBox.withDefault(Value.self, attributes: PersistedAttributes()) } }
 
     /// A property with an initial value.
     @inlinable
     public init(wrappedValue: Value) {
-        box = PersistedBox(stored: wrappedValue._stored, valueType: Value.self, attributes: PersistedAttributes())
+        self.init {
+            PersistedBox(stored: wrappedValue._stored, valueType: Value.self, attributes: PersistedAttributes())
+        }
     }
 
     /// A primary key (Int, String, UUID, ObjectId, their optionals, or enums over Int or String).
     @inlinable
     public init(primaryKey: Bool) {
-        box = PersistedBox.withDefault(Value.self, attributes: PersistedAttributes(primaryKey: primaryKey))
+        self.init { PersistedBox.withDefault(Value.self, attributes: PersistedAttributes(primaryKey: primaryKey)) }
     }
 
     /// A primary key with an initial value.
     @inlinable
     public init(wrappedValue: Value, primaryKey: Bool) {
-        box = PersistedBox(
-            stored: wrappedValue._stored, valueType: Value.self, attributes: PersistedAttributes(primaryKey: primaryKey)
-        )
+        self.init {
+            PersistedBox(
+                stored: wrappedValue._stored, valueType: Value.self,
+                attributes: PersistedAttributes(primaryKey: primaryKey))
+        }
     }
 
     /// An indexed property.
     @inlinable
     public init(indexed: Bool) {
-        box = PersistedBox.withDefault(Value.self, attributes: PersistedAttributes(index: indexed ? .general : nil))
+        self.init {
+            PersistedBox.withDefault(Value.self, attributes: PersistedAttributes(index: indexed ? .general : nil))
+        }
     }
 
     /// An indexed property with an initial value.
     @inlinable
     public init(wrappedValue: Value, indexed: Bool) {
-        box = PersistedBox(
-            stored: wrappedValue._stored, valueType: Value.self,
-            attributes: PersistedAttributes(index: indexed ? .general : nil))
+        self.init {
+            PersistedBox(
+                stored: wrappedValue._stored, valueType: Value.self,
+                attributes: PersistedAttributes(index: indexed ? .general : nil))
+        }
     }
 
     /// A property with an index of the given kind.
     @inlinable
     public init(indexed: IndexType) {
-        box = PersistedBox.withDefault(Value.self, attributes: PersistedAttributes(index: indexed))
+        self.init { PersistedBox.withDefault(Value.self, attributes: PersistedAttributes(index: indexed)) }
     }
 
     /// A property with an index of the given kind and an initial value.
     @inlinable
     public init(wrappedValue: Value, indexed: IndexType) {
-        box = PersistedBox(
-            stored: wrappedValue._stored, valueType: Value.self, attributes: PersistedAttributes(index: indexed))
+        self.init {
+            PersistedBox(
+                stored: wrappedValue._stored, valueType: Value.self, attributes: PersistedAttributes(index: indexed))
+        }
     }
 
     /// Not available: `@Persisted` works only inside `ObjectBase` subclasses.
@@ -196,20 +250,27 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
 
     /// Reads and writes go to the object's Realm when it is managed, to the property's own storage otherwise.
     /// Inlinable so that each model's accessors are specialised for their value type.
-    @inlinable
+    @inlinable @inline(__always)
     public static subscript<EnclosingSelf: ObjectBase>(
         _enclosingInstance object: EnclosingSelf,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Persisted<Value>>
     ) -> Value {
         get {
-            let box = object[keyPath: storageKeyPath].box
+            let storage = object[keyPath: storageKeyPath]
+            if let owner = storage.owner { return owner.read(column: storage.property, as: Value.self) }
+            let box = storage.box.unsafelyUnwrapped
             guard let managed = object.managed else { return box.value(as: Value.self) }
             let column = managed.column(of: box, object: object, storage: storageKeyPath)
             return managed.read(column: column, as: Value.self)
         }
         set {
-            let box = object[keyPath: storageKeyPath].box
+            let storage = object[keyPath: storageKeyPath]
+            if let owner = storage.owner {
+                owner.write(column: storage.property, newValue._stored)
+                return
+            }
+            let box = storage.box.unsafelyUnwrapped
             guard let managed = object.managed else {
                 box.stored = newValue._stored
                 return

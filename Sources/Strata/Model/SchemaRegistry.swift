@@ -19,6 +19,9 @@ final class TableSchema: @unchecked Sendable {
     /// Position in `ObjectBase.boxes` of each property's box; nil if the prototype could not claim its boxes
     /// (then `Mirror` finds them).
     private let boxSlots: [Int]?
+    /// For each `@Persisted` initialiser, in the order an instance runs them, the property it declares; nil if
+    /// accessors for stored objects must be built with boxes (see `Realm.object(_:key:)`).
+    let accessorProperties: [Int]?
     private let nameIndex: [String: Int]
     private let keyPathIndex = Locked<[AnyKeyPath: Int]>([:])
 
@@ -31,7 +34,9 @@ final class TableSchema: @unchecked Sendable {
             throw .invalidValue(
                 type: className, property: "", reason: "class names must have 1 to 57 UTF-8 bytes")
         }
+        let createdBefore = BoxStack.local.value.created
         prototype = type.init()
+        let created = BoxStack.local.value.created &- createdBefore
         let mapping = type.propertiesMapping()
         var properties: [Property] = []
         var infos: [_PropertyInfo] = []
@@ -104,6 +109,15 @@ final class TableSchema: @unchecked Sendable {
         let discovered = TableSchema.persistedBoxes(of: prototype).map(\.1)
         let slots = discovered.compactMap { box in claimed.firstIndex { $0 === box } }
         self.boxSlots = claimed.count == discovered.count && slots.count == discovered.count ? slots : nil
+        // Accessors for stored objects can skip boxes when building an instance creates exactly its own boxes
+        // (no property initialiser creates another object), in a known order.
+        if let boxSlots = self.boxSlots, created == boxSlots.count {
+            var properties = [Int](repeating: 0, count: boxSlots.count)
+            for (property, slot) in boxSlots.enumerated() { properties[slot] = property }
+            accessorProperties = properties
+        } else {
+            accessorProperties = nil
+        }
         var nameIndex: [String: Int] = [:]
         for (index, property) in properties.enumerated() {
             nameIndex[property.swiftName] = index
@@ -123,9 +137,11 @@ final class TableSchema: @unchecked Sendable {
         var result: [(String, PersistedBox)] = []
         for mirror in mirrors.reversed() {
             for child in mirror.children {
-                guard let label = child.label, let property = child.value as? any PersistedProperty else { continue }
+                guard let label = child.label, let property = child.value as? any PersistedProperty,
+                    let box = property.anyBox
+                else { continue }
                 let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
-                result.append((name, property.anyBox))
+                result.append((name, box))
             }
         }
         return result
@@ -162,8 +178,8 @@ final class TableSchema: @unchecked Sendable {
     /// The property whose storage is reached through `storage` (first use: looked up on the prototype).
     func propertyIndex<Root: ObjectBase, Value>(storage: ReferenceWritableKeyPath<Root, Persisted<Value>>) -> Int {
         if let index = keyPathIndex.withLock({ $0[storage] }) { return index }
-        guard let prototype = prototype as? Root,
-            let index = boxIndex[ObjectIdentifier(prototype[keyPath: storage].box)]
+        guard let prototype = prototype as? Root, let box = prototype[keyPath: storage].box,
+            let index = boxIndex[ObjectIdentifier(box)]
         else {
             fatalError("property of \(Root.self) is not part of the schema of \(schema.className)")
         }

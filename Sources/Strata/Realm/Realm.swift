@@ -208,6 +208,7 @@ public final class Realm {
 
     // MARK: Threads
 
+    @usableFromInline
     func checkThread() {
         guard pthread_equal(owner, pthread_self()) != 0 else { fatalError(Realm.Error.wrongThread.description) }
     }
@@ -353,7 +354,7 @@ public final class Realm {
 
     /// Bumped whenever what this Realm reads may have changed (a new version, or a change in its write
     /// transaction); accessors holding row bytes refetch when it moves.
-    @exclusivity(unchecked) private(set) var generation: UInt64 = 0
+    @exclusivity(unchecked) @usableFromInline var generation: UInt64 = 0
     /// Bumped when the snapshot changes (cached tree views expire).
     @exclusivity(unchecked) private var readEpoch: UInt64 = 0
     /// Bumped when a write transaction starts (cached tree handles expire).
@@ -516,8 +517,22 @@ public final class Realm {
 
     /// A managed accessor for object `key` of `binding`'s type.
     func object(_ binding: TableBinding, key: Int64) -> ObjectBase {
-        let object = binding.table.type.init()
         let managed = ManagedObject(realm: self, binding: binding, key: key)
+        if let properties = binding.table.accessorProperties {
+            // No boxes: each @Persisted initialiser takes its property from the stack instead.
+            let stack = BoxStack.local.value
+            stack.accessorOwner = managed
+            stack.accessorColumns = properties
+            stack.accessorNext = 0
+            let object = binding.table.type.init()
+            let declared = stack.accessorNext
+            stack.accessorOwner = nil
+            guard declared == properties.count else {
+                fatalError("\(binding.className) declared \(declared) properties, expected \(properties.count)")
+            }
+            return object
+        }
+        let object = binding.table.type.init()
         binding.table.attach(object, to: managed)
         object.managed = managed
         return object

@@ -92,10 +92,11 @@ struct StoredClass: Codable, Equatable {
 }
 
 /// A model type as laid out in one file: which stored column holds each property.
+@usableFromInline
 final class TableBinding {
     let table: TableSchema
     /// Stored column of each property (property order).
-    let columns: [Int]
+    @usableFromInline let columns: [Int]
     /// Columns a row of this file stores.
     let columnCount: Int
     let rowsTree: String
