@@ -52,10 +52,10 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
         owner.checkThread()
         do {
             if let cursor = owner.rowCursor(binding) {
-                return Iterator(realm: owner, binding: binding, source: .cursor(cursor, started: false))
+                return Iterator(realm: owner, binding: binding, cursor: cursor, keys: [])
             }
             return Iterator(
-                realm: owner, binding: binding, source: .keys(try owner.objectKeys(tree: binding.rowsTree), 0))
+                realm: owner, binding: binding, cursor: nil, keys: try owner.objectKeys(tree: binding.rowsTree))
         } catch {
             fatalError("Results<\(binding.className)>: \(error)")
         }
@@ -63,39 +63,43 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
 
     /// Creates each object as iteration reaches it.
     public struct Iterator: IteratorProtocol {
-        enum Source {
-            case cursor(TreeCursor, started: Bool)
-            case keys([Int64], Int)
-            case done
-        }
-
         let realm: Realm
         let binding: TableBinding
-        var source: Source
+        /// Walks the rows (outside write transactions). Kept out of an enum payload so that stepping mutates it
+        /// in place instead of copying its path.
+        var cursor: TreeCursor?
+        var started = false
+        /// Object keys read up front (inside write transactions).
+        let keys: [Int64]
+        var position = 0
+
+        init(realm: Realm, binding: TableBinding, cursor: TreeCursor?, keys: [Int64]) {
+            self.realm = realm
+            self.binding = binding
+            self.cursor = cursor
+            self.keys = keys
+        }
 
         /// The next object, or nil at the end.
         public mutating func next() -> Element? {
-            switch source {
-            case .cursor(var cursor, let started):
+            if cursor != nil {
                 do {
-                    guard try (started ? cursor.next() : cursor.first()) else {
-                        source = .done
+                    let more = try started ? cursor!.next() : cursor!.first()
+                    started = true
+                    guard more else {
+                        cursor = nil
+                        position = keys.count
                         return nil
                     }
-                    let key = try cursor.withKey { KeyEncoding.decodeObjectKey($0) }
-                    let row = try cursor.stableValue()
-                    source = .cursor(cursor, started: true)
-                    return realm.object(binding, key: key, row: row) as? Element
+                    let key = try cursor!.withKey { KeyEncoding.decodeObjectKey($0) }
+                    return realm.object(binding, key: key, row: try cursor!.stableValue()) as? Element
                 } catch {
                     fatalError("Results<\(binding.className)>: \(error)")
                 }
-            case .keys(let keys, let position):
-                guard position < keys.count else { return nil }
-                source = .keys(keys, position + 1)
-                return realm.object(binding, key: keys[position]) as? Element
-            case .done:
-                return nil
             }
+            guard position < keys.count else { return nil }
+            defer { position += 1 }
+            return realm.object(binding, key: keys[position]) as? Element
         }
     }
 }

@@ -206,6 +206,9 @@ public final class Realm {
     /// The class definitions stored in the file, as of the current version or write.
     func schemaClasses() -> [String: StoredClass] { storedClasses }
 
+    /// Whether the file (as of the current version or write) defines class `name`.
+    func isStored(_ name: String) -> Bool { storedClasses[name] != nil }
+
     // MARK: Threads
 
     @usableFromInline

@@ -55,11 +55,7 @@ extension Realm {
     }
 
     private func registerIfNeeded(_ table: TableSchema) throws(Realm.Error) {
-        if schema[className: table.className] != nil,
-            (try? handle(TableNames.rows(table.className), create: false)) != nil
-        {
-            return
-        }
+        if isStored(table.className) { return }
         try registerTable(table)
     }
 
