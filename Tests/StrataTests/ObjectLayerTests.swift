@@ -504,4 +504,40 @@ struct ObjectLayerTests {
         let reopened = try Realm(configuration: configuration)
         #expect(reopened.isEmpty)
     }
+
+    @Test func dynamicObjectsReadAndWriteStoredClassesByName() throws {
+        let scratch = try Scratch()
+        do {
+            let realm = try Realm(configuration: scratch.configuration([Person.self]))
+            let ann = Person(value: ["id": 1, "name": "Ann", "age": 30, "address": ["street": "Main"]])
+            ann.bestFriend = Person(value: ["id": 2, "name": "Bob"])
+            try realm.write { realm.add(ann) }
+        }
+        // A Realm that knows no model types reads them by name.
+        let realm = try Realm(configuration: scratch.configuration())
+        let people = realm.dynamicObjects("Person")
+        #expect(people.count == 2)
+        let ann = try #require(people.first { $0["id"] as? Int == 1 })
+        #expect(ann.className == "Person")
+        #expect(ann["name"] as? String == "Ann")
+        #expect(ann["age"] as? Int == 30)
+        let friend = try #require(ann["bestFriend"] as? DynamicObject)
+        #expect(friend.className == "Person")
+        #expect(friend["name"] as? String == "Bob")
+        #expect((ann["address"] as? DynamicObject)?["street"] as? String == "Main")
+        try realm.write {
+            ann["name"] = "Anne"
+            ann["bestFriend"] = nil
+        }
+        #expect(realm.dynamicObjects("Person").first { $0["id"] as? Int == 1 }?["name"] as? String == "Anne")
+        #expect(throws: Realm.Error.self) {
+            try realm.write { ann["age"] = "not a number" }
+        }
+        try realm.write { realm.delete(ann) }
+        #expect(realm.dynamicObjects("Person").count == 1)
+        #expect(realm.rowCount(tree: TableNames.rows("Address")) == 0)
+        #expect(throws: Realm.Error.self) {
+            try realm.write { realm.add(DynamicObject()) }
+        }
+    }
 }

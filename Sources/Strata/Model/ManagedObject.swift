@@ -100,9 +100,14 @@ final class ManagedObject {
                 "\(table.className).\(table.schema.properties[index].name) read from a deleted object: \(Realm.Error.invalidatedObject)"
             )
         }
-        if info.type == .object, case .int(let target) = value, let targetType = info.objectType {
+        if info.type == .object, case .int(let target) = value {
             do {
-                return .object(realm.object(try realm.binding(for: targetType), key: target))
+                if let targetType = info.objectType {
+                    return .object(realm.object(try realm.binding(for: targetType), key: target))
+                }
+                if let className = table.schema.properties[index].objectClassName {
+                    return .object(realm.object(try realm.dynamicBinding(className), key: target))
+                }
             } catch {
                 fatalError("\(error)")
             }

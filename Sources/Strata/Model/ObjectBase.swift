@@ -87,10 +87,11 @@ open class ObjectBase {
     }
 
     /// The value of the property with persisted or Swift name `key`; nil for unknown names. Setting an unknown
-    /// name or a value of the wrong type traps with a message naming the type and property.
+    /// name or a value of the wrong type fails the write transaction (managed objects) or traps with a message
+    /// naming the type and property (unmanaged ones).
     public subscript(key: String) -> Any? {
         get {
-            guard let table = try? SchemaRegistry.shared.table(for: type(of: self)),
+            guard let table = managed?.table ?? (try? SchemaRegistry.shared.table(for: type(of: self))),
                 let index = table.propertyIndex(named: key)
             else { return nil }
             if let managed {
@@ -100,13 +101,18 @@ open class ObjectBase {
         }
         set {
             do {
-                let table = try SchemaRegistry.shared.table(for: type(of: self))
+                let table = try managed?.table ?? SchemaRegistry.shared.table(for: type(of: self))
                 guard let index = table.propertyIndex(named: key) else {
                     throw Realm.Error.invalidValue(
                         type: table.schema.className, property: key, reason: "no such property")
                 }
                 try ObjectValues.set(newValue, property: index, of: self, table: table)
             } catch {
+                // Like every mutator of a managed object: the write transaction fails and rolls back whole.
+                if let managed, managed.realm.transactionForMutation("setting \(key)") != nil {
+                    managed.realm.fail(error)
+                    return
+                }
                 fatalError("\(error)")
             }
         }
@@ -148,4 +154,17 @@ extension ObjectBase: _Persistable {
     }
     /// See ``_Persistable``.
     public var _stored: _StoredValue { .object(self) }
+}
+
+/// An object of any stored class, read and written by property name: `object["name"]`. Returned by
+/// `Realm.dynamicObjects(_:)`; links read as `DynamicObject`s of their target class.
+///
+/// ```swift
+/// for dog in realm.dynamicObjects("Dog") {
+///     print(dog["name"] as? String ?? "")
+/// }
+/// ```
+public final class DynamicObject: Object {
+    /// The stored class this object belongs to ("DynamicObject" while unmanaged).
+    public var className: String { managed?.table.className ?? "DynamicObject" }
 }

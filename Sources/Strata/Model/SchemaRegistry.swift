@@ -25,6 +25,32 @@ final class TableSchema: @unchecked Sendable {
     private let nameIndex: [String: Int]
     private let keyPathIndex = Locked<[AnyKeyPath: Int]>([:])
 
+    /// The schema of a class known only from its stored definition, read and written through `DynamicObject`.
+    init(dynamic stored: StoredClass) {
+        type = DynamicObject.self
+        kind = stored.embedded ? .embedded : stored.asymmetric ? .asymmetric : .object
+        let properties = stored.properties.map {
+            Property(
+                name: $0.name, type: $0.type, isOptional: $0.optional, isIndexed: $0.indexed, isPrimary: $0.primary,
+                objectClassName: $0.objectClassName, swiftName: $0.name)
+        }
+        schema = ObjectSchema(
+            className: stored.name, properties: properties, isEmbedded: stored.embedded, isAsymmetric: stored.asymmetric
+        )
+        infos = stored.properties.map { _PropertyInfo(type: $0.type, isOptional: $0.optional) }
+        primaryKeyIndex = properties.firstIndex(where: \.isPrimary)
+        prototype = DynamicObject()
+        boxIndex = [:]
+        boxSlots = nil
+        accessorProperties = nil
+        var nameIndex: [String: Int] = [:]
+        for (index, property) in properties.enumerated() { nameIndex[property.name] = index }
+        self.nameIndex = nameIndex
+    }
+
+    /// Whether this schema describes a stored class through `DynamicObject` rather than a model type.
+    var isDynamic: Bool { type == DynamicObject.self }
+
     init(type: ObjectBase.Type) throws(Realm.Error) {
         self.type = type
         kind =

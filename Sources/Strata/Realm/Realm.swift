@@ -33,6 +33,8 @@ public final class Realm {
     private var handles: [String: TreeHandle] = [:]
     private var failure: Realm.Error?
     private var bindings: [ObjectIdentifier: TableBinding] = [:]
+    /// Bindings of stored classes for `DynamicObject` access, by class name.
+    private var dynamicBindings: [String: TableBinding] = [:]
     /// Class definitions stored in the file, as of the current version (or the write in progress).
     private var storedClasses: [String: StoredClass] = [:]
     private var storedSchemaVersion: UInt64?
@@ -135,6 +137,7 @@ public final class Realm {
     }
 
     private func loadStoredSchema() throws(Realm.Error) {
+        dynamicBindings = [:]
         storedClasses = [:]
         storedSchemaVersion = nil
         let entries: [(key: [UInt8], value: [UInt8])]
@@ -516,6 +519,34 @@ public final class Realm {
         let object = self.object(binding, key: key)
         object.managed?.prime(row: row, generation: generation)
         return object
+    }
+
+    /// The binding of a stored class for `DynamicObject` access.
+    func dynamicBinding(_ className: String) throws(Realm.Error) -> TableBinding {
+        if let binding = dynamicBindings[className] { return binding }
+        guard let stored = storedClasses[className] else {
+            throw .invalidValue(type: className, property: "", reason: "the file has no class of this name")
+        }
+        let binding = TableBinding(table: TableSchema(dynamic: stored), stored: stored)
+        dynamicBindings[className] = binding
+        return binding
+    }
+
+    /// Every object of the stored class `className`, accessed by property name. Traps if the file has no such
+    /// class, or if it is embedded or asymmetric.
+    public func dynamicObjects(_ className: String) -> Results<DynamicObject> {
+        checkThread()
+        do {
+            let binding = try dynamicBinding(className)
+            guard binding.table.kind == .object else {
+                fatalError(
+                    "\(className) is \(binding.table.kind == .embedded ? "embedded" : "asymmetric") and cannot be queried"
+                )
+            }
+            return Results(realm: self, binding: binding)
+        } catch {
+            fatalError("\(error)")
+        }
     }
 
     /// A managed accessor for object `key` of `binding`'s type.

@@ -13,6 +13,10 @@ extension Realm {
             }
             return managed.key
         }
+        guard !(object is DynamicObject) else {
+            throw .invalidValue(
+                type: "DynamicObject", property: "", reason: "dynamic objects are read from a Realm, not added to one")
+        }
         let binding = try binding(for: type(of: object))
         guard binding.table.kind != .embedded else {
             throw .invalidValue(
@@ -121,6 +125,18 @@ extension Realm {
             return value
         }
         let info = binding.table.infos[property]
+        if info.objectType == nil {
+            // A dynamic schema: the target must be a stored object of the property's class.
+            let expected = binding.table.schema.properties[property].objectClassName
+            guard let managed = target.managed, managed.realm === self, managed.table.className == expected,
+                managed.table.kind == .object
+            else {
+                throw .invalidValue(
+                    type: binding.className, property: binding.table.schema.properties[property].name,
+                    reason: "expected a stored \(expected ?? "object") of this Realm")
+            }
+            return .int(managed.key)
+        }
         guard let targetType = info.objectType, ObjectIdentifier(type(of: target)) == ObjectIdentifier(targetType)
         else {
             throw .invalidValue(
@@ -184,7 +200,6 @@ extension Realm {
     func setProperty(_ value: _StoredValue, property: Int, binding: TableBinding, key: Int64) throws(Realm.Error) {
         guard let old = try rowValues(binding: binding, key: key) else { throw .invalidatedObject }
         var values = old
-        let info = binding.table.infos[property]
         if property == binding.table.primaryKeyIndex {
             guard let new = KeyEncoding.primaryKey(value), new == KeyEncoding.primaryKey(values[property]) else {
                 throw .primaryKeyChange(
@@ -192,10 +207,8 @@ extension Realm {
             }
             return
         }
-        if info.type == .object, let target = info.objectType, target is EmbeddedObject.Type,
-            case .int(let old) = values[property]
-        {
-            try remove(binding: try self.binding(for: target), key: old)
+        if let embedded = try embeddedBinding(binding, property: property), case .int(let old) = values[property] {
+            try remove(binding: embedded, key: old)
         }
         values[property] = try resolveLinks(value, binding: binding, property: property, update: .error)
         try writeRow(binding: binding, key: key, values: values, update: .error, old: old)
@@ -203,12 +216,24 @@ extension Realm {
 
     private func deleteEmbedded(binding: TableBinding, key: Int64) throws(Realm.Error) {
         guard let values = try rowValues(binding: binding, key: key) else { return }
-        for (index, info) in binding.table.infos.enumerated() {
-            guard info.type == .object, let target = info.objectType, target is EmbeddedObject.Type,
-                case .int(let child) = values[index]
+        for index in binding.table.infos.indices {
+            guard let embedded = try embeddedBinding(binding, property: index), case .int(let child) = values[index]
             else { continue }
-            try remove(binding: try self.binding(for: target), key: child)
+            try remove(binding: embedded, key: child)
         }
+    }
+
+    /// The binding of the embedded type that property `property` holds, or nil if it holds no embedded object.
+    func embeddedBinding(_ binding: TableBinding, property: Int) throws(Realm.Error) -> TableBinding? {
+        let info = binding.table.infos[property]
+        guard info.type == .object else { return nil }
+        if let target = info.objectType {
+            return target is EmbeddedObject.Type ? try self.binding(for: target) : nil
+        }
+        guard let name = binding.table.schema.properties[property].objectClassName,
+            schemaClasses()[name]?.embedded == true
+        else { return nil }
+        return try dynamicBinding(name)
     }
 
     /// Deletes a row: its embedded objects, its primary key entry, and links to it in every table.
@@ -232,10 +257,11 @@ extension Realm {
     /// keys and index entries.
     func removeAll(binding: TableBinding) throws(Realm.Error) {
         let transaction = try activeTransactionForWrite()
-        let embedded = binding.table.infos.indices.filter {
-            binding.table.infos[$0].objectType is EmbeddedObject.Type
+        var ownsEmbedded = false
+        for index in binding.table.infos.indices where try embeddedBinding(binding, property: index) != nil {
+            ownsEmbedded = true
         }
-        if !embedded.isEmpty {
+        if ownsEmbedded {
             for key in try objectKeys(tree: binding.rowsTree) { try deleteEmbedded(binding: binding, key: key) }
         }
         if binding.table.kind == .object { try nullifyLinks(to: binding.className, key: nil) }
