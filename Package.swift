@@ -21,9 +21,12 @@ let package = Package(
         .target(name: "StrataStorage", swiftSettings: strictSettings),
         .target(name: "Strata", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
         .executableTarget(name: "StrataCLI", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
-        .executableTarget(name: "strata-demo", dependencies: ["Strata", "StrataStorage"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "strata-demo", dependencies: ["Strata", "StrataStorage"], swiftSettings: strictSettings),
         // Helpers shared by the test targets and the integration tests' child process.
-        .target(name: "StrataTestSupport", dependencies: ["StrataStorage"], path: "Tests/StrataTestSupport", swiftSettings: strictSettings),
+        .target(
+            name: "StrataTestSupport", dependencies: ["StrataStorage"], path: "Tests/StrataTestSupport",
+            swiftSettings: strictSettings),
         // A child process driven by the integration tests (crash, multi-process writers).
         .executableTarget(
             name: "strata-integration-child",
@@ -32,8 +35,10 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
-            name: "StrataStorageTests", dependencies: ["StrataStorage", "StrataTestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "StrataTests", dependencies: ["Strata"], swiftSettings: strictSettings),
+            name: "StrataStorageTests", dependencies: ["StrataStorage", "StrataTestSupport"],
+            swiftSettings: strictSettings),
+        .testTarget(
+            name: "StrataTests", dependencies: ["Strata", "StrataTestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["StrataStorage", "StrataTestSupport", "strata-integration-child"],

@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Testing
 
 @testable import Strata
@@ -128,7 +129,7 @@ struct Decimal128Tests {
     }
 
     @Test func randomValuesRoundTripThroughText() throws {
-        var generator = SplitMix64(seed: 1)
+        var generator = SeededGenerator(seed: 1)
         for _ in 0..<2000 {
             let digits = Int.random(in: 1...34, using: &generator)
             let coefficient = randomDigits(digits, &generator)
@@ -190,7 +191,7 @@ struct Decimal128Tests {
         #expect(decimal("1E-400").doubleValue == 0)
         #expect(decimal("0.3333333333333333333333333333333333").doubleValue == 1.0 / 3.0)
         #expect(Decimal128.nan.doubleValue.isNaN)
-        var generator = SplitMix64(seed: 2)
+        var generator = SeededGenerator(seed: 2)
         for _ in 0..<2000 {
             let double = Double(bitPattern: generator.next())
             guard double.isFinite else { continue }
@@ -217,7 +218,7 @@ struct Decimal128Tests {
     }
 
     @Test func randomAgreementWithFoundationDecimal() throws {
-        var generator = SplitMix64(seed: 3)
+        var generator = SeededGenerator(seed: 3)
         for _ in 0..<2000 {
             // At most 12 digits and exponents within 20 of each other: every result is exact in both types.
             let a = randomOperand(maxDigits: 12, exponents: -10...10, &generator)
@@ -263,7 +264,7 @@ struct Decimal128Tests {
     }
 
     @Test func hashIsConsistentWithEqualityForRandomCohorts() throws {
-        var generator = SplitMix64(seed: 4)
+        var generator = SeededGenerator(seed: 4)
         for _ in 0..<1000 {
             let digits = randomDigits(Int.random(in: 1...30, using: &generator), &generator)
             let zeros = Int.random(in: 1...4, using: &generator)
@@ -287,7 +288,7 @@ struct Decimal128Tests {
             #expect(!(higher < lower))
             #expect(lower != higher)
         }
-        var generator = SplitMix64(seed: 5)
+        var generator = SeededGenerator(seed: 5)
         let shuffled = ascending.shuffled(using: &generator)
         #expect(shuffled.sorted().map(\.stringValue) == ascending.map(\.stringValue))
         #expect(decimal("-0") <= decimal("0.00"))
@@ -298,7 +299,7 @@ struct Decimal128Tests {
     }
 
     @Test func randomComparisonsMatchReference() throws {
-        var generator = SplitMix64(seed: 6)
+        var generator = SeededGenerator(seed: 6)
         for _ in 0..<2000 {
             let a = randomTerm(exponents: -40...40, &generator)
             let b = randomTerm(exponents: -40...40, &generator)
@@ -418,7 +419,7 @@ struct Decimal128Tests {
     }
 
     @Test func randomAdditionMatchesReference() throws {
-        var generator = SplitMix64(seed: 8)
+        var generator = SeededGenerator(seed: 8)
         for _ in 0..<3000 {
             let a = randomTerm(exponents: -40...40, &generator)
             let b = randomTerm(exponents: -40...40, &generator)
@@ -445,7 +446,7 @@ struct Decimal128Tests {
     }
 
     @Test func randomMultiplicationMatchesReference() throws {
-        var generator = SplitMix64(seed: 9)
+        var generator = SeededGenerator(seed: 9)
         for _ in 0..<3000 {
             let a = randomTerm(exponents: -40...40, &generator)
             let b = randomTerm(exponents: -40...40, &generator)
@@ -458,7 +459,7 @@ struct Decimal128Tests {
     }
 
     @Test func randomDivisionIsCorrectlyRounded() throws {
-        var generator = SplitMix64(seed: 10)
+        var generator = SeededGenerator(seed: 10)
         for _ in 0..<3000 {
             let a = randomTerm(exponents: -30...30, &generator)
             let b = randomTerm(exponents: -30...30, &generator)
@@ -491,7 +492,7 @@ struct Decimal128Tests {
     }
 
     @Test func multiplyThenDivideRestoresExactValues() throws {
-        var generator = SplitMix64(seed: 12)
+        var generator = SeededGenerator(seed: 12)
         for _ in 0..<1000 {
             let a = try Decimal128(string: randomOperand(maxDigits: 17, exponents: -20...20, &generator))
             let b = try Decimal128(string: randomOperand(maxDigits: 17, exponents: -20...20, &generator))
@@ -540,7 +541,7 @@ private func decimal(_ text: String) -> Decimal128 {
 
 /// A random decimal string: up to `maxDigits` significant digits and an exponent in `exponents`.
 private func randomOperand(
-    maxDigits: Int, exponents: ClosedRange<Int>, _ generator: inout SplitMix64
+    maxDigits: Int, exponents: ClosedRange<Int>, _ generator: inout SeededGenerator
 ) -> String {
     let digits = randomDigits(Int.random(in: 1...maxDigits, using: &generator), &generator)
     let sign = Bool.random(using: &generator) ? "-" : ""
@@ -556,7 +557,7 @@ private struct Term {
     var text: String { "\(negative ? "-" : "")\(digits)E\(exponent)" }
 }
 
-private func randomTerm(exponents: ClosedRange<Int>, _ generator: inout SplitMix64) -> Term {
+private func randomTerm(exponents: ClosedRange<Int>, _ generator: inout SeededGenerator) -> Term {
     let count = Int.random(in: 1...34, using: &generator)
     let digits: String
     switch Int.random(in: 0..<5, using: &generator) {
@@ -582,7 +583,7 @@ private func randomTerm(exponents: ClosedRange<Int>, _ generator: inout SplitMix
 }
 
 /// `count` random decimal digits, the first non-zero.
-private func randomDigits(_ count: Int, _ generator: inout SplitMix64) -> String {
+private func randomDigits(_ count: Int, _ generator: inout SeededGenerator) -> String {
     var text = String(Int.random(in: 1...9, using: &generator))
     for _ in 1..<count { text += String(Int.random(in: 0...9, using: &generator)) }
     return text
@@ -706,22 +707,5 @@ private struct Digits: Comparable {
     static func < (lhs: Digits, rhs: Digits) -> Bool {
         if lhs.digits.count != rhs.digits.count { return lhs.digits.count < rhs.digits.count }
         return lhs.digits.reversed().lexicographicallyPrecedes(rhs.digits.reversed())
-    }
-}
-
-/// SplitMix64: a tiny, seedable generator so that randomized tests are reproducible.
-private struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

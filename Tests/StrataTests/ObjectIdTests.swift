@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Testing
 
 @testable import Strata
@@ -55,7 +56,7 @@ struct ObjectIdTests {
     }
 
     @Test func bytesRoundTrip() throws {
-        var generator = SplitMix64(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         for _ in 0..<200 {
             let bytes = (0..<12).map { _ in UInt8.random(in: 0...255, using: &generator) }
             let id = try #require(ObjectId(bytes: bytes))
@@ -69,7 +70,7 @@ struct ObjectIdTests {
     }
 
     @Test func orderingIsLexicographicOnBytes() throws {
-        var generator = SplitMix64(seed: 11)
+        var generator = SeededGenerator(seed: 11)
         var ids: [ObjectId] = []
         for _ in 0..<300 {
             // Few distinct byte values so that long shared prefixes and equal identifiers occur.
@@ -145,22 +146,5 @@ struct ObjectIdTests {
 
     private func counter(of id: ObjectId) -> UInt32 {
         id.bytes[9...].reduce(0) { $0 << 8 | UInt32($1) }
-    }
-}
-
-/// SplitMix64: a tiny, seedable generator so that randomized tests are reproducible.
-private struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -536,17 +536,7 @@ public final class Realm {
     /// class, or if it is embedded or asymmetric.
     public func dynamicObjects(_ className: String) -> Results<DynamicObject> {
         checkThread()
-        do {
-            let binding = try dynamicBinding(className)
-            guard binding.table.kind == .object else {
-                fatalError(
-                    "\(className) is \(binding.table.kind == .embedded ? "embedded" : "asymmetric") and cannot be queried"
-                )
-            }
-            return Results(realm: self, binding: binding)
-        } catch {
-            fatalError("\(error)")
-        }
+        return queryable { () throws(Realm.Error) in try dynamicBinding(className) }
     }
 
     /// A managed accessor for object `key` of `binding`'s type.
@@ -574,11 +564,11 @@ public final class Realm {
 
     // MARK: Objects
 
-    /// Every object of `type`, as a live collection.
-    public func objects<Element: ObjectBase>(_ type: Element.Type) -> Results<Element> {
-        checkThread()
+    /// A `Results` over the binding `resolve` returns; traps (these calls cannot throw) when it fails or names an
+    /// embedded or asymmetric type.
+    private func queryable<Element>(_ resolve: () throws(Realm.Error) -> TableBinding) -> Results<Element> {
         do {
-            let binding = try binding(for: type)
+            let binding = try resolve()
             guard binding.table.kind == .object else {
                 fatalError(
                     "\(binding.className) is \(binding.table.kind == .embedded ? "embedded" : "asymmetric") and cannot be queried"
@@ -588,6 +578,12 @@ public final class Realm {
         } catch {
             fatalError("\(error)")
         }
+    }
+
+    /// Every object of `type`, as a live collection.
+    public func objects<Element: ObjectBase>(_ type: Element.Type) -> Results<Element> {
+        checkThread()
+        return queryable { () throws(Realm.Error) in try binding(for: type) }
     }
 
     /// The object of `type` with primary key `key`, or nil.
