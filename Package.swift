@@ -30,7 +30,7 @@ let package = Package(
         // A child process driven by the integration tests (crash, multi-process writers).
         .executableTarget(
             name: "strata-integration-child",
-            dependencies: ["StrataStorage", "StrataTestSupport"],
+            dependencies: ["Strata", "StrataStorage", "StrataTestSupport"],
             path: "IntegrationTests/Child",
             swiftSettings: strictSettings
         ),
@@ -41,7 +41,7 @@ let package = Package(
             name: "StrataTests", dependencies: ["Strata", "StrataTestSupport"], swiftSettings: strictSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["StrataStorage", "StrataTestSupport", "strata-integration-child"],
+            dependencies: ["Strata", "StrataStorage", "StrataTestSupport", "strata-integration-child"],
             path: "IntegrationTests/Suites",
             swiftSettings: strictSettings
         ),

@@ -1,3 +1,5 @@
+import Foundation
+import Strata
 import StrataStorage
 import StrataTestSupport
 
@@ -7,6 +9,8 @@ import StrataTestSupport
 //   increment PATH COUNT    COUNT write transactions, each adding 1 to a shared counter; print "done"
 //   pin PATH                pin the newest version, print "pinned V SUM", wait for a line on stdin, re-read the
 //                           pinned version and print "same" if it is unchanged, "changed" otherwise
+//   trap-outside-write PATH store a Note, print "stored", then set its text outside a write transaction (traps)
+//   trap-wrong-thread PATH  store a Note, print "stored", then read it from another thread (traps)
 //
 // Output is line-buffered and flushed after every line so that the parent sees acknowledgements at once.
 #if canImport(Glibc)
@@ -34,6 +38,22 @@ func run() throws {
     guard arguments.count >= 3 else { fail("usage: strata-integration-child MODE PATH ...") }
     let path = arguments[2]
     switch arguments[1] {
+    case "trap-outside-write", "trap-wrong-thread":
+        let realm = try Realm(
+            configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Note.self]))
+        let note = Note()
+        note.text = "original"
+        try realm.write { realm.add(note) }
+        say("stored")
+        if arguments[1] == "trap-outside-write" {
+            note.text = "changed outside a write"
+        } else {
+            nonisolated(unsafe) let shared = note
+            let thread = Thread { say("read \(shared.text)") }
+            thread.start()
+            while !thread.isFinished { usleep(1000) }
+        }
+        say("no trap")
     case "commit-loop":
         let store = try Store.open(path: path, options: StoreOptions(pageSize: 1024, durability: .full))
         var generator = SeededGenerator(seed: UInt64(arguments.count > 3 ? arguments[3] : "1") ?? 1)
@@ -88,4 +108,9 @@ do {
     try run()
 } catch {
     fail("\(error)")
+}
+
+/// The model of the trap modes.
+final class Note: Object {
+    @Persisted var text = ""
 }

@@ -25,6 +25,7 @@ final class Child {
     let process = Process()
     private let output = Pipe()
     private let input = Pipe()
+    private let errors = Pipe()
     private var buffer: [UInt8] = []
 
     init(_ arguments: [String]) throws {
@@ -32,7 +33,13 @@ final class Child {
         process.arguments = arguments
         process.standardOutput = output
         process.standardInput = input
+        process.standardError = errors
         try process.run()
+    }
+
+    /// Everything the child wrote to standard error (blocks until it closes it, i.e. exits).
+    func errorOutput() -> String {
+        String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
 
     /// The next line the child printed, or nil at end of output. Blocks until it arrives.

@@ -262,9 +262,14 @@ do {
     let directory = root.appendingPathComponent("reads")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     let (property, dictionary) = try propertyReadComparison(size: 100_000, directory: directory)
+    let nanoseconds = { (duration: Duration) in
+        String(
+            format: "%.1f ns",
+            Double(duration.components.attoseconds) / 1e9 + Double(duration.components.seconds) * 1e9)
+    }
     print(
-        "Managed property read: \(property) per read; Dictionary<Int, Int> lookup: \(dictionary) per lookup; ratio \(String(format: "%.1f×", property / dictionary))."
-    )
+        "Managed property read: \(nanoseconds(property)) per read; Dictionary<Int, Int> lookup: "
+            + "\(nanoseconds(dictionary)) per lookup; ratio \(String(format: "%.1f×", property / dictionary)).")
 } catch {
     log("failed: \(error)")
     exit(1)
