@@ -12,6 +12,11 @@ open class ObjectBase {
         let stack = BoxStack.local.value
         if let owner = stack.accessorOwner {
             // An accessor the Realm is creating: its properties read through `owner`, it has no boxes.
+            guard owner.table.type == Swift.type(of: self) else {
+                fatalError(
+                    "\(owner.table.className)'s initialiser created a \(Swift.type(of: self)) while Strata was creating an "
+                        + "accessor for a stored object; create it lazily instead")
+            }
             managed = owner
             return
         }
