@@ -1,9 +1,26 @@
+public import Foundation
 import StrataStorage
 
-/// A type that can be an element of a Realm collection.
-public protocol RealmCollectionValue {}
+/// A type that can be an element of a Realm collection: the stored scalar types, their optionals, and
+/// `Object` subclasses.
+public protocol RealmCollectionValue: _Persistable {}
 
 extension ObjectBase: RealmCollectionValue {}
+extension Bool: RealmCollectionValue {}
+extension Int: RealmCollectionValue {}
+extension Int8: RealmCollectionValue {}
+extension Int16: RealmCollectionValue {}
+extension Int32: RealmCollectionValue {}
+extension Int64: RealmCollectionValue {}
+extension Float: RealmCollectionValue {}
+extension Double: RealmCollectionValue {}
+extension String: RealmCollectionValue {}
+extension Data: RealmCollectionValue {}
+extension Date: RealmCollectionValue {}
+extension UUID: RealmCollectionValue {}
+extension ObjectId: RealmCollectionValue {}
+extension Decimal128: RealmCollectionValue {}
+extension Optional: RealmCollectionValue where Wrapped: RealmCollectionValue {}
 
 /// A live, read-only collection of the objects of one type, in insertion order.
 ///

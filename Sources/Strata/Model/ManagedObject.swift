@@ -123,9 +123,30 @@ final class ManagedObject {
         {
             return value
         }
+        if isList(property: index) { return list(property: index, as: Value.self) }
         let stored = readStored(property: index)
         guard let value = Value._fromStored(stored) else { mismatch(stored, property: index, expected: Value.self) }
         return value
+    }
+
+    /// Whether property `index` is a `List`.
+    @usableFromInline
+    func isList(property index: Int) -> Bool { table.infos[index].isList }
+
+    /// The accessors of this object's `List` properties, created on first use.
+    private var lists: [Int: AnyObject] = [:]
+
+    /// The managed `List` of property `index`.
+    @usableFromInline
+    func list<Value>(property index: Int, as type: Value.Type) -> Value {
+        if let list = lists[index] as? Value { return list }
+        guard let factory = Value.self as? any ManagedListFactory.Type,
+            let list = factory.managedList(owner: self, property: index) as? Value
+        else {
+            fatalError("\(table.className).\(table.schema.properties[index].name) is a list, not a \(Value.self)")
+        }
+        lists[index] = list as AnyObject
+        return list
     }
 
     @usableFromInline
@@ -134,9 +155,14 @@ final class ManagedObject {
             "\(table.className).\(table.schema.properties[index].name): stored value \(stored) is not a \(expected)")
     }
 
-    /// The value of property `index` as `Any` (nil for a null value).
+    /// The value of property `index` as `Any` (nil for a null value; a list's elements as an array).
     func readAny(property index: Int) -> Any? {
-        StoredValueConversion.any(from: readStored(property: index))
+        if table.infos[index].isList {
+            return (0..<realm.listCount(self, property: index)).map {
+                StoredValueConversion.any(from: realm.listElement(self, property: index, at: $0)) as Any
+            }
+        }
+        return StoredValueConversion.any(from: readStored(property: index))
     }
 
     /// Sets property `index`. Outside a write transaction this traps; other errors fail the transaction.

@@ -48,12 +48,16 @@ enum StoredValueConversion {
     }
 
     private static func matches(_ stored: _StoredValue, _ info: _PropertyInfo) -> Bool {
+        if info.isList {
+            if case .collection = stored { return true }
+            return false
+        }
         switch (stored, info.type) {
-        case (.null, _): info.isOptional
+        case (.null, _): return info.isOptional
         case (.int, .int), (.bool, .bool), (.float, .float), (.double, .double), (.string, .string), (.data, .data),
             (.date, .date), (.objectId, .objectId), (.uuid, .uuid), (.decimal128, .decimal128), (.object, .object):
-            true
-        default: false
+            return true
+        default: return false
         }
     }
 
@@ -81,6 +85,7 @@ enum StoredValueConversion {
         case .uuid(let value): value
         case .decimal128(let value): value
         case .object(let value): value
+        case .collection(let value): value
         }
     }
 }
@@ -137,6 +142,34 @@ enum ObjectValues {
     static func set(_ value: Any?, property index: Int, of object: ObjectBase, table: TableSchema) throws(Realm.Error) {
         let info = table.infos[index]
         let name = table.schema.properties[index].name
+        if info.isList {
+            // An array of elements or another list (copied, never shared): replace the list's contents.
+            let elements: [Any]
+            if let list = value as? any AnyRealmList {
+                elements = list.anyElements
+            } else if let array = value as? [Any] {
+                elements = array
+            } else {
+                throw .invalidValue(type: table.className, property: name, reason: "expected an array of elements")
+            }
+            let list: any AnyRealmList
+            if let managed = object.managed {
+                // A managed object's list: replace through the Realm (the list accessor needs the static type).
+                let name = table.schema.properties[index].name
+                guard managed.realm.transactionForMutation("setting \(table.className).\(name)") != nil else { return }
+                try managed.realm.replaceList(
+                    binding: managed.binding, property: index, key: managed.key,
+                    with: .collection(ArrayList(elements: elements, info: info, type: table.className, property: name)))
+                return
+            } else {
+                guard case .collection(let current) = table.box(of: object, property: index).stored,
+                    let current = current as? any AnyRealmList
+                else { return }
+                list = current
+            }
+            try list.replaceAll(with: elements, type: table.className, property: name)
+            return
+        }
         guard let stored = StoredValueConversion.stored(from: value, as: info) else {
             throw .invalidValue(
                 type: table.className, property: name,
@@ -154,4 +187,31 @@ enum ObjectValues {
             throw .invalidValue(type: table.className, property: name, reason: "value does not fit \(info.type)")
         }
     }
+}
+
+/// A loosely typed array presented as a list source (setting a managed object's list by name).
+final class ArrayList: AnyRealmList {
+    let elements: [Any]
+    let info: _PropertyInfo
+    let type: String
+    let property: String
+
+    init(elements: [Any], info: _PropertyInfo, type: String, property: String) {
+        self.elements = elements
+        var element = info
+        element.isList = false
+        self.info = element
+        self.type = type
+        self.property = property
+    }
+
+    func replaceAll(with elements: [Any], type: String, property: String) throws(Realm.Error) {
+        throw .invalidValue(type: type, property: property, reason: "a temporary list cannot be changed")
+    }
+
+    var storedElements: [_StoredValue] {
+        elements.map { StoredValueConversion.stored(from: $0, as: info) ?? .null }
+    }
+
+    var anyElements: [Any] { elements }
 }

@@ -15,6 +15,8 @@ public enum _StoredValue {
     case uuid(UUID)
     case decimal128(Decimal128)
     case object(ObjectBase)
+    /// A collection property's container (`List`); its elements are stored outside the row.
+    case collection(AnyObject)
 }
 
 /// How a Swift type is persisted. Part of the machinery behind ``_Persistable``; not for direct use.
@@ -28,14 +30,19 @@ public struct _PropertyInfo: @unchecked Sendable {
     /// Bits of an integer type narrower than `Int64` (0 for everything else); used to reject values that do
     /// not fit.
     public var integerBits: Int
+    /// Whether the property is a `List` of values of this type.
+    public var isList: Bool
 
     /// Describes a stored type.
-    public init(type: PropertyType, isOptional: Bool = false, objectType: ObjectBase.Type? = nil, integerBits: Int = 0)
-    {
+    public init(
+        type: PropertyType, isOptional: Bool = false, objectType: ObjectBase.Type? = nil, integerBits: Int = 0,
+        isList: Bool = false
+    ) {
         self.type = type
         self.isOptional = isOptional
         self.objectType = objectType
         self.integerBits = integerBits
+        self.isList = isList
     }
 }
 

@@ -87,7 +87,8 @@ final class PersistedBox {
     init(decoded stored: _StoredValue?, valueType: any _Persistable.Type) {
         func defaultValue<Value: _Persistable>(_ type: Value.Type) -> _StoredValue {
             let info = Value._propertyInfo
-            let hasDefault = !(info.type == .object && !info.isOptional && !(info.objectType is EmbeddedObject.Type))
+            let hasDefault =
+                info.isList || !(info.type == .object && !info.isOptional && !(info.objectType is EmbeddedObject.Type))
             return hasDefault ? Value._defaultValue()._stored : .null
         }
         self.stored = stored ?? defaultValue(valueType)
@@ -102,7 +103,8 @@ final class PersistedBox {
     @usableFromInline
     static func withDefault<Value: _Persistable>(_ type: Value.Type, attributes: PersistedAttributes) -> PersistedBox {
         let info = Value._propertyInfo
-        let hasDefault = !(info.type == .object && !info.isOptional && !(info.objectType is EmbeddedObject.Type))
+        let hasDefault =
+            info.isList || !(info.type == .object && !info.isOptional && !(info.objectType is EmbeddedObject.Type))
         return PersistedBox(
             stored: hasDefault ? Value._defaultValue()._stored : .null, valueType: type, attributes: attributes)
     }

@@ -28,12 +28,15 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
     public var objectClassName: String?
     /// The Swift name of the property (equal to ``name`` unless the type maps names).
     public var swiftName: String
+    /// Whether the property is a `List` of ``type`` values.
+    public var isArray = false
 
     /// A description such as `name: string?` or `owner: object<Person>? [indexed]`.
     public var description: String {
-        var text = "\(name): \(type)"
+        var text = "\(name): \(isArray ? "list<" : "")\(type)"
         if let objectClassName { text += "<\(objectClassName)>" }
         if isOptional { text += "?" }
+        if isArray { text += ">" }
         if isPrimary { text += " [primary key]" }
         if isIndexed && !isPrimary { text += " [indexed]" }
         return text
@@ -42,7 +45,7 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
     /// Whether two properties are stored the same way (the Swift name does not matter to the file).
     func isStoredLike(_ other: Property) -> Bool {
         name == other.name && type == other.type && isOptional == other.isOptional && isIndexed == other.isIndexed
-            && isPrimary == other.isPrimary && objectClassName == other.objectClassName
+            && isPrimary == other.isPrimary && objectClassName == other.objectClassName && isArray == other.isArray
     }
 }
 

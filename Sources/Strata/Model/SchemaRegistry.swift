@@ -32,12 +32,12 @@ final class TableSchema: @unchecked Sendable {
         let properties = stored.properties.map {
             Property(
                 name: $0.name, type: $0.type, isOptional: $0.optional, isIndexed: $0.indexed, isPrimary: $0.primary,
-                objectClassName: $0.objectClassName, swiftName: $0.name)
+                objectClassName: $0.objectClassName, swiftName: $0.name, isArray: $0.isList)
         }
         schema = ObjectSchema(
             className: stored.name, properties: properties, isEmbedded: stored.embedded, isAsymmetric: stored.asymmetric
         )
-        infos = stored.properties.map { _PropertyInfo(type: $0.type, isOptional: $0.optional) }
+        infos = stored.properties.map { _PropertyInfo(type: $0.type, isOptional: $0.optional, isList: $0.isList) }
         primaryKeyIndex = properties.firstIndex(where: \.isPrimary)
         prototype = DynamicObject()
         boxIndex = [:]
@@ -92,6 +92,10 @@ final class TableSchema: @unchecked Sendable {
                     throw .invalidValue(type: className, property: name, reason: "a type has at most one primary key")
                 }
             }
+            if info.isList && (attributes.index != nil || attributes.primaryKey) {
+                throw .invalidValue(
+                    type: className, property: name, reason: "a list cannot be a primary key or indexed")
+            }
             if let index = attributes.index {
                 let indexable: Set<PropertyType> =
                     index == .fullText ? [.string] : [.string, .int, .bool, .date, .uuid, .objectId, .any]
@@ -103,7 +107,15 @@ final class TableSchema: @unchecked Sendable {
             var targetName: String?
             if info.type == .object, let target = info.objectType {
                 targetName = target.className()
-                guard info.isOptional else {
+                if info.isList {
+                    guard !info.isOptional, !(target is EmbeddedObject.Type) else {
+                        throw .invalidValue(
+                            type: className, property: name,
+                            reason:
+                                "a list holds non-optional links to Object subclasses (embedded lists are not supported yet)"
+                        )
+                    }
+                } else if !info.isOptional {
                     throw .invalidValue(
                         type: className, property: name, reason: "links must be optional (`\(target)?`)")
                 }
@@ -117,7 +129,8 @@ final class TableSchema: @unchecked Sendable {
                 Property(
                     name: name, type: info.type, isOptional: info.isOptional,
                     isIndexed: attributes.index != nil || attributes.primaryKey,
-                    isPrimary: attributes.primaryKey, objectClassName: targetName, swiftName: swiftName))
+                    isPrimary: attributes.primaryKey, objectClassName: targetName, swiftName: swiftName,
+                    isArray: info.isList))
             infos.append(info)
         }
         for swiftName in mapping.keys where !properties.contains(where: { $0.swiftName == swiftName }) {

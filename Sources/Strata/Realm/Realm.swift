@@ -130,7 +130,7 @@ public final class Realm {
                     Property(
                         name: $0.name, type: $0.type, isOptional: $0.optional, isIndexed: $0.indexed,
                         isPrimary: $0.primary,
-                        objectClassName: $0.objectClassName, swiftName: $0.name)
+                        objectClassName: $0.objectClassName, swiftName: $0.name, isArray: $0.isList)
                 }, isEmbedded: stored.embedded, isAsymmetric: stored.asymmetric)
         }
         return Schema(objectSchema: classes.values.sorted { $0.className < $1.className })
@@ -208,6 +208,12 @@ public final class Realm {
 
     /// The class definitions stored in the file, as of the current version or write.
     func schemaClasses() -> [String: StoredClass] { storedClasses }
+
+    /// The write transaction in progress, if any.
+    var writeTransactionIfAny: WriteTransaction? { transaction }
+
+    /// The tree `name` in the current snapshot (nil inside a write transaction or if it does not exist).
+    func treeView(_ name: String) -> TreeView? { transaction == nil ? view(name) : nil }
 
     /// Whether the file (as of the current version or write) defines class `name`.
     func isStored(_ name: String) -> Bool { storedClasses[name] != nil }
@@ -695,9 +701,10 @@ public final class Realm {
             try mutate {
                 for (name, stored) in storedClasses {
                     let indexes = stored.properties.filter { $0.indexed && !$0.primary }
+                    let lists = stored.properties.filter(\.isList)
                     let trees =
                         [TableNames.rows(name), TableNames.primaryKeys(name)]
-                        + indexes.map { TableNames.index(name, $0.name) }
+                        + indexes.map { TableNames.index(name, $0.name) } + lists.map { TableNames.list(name, $0.name) }
                     for tree in trees {
                         if let handle = try handle(tree, create: false) { try transaction.removeAll(in: handle) }
                     }

@@ -50,6 +50,7 @@ extension Realm {
         let old = existing ? try rowValues(binding: binding, key: key) : nil
         if existing { try deleteEmbedded(binding: binding, key: key) }
         try writeRow(binding: binding, key: key, values: values, update: update, old: old)
+        try writeLists(binding: binding, key: key, values: values)
         return key
     }
 
@@ -151,6 +152,8 @@ extension Realm {
 
     private func checkType(_ value: _StoredValue, binding: TableBinding, property: Int) throws(Realm.Error) {
         let info = binding.table.infos[property]
+        // A list's elements live outside the row and are checked as they are written.
+        guard !info.isList else { return }
         let name = binding.table.schema.properties[property].name
         if case .null = value {
             guard info.isOptional else {
@@ -200,6 +203,10 @@ extension Realm {
     func setProperty(_ value: _StoredValue, property: Int, binding: TableBinding, key: Int64) throws(Realm.Error) {
         guard let old = try rowValues(binding: binding, key: key) else { throw .invalidatedObject }
         var values = old
+        if binding.table.infos[property].isList {
+            try replaceList(binding: binding, property: property, key: key, with: value)
+            return
+        }
         if property == binding.table.primaryKeyIndex {
             guard let new = KeyEncoding.primaryKey(value), new == KeyEncoding.primaryKey(values[property]) else {
                 throw .primaryKeyChange(
@@ -250,7 +257,11 @@ extension Realm {
             _ = try mutate { try transaction.delete(KeyEncoding.objectKey(key), in: rows) }
         }
         try updateIndexes(binding: binding, key: key, old: values, new: nil)
-        if binding.table.kind == .object { try nullifyLinks(to: binding.className, key: key) }
+        try deleteLists(binding: binding, key: key)
+        if binding.table.kind == .object {
+            try nullifyLinks(to: binding.className, key: key)
+            try removeFromLists(target: binding.className, key: key)
+        }
     }
 
     /// Deletes every object of `binding`'s type: embedded objects they own, links to them, their rows, primary
@@ -264,12 +275,15 @@ extension Realm {
         if ownsEmbedded {
             for key in try objectKeys(tree: binding.rowsTree) { try deleteEmbedded(binding: binding, key: key) }
         }
-        if binding.table.kind == .object { try nullifyLinks(to: binding.className, key: nil) }
+        if binding.table.kind == .object {
+            try nullifyLinks(to: binding.className, key: nil)
+            try removeFromLists(target: binding.className, key: nil)
+        }
+        let properties = binding.table.schema.properties
         let trees =
             [binding.rowsTree, binding.primaryKeyTree]
-            + binding.table.schema.properties.filter { $0.isIndexed && !$0.isPrimary }.map {
-                TableNames.index(binding.className, $0.name)
-            }
+            + properties.filter { $0.isIndexed && !$0.isPrimary }.map { TableNames.index(binding.className, $0.name) }
+            + properties.filter(\.isArray).map { TableNames.list(binding.className, $0.name) }
         for tree in trees {
             guard let handle = try handle(tree, create: false) else { continue }
             try mutate { try transaction.removeAll(in: handle) }

@@ -5,6 +5,8 @@ import StrataStorage
 /// - `$schema`: `version` → the schema version (u64 little-endian); `class:<name>` → the stored class (JSON).
 /// - `o:<class>`: object key (8 bytes, big-endian) → the object's row (see `RowFormat`), in key order.
 /// - `p:<class>`: encoded primary key → object key (8 bytes), for types with a primary key.
+/// - `l:<class>.<property>`: object key → a nested list tree of the property's elements (each encoded as a
+///   one-column row; links as object keys), for `List` properties.
 /// - `i:<class>.<property>`: encoded value (at most 256 bytes: longer strings and data are cut, so lookups
 ///   recheck the row) followed by the object key → empty, for indexed properties.
 enum TableNames {
@@ -14,6 +16,7 @@ enum TableNames {
     static func rows(_ className: String) -> String { "o:" + className }
     static func primaryKeys(_ className: String) -> String { "p:" + className }
     static func index(_ className: String, _ property: String) -> String { "i:\(className).\(property)" }
+    static func list(_ className: String, _ property: String) -> String { "l:\(className).\(property)" }
 }
 
 /// A class definition as stored in the file.
@@ -25,6 +28,10 @@ struct StoredClass: Codable, Equatable {
         var indexed: Bool
         var primary: Bool
         var objectClassName: String?
+        /// True for a `List` property (absent in files written before lists existed).
+        var list: Bool?
+
+        var isList: Bool { list ?? false }
     }
     var name: String
     var embedded: Bool
@@ -38,7 +45,7 @@ struct StoredClass: Codable, Equatable {
         properties = schema.properties.map {
             StoredProperty(
                 name: $0.name, type: $0.type, optional: $0.isOptional, indexed: $0.isIndexed, primary: $0.isPrimary,
-                objectClassName: $0.objectClassName)
+                objectClassName: $0.objectClassName, list: $0.isArray ? true : nil)
         }
     }
 
@@ -74,6 +81,9 @@ struct StoredClass: Codable, Equatable {
                 lines.append(
                     "\(name).\(property.name): type changed from \(property.type)\(property.objectClassName.map { "<\($0)>" } ?? "") to \(now.type)\(now.objectClassName.map { "<\($0)>" } ?? "")"
                 )
+            }
+            if now.isList != property.isList {
+                lines.append("\(name).\(property.name): \(now.isList ? "changed to a list" : "changed from a list")")
             }
             if now.optional != property.optional {
                 lines.append("\(name).\(property.name): \(now.optional ? "made optional" : "made required")")
@@ -222,12 +232,14 @@ enum RowCodec {
                     + withUnsafeBytes(of: high.littleEndian) { Array($0) })
         case .object:
             preconditionFailure("links are resolved to object keys before encoding")
+        case .collection:
+            row.setNull(column)
         }
     }
 
     /// The value of `column` for a property of type `info`; links and embedded objects come back as `.int` keys.
     static func get(_ row: RowView, column: Int, info: _PropertyInfo) -> _StoredValue {
-        guard !row.isNull(column) else { return .null }
+        guard !info.isList, !row.isNull(column) else { return .null }
         switch info.type {
         case .bool: return .bool(row.bool(column))
         case .int, .object: return .int(row.int(column))

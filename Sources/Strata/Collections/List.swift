@@ -1,0 +1,248 @@
+/// Type-erased operations on a `List`, for dynamic access, `init(value:)` and writing a new object's lists.
+protocol AnyRealmList: AnyObject {
+    /// Replaces the elements with `elements`, converted to the element type.
+    func replaceAll(with elements: [Any], type: String, property: String) throws(Realm.Error)
+    /// The elements in their stored form.
+    var storedElements: [_StoredValue] { get }
+    /// The elements for dynamic access.
+    var anyElements: [Any] { get }
+}
+
+/// Creates the managed `List` accessor for a property (the accessor's element type is only known statically).
+protocol ManagedListFactory {
+    static func managedList(owner: ManagedObject, property: Int) -> AnyObject
+}
+
+/// An ordered collection of values or objects, stored with its owning object.
+///
+/// ```swift
+/// class Person: Object {
+///     @Persisted var dogs: List<Dog>
+///     @Persisted var nicknames: List<String>
+/// }
+/// try realm.write { person.dogs.append(rex) }
+/// ```
+/// An unmanaged list holds its elements in memory. The list of a managed object is a live view of the stored
+/// elements: positional reads, inserts and removals cost O(log n) (a counted B+tree). Mutating a managed list
+/// outside a write transaction traps; an invalid element fails the write transaction.
+public final class List<Element: RealmCollectionValue>: RandomAccessCollection, MutableCollection {
+    enum Backing {
+        case unmanaged([Element])
+        case managed(ManagedObject, property: Int)
+    }
+
+    private var backing: Backing
+
+    /// An empty, unmanaged list.
+    public init() { backing = .unmanaged([]) }
+
+    init(owner: ManagedObject, property: Int) { backing = .managed(owner, property: property) }
+
+    // MARK: Collection
+
+    /// 0.
+    public var startIndex: Int { 0 }
+    /// The number of elements.
+    public var endIndex: Int { count }
+
+    /// The number of elements.
+    public var count: Int {
+        switch backing {
+        case .unmanaged(let elements): elements.count
+        case .managed(let owner, let property): owner.realm.listCount(owner, property: property)
+        }
+    }
+
+    /// The element at `position`; setting it replaces the element (inside a write transaction when managed).
+    public subscript(position: Int) -> Element {
+        get {
+            switch backing {
+            case .unmanaged(let elements): return elements[position]
+            case .managed(let owner, let property):
+                let stored = owner.realm.listElement(owner, property: property, at: position)
+                guard let element = Element._fromStored(stored) else {
+                    fatalError("\(owner.table.className): stored list element \(stored) is not a \(Element.self)")
+                }
+                return element
+            }
+        }
+        set { replace(index: position, object: newValue) }
+    }
+
+    /// The Realm of the owning object; nil while unmanaged.
+    public var realm: Realm? {
+        if case .managed(let owner, _) = backing { return owner.realm }
+        return nil
+    }
+
+    /// Whether the owning object was deleted.
+    public var isInvalidated: Bool {
+        if case .managed(let owner, _) = backing { return !owner.exists }
+        return false
+    }
+
+    // MARK: Mutation
+
+    /// Adds `element` at the end.
+    public func append(_ element: Element) { insert(element, at: count) }
+
+    /// Adds every element of `elements` at the end, in order.
+    public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {
+        for element in elements { append(element) }
+    }
+
+    /// Inserts `element` at `index` (0...count).
+    public func insert(_ element: Element, at index: Int) {
+        switch backing {
+        case .unmanaged(var elements):
+            backing = .unmanaged([])
+            elements.insert(element, at: index)
+            backing = .unmanaged(elements)
+        case .managed(let owner, let property):
+            owner.realm.listInsert(owner, property: property, element._stored, at: index)
+        }
+    }
+
+    /// Removes the element at `index`.
+    public func remove(at index: Int) {
+        switch backing {
+        case .unmanaged(var elements):
+            backing = .unmanaged([])
+            elements.remove(at: index)
+            backing = .unmanaged(elements)
+        case .managed(let owner, let property):
+            owner.realm.listRemove(owner, property: property, at: index)
+        }
+    }
+
+    /// Removes the last element.
+    public func removeLast() { remove(at: count - 1) }
+
+    /// Removes every element.
+    public func removeAll() {
+        switch backing {
+        case .unmanaged: backing = .unmanaged([])
+        case .managed(let owner, let property): owner.realm.listRemoveAll(owner, property: property)
+        }
+    }
+
+    /// Replaces the element at `index` with `object`.
+    public func replace(index: Int, object: Element) {
+        switch backing {
+        case .unmanaged(var elements):
+            backing = .unmanaged([])
+            elements[index] = object
+            backing = .unmanaged(elements)
+        case .managed(let owner, let property):
+            owner.realm.listReplace(owner, property: property, at: index, with: object._stored)
+        }
+    }
+
+    /// Moves the element at `from` so that it ends up at index `to`.
+    public func move(from: Int, to: Int) {
+        guard from != to else { return }
+        let element = self[from]
+        remove(at: from)
+        insert(element, at: to)
+    }
+
+    /// Exchanges the elements at `i` and `j`.
+    public func swapAt(_ i: Int, _ j: Int) {
+        guard i != j else { return }
+        let first = self[i]
+        let second = self[j]
+        replace(index: i, object: second)
+        replace(index: j, object: first)
+    }
+
+    /// The index of the first element equal to `element` (for objects: the same stored object), or nil.
+    public func index(of element: Element) -> Int? {
+        let target = element._stored
+        return indices.first { ListElements.equal(self[$0]._stored, target) }
+    }
+}
+
+extension List: AnyRealmList {
+    func replaceAll(with elements: [Any], type: String, property: String) throws(Realm.Error) {
+        var converted: [Element] = []
+        for element in elements {
+            if let typed = element as? Element {
+                converted.append(typed)
+            } else if let stored = StoredValueConversion.stored(from: element, as: Element._propertyInfo),
+                let typed = Element._fromStored(stored)
+            {
+                converted.append(typed)
+            } else {
+                throw .invalidValue(
+                    type: type, property: property, reason: "\(Swift.type(of: element)) is not a \(Element.self)")
+            }
+        }
+        removeAll()
+        append(objectsIn: converted)
+    }
+
+    var storedElements: [_StoredValue] { map(\._stored) }
+    var anyElements: [Any] { map { StoredValueConversion.any(from: $0._stored) ?? Optional<Any>.none as Any } }
+}
+
+extension List: ManagedListFactory {
+    static func managedList(owner: ManagedObject, property: Int) -> AnyObject {
+        List(owner: owner, property: property)
+    }
+}
+
+extension List: _Persistable {
+    /// See ``_Persistable``: a list of the element type.
+    public static var _propertyInfo: _PropertyInfo {
+        var info = Element._propertyInfo
+        info.isList = true
+        return info
+    }
+    /// See ``_Persistable``: an empty unmanaged list.
+    public static func _defaultValue() -> List { List() }
+    /// See ``_Persistable``.
+    public static func _fromStored(_ stored: _StoredValue) -> List? {
+        if case .collection(let list) = stored { return list as? List }
+        return nil
+    }
+    /// See ``_Persistable``.
+    public var _stored: _StoredValue { .collection(self) }
+}
+
+/// Equality of stored elements, for `index(of:)`.
+enum ListElements {
+    static func equal(_ lhs: _StoredValue, _ rhs: _StoredValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.int(let a), .int(let b)): a == b
+        case (.bool(let a), .bool(let b)): a == b
+        case (.float(let a), .float(let b)): a == b
+        case (.double(let a), .double(let b)): a == b
+        case (.string(let a), .string(let b)): a == b
+        case (.data(let a), .data(let b)): a == b
+        case (.date(let a), .date(let b)): a == b
+        case (.objectId(let a), .objectId(let b)): a == b
+        case (.uuid(let a), .uuid(let b)): a == b
+        case (.decimal128(let a), .decimal128(let b)): a == b
+        case (.object(let a), .object(let b)): a.isSameObject(as: b)
+        default: false
+        }
+    }
+}
+
+extension List: Encodable where Element: Encodable {
+    /// Encodes the elements as an array.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for element in self { try container.encode(element) }
+    }
+}
+
+extension List: Decodable where Element: Decodable {
+    /// An unmanaged list of the decoded elements.
+    public convenience init(from decoder: any Decoder) throws {
+        self.init()
+        var container = try decoder.unkeyedContainer()
+        while !container.isAtEnd { append(try container.decode(Element.self)) }
+    }
+}
