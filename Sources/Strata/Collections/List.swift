@@ -1,4 +1,5 @@
-/// Type-erased operations on a `List`, for dynamic access, `init(value:)` and writing a new object's lists.
+/// Type-erased operations on a collection (`List`, `MutableSet`), for dynamic access, `init(value:)` and
+/// writing a new object's collections.
 protocol AnyRealmList: AnyObject {
     /// Replaces the elements with `elements`, converted to the element type.
     func replaceAll(with elements: [Any], type: String, property: String) throws(Realm.Error)
@@ -8,9 +9,9 @@ protocol AnyRealmList: AnyObject {
     var anyElements: [Any] { get }
 }
 
-/// Creates the managed `List` accessor for a property (the accessor's element type is only known statically).
-protocol ManagedListFactory {
-    static func managedList(owner: ManagedObject, property: Int) -> AnyObject
+/// Creates the managed collection accessor for a property (its element type is only known statically).
+protocol ManagedCollectionFactory {
+    static func managedCollection(owner: ManagedObject, property: Int) -> AnyObject
 }
 
 /// An ordered collection of values or objects, stored with its owning object.
@@ -185,8 +186,8 @@ extension List: AnyRealmList {
     var anyElements: [Any] { map { StoredValueConversion.any(from: $0._stored) ?? Optional<Any>.none as Any } }
 }
 
-extension List: ManagedListFactory {
-    static func managedList(owner: ManagedObject, property: Int) -> AnyObject {
+extension List: ManagedCollectionFactory {
+    static func managedCollection(owner: ManagedObject, property: Int) -> AnyObject {
         List(owner: owner, property: property)
     }
 }

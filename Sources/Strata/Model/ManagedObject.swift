@@ -123,25 +123,25 @@ final class ManagedObject {
         {
             return value
         }
-        if isList(property: index) { return list(property: index, as: Value.self) }
+        if isCollection(property: index) { return collection(property: index, as: Value.self) }
         let stored = readStored(property: index)
         guard let value = Value._fromStored(stored) else { mismatch(stored, property: index, expected: Value.self) }
         return value
     }
 
-    /// Whether property `index` is a `List`.
+    /// Whether property `index` is a collection (`List`, `MutableSet`).
     @usableFromInline
-    func isList(property index: Int) -> Bool { table.infos[index].isList }
+    func isCollection(property index: Int) -> Bool { table.infos[index].isCollection }
 
     /// The accessors of this object's `List` properties, created on first use.
     private var lists: [Int: AnyObject] = [:]
 
-    /// The managed `List` of property `index`.
+    /// The managed collection (`List`, `MutableSet`) of property `index`.
     @usableFromInline
-    func list<Value>(property index: Int, as type: Value.Type) -> Value {
+    func collection<Value>(property index: Int, as type: Value.Type) -> Value {
         if let list = lists[index] as? Value { return list }
-        guard let factory = Value.self as? any ManagedListFactory.Type,
-            let list = factory.managedList(owner: self, property: index) as? Value
+        guard let factory = Value.self as? any ManagedCollectionFactory.Type,
+            let list = factory.managedCollection(owner: self, property: index) as? Value
         else {
             fatalError("\(table.className).\(table.schema.properties[index].name) is a list, not a \(Value.self)")
         }
@@ -157,10 +157,17 @@ final class ManagedObject {
 
     /// The value of property `index` as `Any` (nil for a null value; a list's elements as an array).
     func readAny(property index: Int) -> Any? {
-        if table.infos[index].isList {
+        switch table.infos[index].collection {
+        case .list?:
             return (0..<realm.listCount(self, property: index)).map {
                 StoredValueConversion.any(from: realm.listElement(self, property: index, at: $0)) as Any
             }
+        case .set?:
+            return (0..<realm.setCount(self, property: index)).map {
+                StoredValueConversion.any(from: realm.setElement(self, property: index, at: $0)) as Any
+            }
+        case nil:
+            break
         }
         return StoredValueConversion.any(from: readStored(property: index))
     }

@@ -48,7 +48,7 @@ enum StoredValueConversion {
     }
 
     private static func matches(_ stored: _StoredValue, _ info: _PropertyInfo) -> Bool {
-        if info.isList {
+        if info.isCollection {
             if case .collection = stored { return true }
             return false
         }
@@ -142,8 +142,8 @@ enum ObjectValues {
     static func set(_ value: Any?, property index: Int, of object: ObjectBase, table: TableSchema) throws(Realm.Error) {
         let info = table.infos[index]
         let name = table.schema.properties[index].name
-        if info.isList {
-            // An array of elements or another list (copied, never shared): replace the list's contents.
+        if info.isCollection {
+            // An array of elements or another collection (copied, never shared): replace the contents.
             let elements: [Any]
             if let list = value as? any AnyRealmList {
                 elements = list.anyElements
@@ -157,9 +157,15 @@ enum ObjectValues {
                 // A managed object's list: replace through the Realm (the list accessor needs the static type).
                 let name = table.schema.properties[index].name
                 guard managed.realm.transactionForMutation("setting \(table.className).\(name)") != nil else { return }
-                try managed.realm.replaceList(
-                    binding: managed.binding, property: index, key: managed.key,
-                    with: .collection(ArrayList(elements: elements, info: info, type: table.className, property: name)))
+                let source = _StoredValue.collection(
+                    ArrayList(elements: elements, info: info, type: table.className, property: name))
+                if info.collection == .set {
+                    try managed.realm.replaceSet(
+                        binding: managed.binding, property: index, key: managed.key, with: source)
+                } else {
+                    try managed.realm.replaceList(
+                        binding: managed.binding, property: index, key: managed.key, with: source)
+                }
                 return
             } else {
                 guard case .collection(let current) = table.box(of: object, property: index).stored,
@@ -199,7 +205,7 @@ final class ArrayList: AnyRealmList {
     init(elements: [Any], info: _PropertyInfo, type: String, property: String) {
         self.elements = elements
         var element = info
-        element.isList = false
+        element.collection = nil
         self.info = element
         self.type = type
         self.property = property

@@ -19,6 +19,11 @@ public enum _StoredValue {
     case collection(AnyObject)
 }
 
+/// The collection kinds a property can hold values in. Part of the machinery behind ``_Persistable``.
+public enum _CollectionKind: String, Sendable, Hashable, Codable {
+    case list, set
+}
+
 /// How a Swift type is persisted. Part of the machinery behind ``_Persistable``; not for direct use.
 public struct _PropertyInfo: @unchecked Sendable {
     /// The stored type.
@@ -30,19 +35,28 @@ public struct _PropertyInfo: @unchecked Sendable {
     /// Bits of an integer type narrower than `Int64` (0 for everything else); used to reject values that do
     /// not fit.
     public var integerBits: Int
+    /// The collection the property holds values of this type in, if any.
+    public var collection: _CollectionKind?
+
     /// Whether the property is a `List` of values of this type.
-    public var isList: Bool
+    public var isList: Bool {
+        get { collection == .list }
+        set { collection = newValue ? .list : (collection == .list ? nil : collection) }
+    }
+
+    /// Whether the property is a collection (its elements are stored outside the row).
+    public var isCollection: Bool { collection != nil }
 
     /// Describes a stored type.
     public init(
         type: PropertyType, isOptional: Bool = false, objectType: ObjectBase.Type? = nil, integerBits: Int = 0,
-        isList: Bool = false
+        collection: _CollectionKind? = nil
     ) {
         self.type = type
         self.isOptional = isOptional
         self.objectType = objectType
         self.integerBits = integerBits
-        self.isList = isList
+        self.collection = collection
     }
 }
 

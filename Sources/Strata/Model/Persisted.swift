@@ -88,7 +88,8 @@ final class PersistedBox {
         func defaultValue<Value: _Persistable>(_ type: Value.Type) -> _StoredValue {
             let info = Value._propertyInfo
             let hasDefault =
-                info.isList || !(info.type == .object && !info.isOptional && !(info.objectType is EmbeddedObject.Type))
+                info.isCollection
+                || !(info.type == .object && !info.isOptional && !(info.objectType is EmbeddedObject.Type))
             return hasDefault ? Value._defaultValue()._stored : .null
         }
         self.stored = stored ?? defaultValue(valueType)
@@ -104,7 +105,8 @@ final class PersistedBox {
     static func withDefault<Value: _Persistable>(_ type: Value.Type, attributes: PersistedAttributes) -> PersistedBox {
         let info = Value._propertyInfo
         let hasDefault =
-            info.isList || !(info.type == .object && !info.isOptional && !(info.objectType is EmbeddedObject.Type))
+            info.isCollection
+            || !(info.type == .object && !info.isOptional && !(info.objectType is EmbeddedObject.Type))
         return PersistedBox(
             stored: hasDefault ? Value._defaultValue()._stored : .null, valueType: type, attributes: attributes)
     }

@@ -30,13 +30,15 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
     public var swiftName: String
     /// Whether the property is a `List` of ``type`` values.
     public var isArray = false
+    /// Whether the property is a `MutableSet` of ``type`` values.
+    public var isSet = false
 
     /// A description such as `name: string?` or `owner: object<Person>? [indexed]`.
     public var description: String {
-        var text = "\(name): \(isArray ? "list<" : "")\(type)"
+        var text = "\(name): \(isArray ? "list<" : isSet ? "set<" : "")\(type)"
         if let objectClassName { text += "<\(objectClassName)>" }
         if isOptional { text += "?" }
-        if isArray { text += ">" }
+        if isArray || isSet { text += ">" }
         if isPrimary { text += " [primary key]" }
         if isIndexed && !isPrimary { text += " [indexed]" }
         return text
@@ -46,6 +48,7 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
     func isStoredLike(_ other: Property) -> Bool {
         name == other.name && type == other.type && isOptional == other.isOptional && isIndexed == other.isIndexed
             && isPrimary == other.isPrimary && objectClassName == other.objectClassName && isArray == other.isArray
+            && isSet == other.isSet
     }
 }
 

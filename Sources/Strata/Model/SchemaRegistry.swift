@@ -32,12 +32,14 @@ final class TableSchema: @unchecked Sendable {
         let properties = stored.properties.map {
             Property(
                 name: $0.name, type: $0.type, isOptional: $0.optional, isIndexed: $0.indexed, isPrimary: $0.primary,
-                objectClassName: $0.objectClassName, swiftName: $0.name, isArray: $0.isList)
+                objectClassName: $0.objectClassName, swiftName: $0.name, isArray: $0.isList, isSet: $0.isSet)
         }
         schema = ObjectSchema(
             className: stored.name, properties: properties, isEmbedded: stored.embedded, isAsymmetric: stored.asymmetric
         )
-        infos = stored.properties.map { _PropertyInfo(type: $0.type, isOptional: $0.optional, isList: $0.isList) }
+        infos = stored.properties.map {
+            _PropertyInfo(type: $0.type, isOptional: $0.optional, collection: $0.collection)
+        }
         primaryKeyIndex = properties.firstIndex(where: \.isPrimary)
         prototype = DynamicObject()
         boxIndex = [:]
@@ -107,7 +109,7 @@ final class TableSchema: @unchecked Sendable {
             var targetName: String?
             if info.type == .object, let target = info.objectType {
                 targetName = target.className()
-                if info.isList {
+                if info.isCollection {
                     guard !info.isOptional, !(target is EmbeddedObject.Type) else {
                         throw .invalidValue(
                             type: className, property: name,
@@ -130,7 +132,7 @@ final class TableSchema: @unchecked Sendable {
                     name: name, type: info.type, isOptional: info.isOptional,
                     isIndexed: attributes.index != nil || attributes.primaryKey,
                     isPrimary: attributes.primaryKey, objectClassName: targetName, swiftName: swiftName,
-                    isArray: info.isList))
+                    isArray: info.isList, isSet: info.collection == .set))
             infos.append(info)
         }
         for swiftName in mapping.keys where !properties.contains(where: { $0.swiftName == swiftName }) {

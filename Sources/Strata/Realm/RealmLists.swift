@@ -7,14 +7,14 @@ extension Realm {
     // MARK: Element encoding
 
     /// The element type of list property `property`.
-    private func elementInfo(_ binding: TableBinding, _ property: Int) -> _PropertyInfo {
+    func elementInfo(_ binding: TableBinding, _ property: Int) -> _PropertyInfo {
         var info = binding.table.infos[property]
-        info.isList = false
+        info.collection = nil
         return info
     }
 
     /// `value` as stored in a list: links become the key of their target (added first when unmanaged).
-    private func encodeElement(_ value: _StoredValue, binding: TableBinding, property: Int) throws(Realm.Error)
+    func encodeElement(_ value: _StoredValue, binding: TableBinding, property: Int) throws(Realm.Error)
         -> [UInt8]
     {
         let info = elementInfo(binding, property)
@@ -38,7 +38,7 @@ extension Realm {
     }
 
     /// A stored list element, with links materialised as objects.
-    private func decodeElement(_ bytes: UnsafeRawBufferPointer, binding: TableBinding, property: Int)
+    func decodeElement(_ bytes: UnsafeRawBufferPointer, binding: TableBinding, property: Int)
         throws(Realm.Error) -> _StoredValue
     {
         let info = elementInfo(binding, property)

@@ -51,6 +51,7 @@ extension Realm {
         if existing { try deleteEmbedded(binding: binding, key: key) }
         try writeRow(binding: binding, key: key, values: values, update: update, old: old)
         try writeLists(binding: binding, key: key, values: values)
+        try writeSets(binding: binding, key: key, values: values)
         return key
     }
 
@@ -153,7 +154,7 @@ extension Realm {
     private func checkType(_ value: _StoredValue, binding: TableBinding, property: Int) throws(Realm.Error) {
         let info = binding.table.infos[property]
         // A list's elements live outside the row and are checked as they are written.
-        guard !info.isList else { return }
+        guard !info.isCollection else { return }
         let name = binding.table.schema.properties[property].name
         if case .null = value {
             guard info.isOptional else {
@@ -203,9 +204,15 @@ extension Realm {
     func setProperty(_ value: _StoredValue, property: Int, binding: TableBinding, key: Int64) throws(Realm.Error) {
         guard let old = try rowValues(binding: binding, key: key) else { throw .invalidatedObject }
         var values = old
-        if binding.table.infos[property].isList {
+        switch binding.table.infos[property].collection {
+        case .list?:
             try replaceList(binding: binding, property: property, key: key, with: value)
             return
+        case .set?:
+            try replaceSet(binding: binding, property: property, key: key, with: value)
+            return
+        case nil:
+            break
         }
         if property == binding.table.primaryKeyIndex {
             guard let new = KeyEncoding.primaryKey(value), new == KeyEncoding.primaryKey(values[property]) else {
@@ -258,9 +265,11 @@ extension Realm {
         }
         try updateIndexes(binding: binding, key: key, old: values, new: nil)
         try deleteLists(binding: binding, key: key)
+        try deleteSets(binding: binding, key: key)
         if binding.table.kind == .object {
             try nullifyLinks(to: binding.className, key: key)
             try removeFromLists(target: binding.className, key: key)
+            try removeFromSets(target: binding.className, key: key)
         }
     }
 
@@ -278,12 +287,14 @@ extension Realm {
         if binding.table.kind == .object {
             try nullifyLinks(to: binding.className, key: nil)
             try removeFromLists(target: binding.className, key: nil)
+            try removeFromSets(target: binding.className, key: nil)
         }
         let properties = binding.table.schema.properties
         let trees =
             [binding.rowsTree, binding.primaryKeyTree]
             + properties.filter { $0.isIndexed && !$0.isPrimary }.map { TableNames.index(binding.className, $0.name) }
             + properties.filter(\.isArray).map { TableNames.list(binding.className, $0.name) }
+            + properties.filter(\.isSet).map { TableNames.set(binding.className, $0.name) }
         for tree in trees {
             guard let handle = try handle(tree, create: false) else { continue }
             try mutate { try transaction.removeAll(in: handle) }

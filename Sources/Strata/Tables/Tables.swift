@@ -7,6 +7,8 @@ import StrataStorage
 /// - `p:<class>`: encoded primary key → object key (8 bytes), for types with a primary key.
 /// - `l:<class>.<property>`: object key → a nested list tree of the property's elements (each encoded as a
 ///   one-column row; links as object keys), for `List` properties.
+/// - `s:<class>.<property>`: object key → a nested keyed tree of the property's elements (key: the element's
+///   order-preserving encoding, value: the element as a one-column row), for `MutableSet` properties.
 /// - `i:<class>.<property>`: encoded value (at most 256 bytes: longer strings and data are cut, so lookups
 ///   recheck the row) followed by the object key → empty, for indexed properties.
 enum TableNames {
@@ -17,6 +19,7 @@ enum TableNames {
     static func primaryKeys(_ className: String) -> String { "p:" + className }
     static func index(_ className: String, _ property: String) -> String { "i:\(className).\(property)" }
     static func list(_ className: String, _ property: String) -> String { "l:\(className).\(property)" }
+    static func set(_ className: String, _ property: String) -> String { "s:\(className).\(property)" }
 }
 
 /// A class definition as stored in the file.
@@ -30,8 +33,12 @@ struct StoredClass: Codable, Equatable {
         var objectClassName: String?
         /// True for a `List` property (absent in files written before lists existed).
         var list: Bool?
+        /// True for a `MutableSet` property.
+        var set: Bool?
 
         var isList: Bool { list ?? false }
+        var isSet: Bool { self.set ?? false }
+        var collection: _CollectionKind? { isList ? .list : isSet ? .set : nil }
     }
     var name: String
     var embedded: Bool
@@ -45,7 +52,7 @@ struct StoredClass: Codable, Equatable {
         properties = schema.properties.map {
             StoredProperty(
                 name: $0.name, type: $0.type, optional: $0.isOptional, indexed: $0.isIndexed, primary: $0.isPrimary,
-                objectClassName: $0.objectClassName, list: $0.isArray ? true : nil)
+                objectClassName: $0.objectClassName, list: $0.isArray ? true : nil, set: $0.isSet ? true : nil)
         }
     }
 
@@ -82,8 +89,10 @@ struct StoredClass: Codable, Equatable {
                     "\(name).\(property.name): type changed from \(property.type)\(property.objectClassName.map { "<\($0)>" } ?? "") to \(now.type)\(now.objectClassName.map { "<\($0)>" } ?? "")"
                 )
             }
-            if now.isList != property.isList {
-                lines.append("\(name).\(property.name): \(now.isList ? "changed to a list" : "changed from a list")")
+            if now.collection != property.collection {
+                lines.append(
+                    "\(name).\(property.name): collection changed from \(property.collection?.rawValue ?? "none") to \(now.collection?.rawValue ?? "none")"
+                )
             }
             if now.optional != property.optional {
                 lines.append("\(name).\(property.name): \(now.optional ? "made optional" : "made required")")
@@ -239,7 +248,7 @@ enum RowCodec {
 
     /// The value of `column` for a property of type `info`; links and embedded objects come back as `.int` keys.
     static func get(_ row: RowView, column: Int, info: _PropertyInfo) -> _StoredValue {
-        guard !info.isList, !row.isNull(column) else { return .null }
+        guard !info.isCollection, !row.isNull(column) else { return .null }
         switch info.type {
         case .bool: return .bool(row.bool(column))
         case .int, .object: return .int(row.int(column))

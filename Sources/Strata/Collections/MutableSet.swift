@@ -1,0 +1,203 @@
+/// A collection of distinct values or objects, stored with its owning object.
+///
+/// ```swift
+/// class Person: Object {
+///     @Persisted var citiesVisited: MutableSet<String>
+/// }
+/// try realm.write { person.citiesVisited.insert("Oslo") }
+/// ```
+/// Elements are distinct by value (objects: by identity of the stored object). A managed set is a live view whose
+/// elements come in a stable order (by their stored encoding); `contains`, `insert` and `remove` cost O(log n).
+/// Floating-point zeros are one element (-0.0 == 0.0); Decimal128 elements are distinct by their exact encoding.
+public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollection {
+    enum Backing {
+        case unmanaged([Element])
+        case managed(ManagedObject, property: Int)
+    }
+
+    private var backing: Backing
+
+    /// An empty, unmanaged set.
+    public init() { backing = .unmanaged([]) }
+
+    init(owner: ManagedObject, property: Int) { backing = .managed(owner, property: property) }
+
+    /// 0.
+    public var startIndex: Int { 0 }
+    /// The number of elements.
+    public var endIndex: Int { count }
+
+    /// The number of elements.
+    public var count: Int {
+        switch backing {
+        case .unmanaged(let elements): elements.count
+        case .managed(let owner, let property): owner.realm.setCount(owner, property: property)
+        }
+    }
+
+    /// The element at `position` in the set's order.
+    public subscript(position: Int) -> Element {
+        switch backing {
+        case .unmanaged(let elements): return elements[position]
+        case .managed(let owner, let property):
+            let stored = owner.realm.setElement(owner, property: property, at: position)
+            guard let element = Element._fromStored(stored) else {
+                fatalError("\(owner.table.className): stored set element \(stored) is not a \(Element.self)")
+            }
+            return element
+        }
+    }
+
+    /// The Realm of the owning object; nil while unmanaged.
+    public var realm: Realm? {
+        if case .managed(let owner, _) = backing { return owner.realm }
+        return nil
+    }
+
+    /// Whether the owning object was deleted.
+    public var isInvalidated: Bool {
+        if case .managed(let owner, _) = backing { return !owner.exists }
+        return false
+    }
+
+    /// Whether `element` is in the set.
+    public func contains(_ element: Element) -> Bool {
+        switch backing {
+        case .unmanaged(let elements):
+            let target = element._stored
+            return elements.contains { ListElements.equal($0._stored, target) }
+        case .managed(let owner, let property):
+            return owner.realm.setContains(owner, property: property, element._stored)
+        }
+    }
+
+    /// Adds `element` unless it is already present.
+    public func insert(_ element: Element) {
+        switch backing {
+        case .unmanaged(var elements):
+            guard !contains(element) else { return }
+            backing = .unmanaged([])
+            elements.append(element)
+            backing = .unmanaged(elements)
+        case .managed(let owner, let property):
+            owner.realm.setInsert(owner, property: property, element._stored)
+        }
+    }
+
+    /// Adds every element of `elements`.
+    public func insert<S: Sequence>(objectsIn elements: S) where S.Element == Element {
+        for element in elements { insert(element) }
+    }
+
+    /// Removes `element` if present.
+    public func remove(_ element: Element) {
+        switch backing {
+        case .unmanaged(var elements):
+            let target = element._stored
+            backing = .unmanaged([])
+            elements.removeAll { ListElements.equal($0._stored, target) }
+            backing = .unmanaged(elements)
+        case .managed(let owner, let property):
+            owner.realm.setRemove(owner, property: property, element._stored)
+        }
+    }
+
+    /// Removes every element.
+    public func removeAll() {
+        switch backing {
+        case .unmanaged: backing = .unmanaged([])
+        case .managed(let owner, let property): owner.realm.setRemoveAll(owner, property: property)
+        }
+    }
+
+    /// Adds the elements of `other`.
+    public func formUnion<S: Sequence>(_ other: S) where S.Element == Element { insert(objectsIn: other) }
+
+    /// Keeps only the elements that are also in `other`.
+    public func formIntersection<S: Sequence>(_ other: S) where S.Element == Element {
+        let keep = Array(other).map(\._stored)
+        for element in Array(self) where !keep.contains(where: { ListElements.equal($0, element._stored) }) {
+            remove(element)
+        }
+    }
+
+    /// Removes the elements of `other`.
+    public func subtract<S: Sequence>(_ other: S) where S.Element == Element {
+        for element in other { remove(element) }
+    }
+
+    /// Whether every element is in `other`.
+    public func isSubset<S: Sequence>(of other: S) -> Bool where S.Element == Element {
+        let others = Array(other).map(\._stored)
+        return allSatisfy { element in others.contains { ListElements.equal($0, element._stored) } }
+    }
+
+    /// Whether the set shares an element with `other`.
+    public func intersects<S: Sequence>(_ other: S) -> Bool where S.Element == Element {
+        other.contains { contains($0) }
+    }
+}
+
+extension MutableSet: AnyRealmList {
+    func replaceAll(with elements: [Any], type: String, property: String) throws(Realm.Error) {
+        var converted: [Element] = []
+        for element in elements {
+            if let typed = element as? Element {
+                converted.append(typed)
+            } else if let stored = StoredValueConversion.stored(from: element, as: Element._propertyInfo),
+                let typed = Element._fromStored(stored)
+            {
+                converted.append(typed)
+            } else {
+                throw .invalidValue(
+                    type: type, property: property, reason: "\(Swift.type(of: element)) is not a \(Element.self)")
+            }
+        }
+        removeAll()
+        insert(objectsIn: converted)
+    }
+
+    var storedElements: [_StoredValue] { map(\._stored) }
+    var anyElements: [Any] { map { StoredValueConversion.any(from: $0._stored) ?? Optional<Any>.none as Any } }
+}
+
+extension MutableSet: ManagedCollectionFactory {
+    static func managedCollection(owner: ManagedObject, property: Int) -> AnyObject {
+        MutableSet(owner: owner, property: property)
+    }
+}
+
+extension MutableSet: _Persistable {
+    /// See ``_Persistable``: a set of the element type.
+    public static var _propertyInfo: _PropertyInfo {
+        var info = Element._propertyInfo
+        info.collection = .set
+        return info
+    }
+    /// See ``_Persistable``: an empty unmanaged set.
+    public static func _defaultValue() -> MutableSet { MutableSet() }
+    /// See ``_Persistable``.
+    public static func _fromStored(_ stored: _StoredValue) -> MutableSet? {
+        if case .collection(let set) = stored { return set as? MutableSet }
+        return nil
+    }
+    /// See ``_Persistable``.
+    public var _stored: _StoredValue { .collection(self) }
+}
+
+extension MutableSet: Encodable where Element: Encodable {
+    /// Encodes the elements as an array.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for element in self { try container.encode(element) }
+    }
+}
+
+extension MutableSet: Decodable where Element: Decodable {
+    /// An unmanaged set of the decoded elements.
+    public convenience init(from decoder: any Decoder) throws {
+        self.init()
+        var container = try decoder.unkeyedContainer()
+        while !container.isAtEnd { insert(try container.decode(Element.self)) }
+    }
+}
