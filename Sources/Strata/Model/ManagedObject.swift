@@ -166,6 +166,13 @@ final class ManagedObject {
             return (0..<realm.setCount(self, property: index)).map {
                 StoredValueConversion.any(from: realm.setElement(self, property: index, at: $0)) as Any
             }
+        case .map?:
+            var entries: [String: Any] = [:]
+            for position in 0..<realm.mapCount(self, property: index) {
+                let (key, value) = realm.mapEntry(self, property: index, at: position)
+                entries[key] = StoredValueConversion.any(from: value) as Any
+            }
+            return entries
         case nil:
             break
         }

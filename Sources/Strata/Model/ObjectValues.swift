@@ -138,10 +138,51 @@ enum ObjectValues {
         return nil
     }
 
+    /// Sets map property `index` from a `[String: Any]` or another map (copied).
+    private static func setMap(_ value: Any?, property index: Int, of object: ObjectBase, table: TableSchema)
+        throws(Realm.Error)
+    {
+        let name = table.schema.properties[index].name
+        let entries: [String: Any]
+        if let map = value as? any AnyRealmMap {
+            entries = Dictionary(
+                map.storedEntries.map { ($0.key, StoredValueConversion.any(from: $0.value) as Any) },
+                uniquingKeysWith: { _, last in last })
+        } else if let dictionary = value as? [String: Any] {
+            entries = dictionary
+        } else {
+            throw .invalidValue(type: table.className, property: name, reason: "expected a [String: Any]")
+        }
+        if let managed = object.managed {
+            guard managed.realm.transactionForMutation("setting \(table.className).\(name)") != nil else { return }
+            var element = table.infos[index]
+            element.collection = nil
+            var stored: [(key: String, value: _StoredValue)] = []
+            for (key, entry) in entries.sorted(by: { $0.key < $1.key }) {
+                guard let converted = StoredValueConversion.stored(from: entry, as: element) else {
+                    throw .invalidValue(
+                        type: table.className, property: name, reason: "\(type(of: entry)) is not a valid map value")
+                }
+                stored.append((key, converted))
+            }
+            try managed.realm.replaceMap(
+                binding: managed.binding, property: index, key: managed.key, with: .collection(EntryList(stored)))
+            return
+        }
+        guard case .collection(let current) = table.box(of: object, property: index).stored,
+            let map = current as? any AnyRealmMap
+        else { return }
+        try map.replaceAll(with: entries, type: table.className, property: name)
+    }
+
     /// Sets property `index` of `object` from a loosely typed value.
     static func set(_ value: Any?, property index: Int, of object: ObjectBase, table: TableSchema) throws(Realm.Error) {
         let info = table.infos[index]
         let name = table.schema.properties[index].name
+        if info.collection == .map {
+            try setMap(value, property: index, of: object, table: table)
+            return
+        }
         if info.isCollection {
             // An array of elements or another collection (copied, never shared): replace the contents.
             let elements: [Any]
@@ -220,4 +261,15 @@ final class ArrayList: AnyRealmList {
     }
 
     var anyElements: [Any] { elements }
+}
+
+/// Entries presented as a map source (setting a managed object's map by name).
+final class EntryList: AnyRealmMap {
+    let storedEntries: [(key: String, value: _StoredValue)]
+
+    init(_ entries: [(key: String, value: _StoredValue)]) { storedEntries = entries }
+
+    func replaceAll(with entries: [String: Any], type: String, property: String) throws(Realm.Error) {
+        throw .invalidValue(type: type, property: property, reason: "a temporary map cannot be changed")
+    }
 }

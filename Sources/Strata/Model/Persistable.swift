@@ -21,7 +21,7 @@ public enum _StoredValue {
 
 /// The collection kinds a property can hold values in. Part of the machinery behind ``_Persistable``.
 public enum _CollectionKind: String, Sendable, Hashable, Codable {
-    case list, set
+    case list, set, map
 }
 
 /// How a Swift type is persisted. Part of the machinery behind ``_Persistable``; not for direct use.

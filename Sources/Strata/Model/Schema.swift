@@ -32,13 +32,15 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
     public var isArray = false
     /// Whether the property is a `MutableSet` of ``type`` values.
     public var isSet = false
+    /// Whether the property is a `Map` from strings to ``type`` values.
+    public var isMap = false
 
     /// A description such as `name: string?` or `owner: object<Person>? [indexed]`.
     public var description: String {
-        var text = "\(name): \(isArray ? "list<" : isSet ? "set<" : "")\(type)"
+        var text = "\(name): \(isArray ? "list<" : isSet ? "set<" : isMap ? "map<string, " : "")\(type)"
         if let objectClassName { text += "<\(objectClassName)>" }
         if isOptional { text += "?" }
-        if isArray || isSet { text += ">" }
+        if isArray || isSet || isMap { text += ">" }
         if isPrimary { text += " [primary key]" }
         if isIndexed && !isPrimary { text += " [indexed]" }
         return text
@@ -48,7 +50,7 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
     func isStoredLike(_ other: Property) -> Bool {
         name == other.name && type == other.type && isOptional == other.isOptional && isIndexed == other.isIndexed
             && isPrimary == other.isPrimary && objectClassName == other.objectClassName && isArray == other.isArray
-            && isSet == other.isSet
+            && isSet == other.isSet && isMap == other.isMap
     }
 }
 

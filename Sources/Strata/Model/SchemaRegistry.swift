@@ -32,7 +32,8 @@ final class TableSchema: @unchecked Sendable {
         let properties = stored.properties.map {
             Property(
                 name: $0.name, type: $0.type, isOptional: $0.optional, isIndexed: $0.indexed, isPrimary: $0.primary,
-                objectClassName: $0.objectClassName, swiftName: $0.name, isArray: $0.isList, isSet: $0.isSet)
+                objectClassName: $0.objectClassName, swiftName: $0.name, isArray: $0.isList, isSet: $0.isSet,
+                isMap: $0.isMap)
         }
         schema = ObjectSchema(
             className: stored.name, properties: properties, isEmbedded: stored.embedded, isAsymmetric: stored.asymmetric
@@ -109,7 +110,13 @@ final class TableSchema: @unchecked Sendable {
             var targetName: String?
             if info.type == .object, let target = info.objectType {
                 targetName = target.className()
-                if info.isCollection {
+                if info.collection == .map {
+                    guard info.isOptional, !(target is EmbeddedObject.Type) else {
+                        throw .invalidValue(
+                            type: className, property: name,
+                            reason: "a map holds optional links to Object subclasses (`\(target)?`)")
+                    }
+                } else if info.isCollection {
                     guard !info.isOptional, !(target is EmbeddedObject.Type) else {
                         throw .invalidValue(
                             type: className, property: name,
@@ -132,7 +139,7 @@ final class TableSchema: @unchecked Sendable {
                     name: name, type: info.type, isOptional: info.isOptional,
                     isIndexed: attributes.index != nil || attributes.primaryKey,
                     isPrimary: attributes.primaryKey, objectClassName: targetName, swiftName: swiftName,
-                    isArray: info.isList, isSet: info.collection == .set))
+                    isArray: info.isList, isSet: info.collection == .set, isMap: info.collection == .map))
             infos.append(info)
         }
         for swiftName in mapping.keys where !properties.contains(where: { $0.swiftName == swiftName }) {

@@ -131,7 +131,7 @@ public final class Realm {
                         name: $0.name, type: $0.type, isOptional: $0.optional, isIndexed: $0.indexed,
                         isPrimary: $0.primary,
                         objectClassName: $0.objectClassName, swiftName: $0.name, isArray: $0.isList,
-                        isSet: $0.isSet)
+                        isSet: $0.isSet, isMap: $0.isMap)
                 }, isEmbedded: stored.embedded, isAsymmetric: stored.asymmetric)
         }
         return Schema(objectSchema: classes.values.sorted { $0.className < $1.className })
@@ -702,12 +702,12 @@ public final class Realm {
             try mutate {
                 for (name, stored) in storedClasses {
                     let indexes = stored.properties.filter { $0.indexed && !$0.primary }
-                    let lists = stored.properties.filter(\.isList)
-                    let sets = stored.properties.filter(\.isSet)
+                    let collections = stored.properties.compactMap { property in
+                        property.collection.map { TableNames.collection($0, name, property.name) }
+                    }
                     let trees =
                         [TableNames.rows(name), TableNames.primaryKeys(name)]
-                        + indexes.map { TableNames.index(name, $0.name) } + lists.map { TableNames.list(name, $0.name) }
-                        + sets.map { TableNames.set(name, $0.name) }
+                        + indexes.map { TableNames.index(name, $0.name) } + collections
                     for tree in trees {
                         if let handle = try handle(tree, create: false) { try transaction.removeAll(in: handle) }
                     }

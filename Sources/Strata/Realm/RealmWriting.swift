@@ -52,6 +52,7 @@ extension Realm {
         try writeRow(binding: binding, key: key, values: values, update: update, old: old)
         try writeLists(binding: binding, key: key, values: values)
         try writeSets(binding: binding, key: key, values: values)
+        try writeMaps(binding: binding, key: key, values: values)
         return key
     }
 
@@ -211,6 +212,9 @@ extension Realm {
         case .set?:
             try replaceSet(binding: binding, property: property, key: key, with: value)
             return
+        case .map?:
+            try replaceMap(binding: binding, property: property, key: key, with: value)
+            return
         case nil:
             break
         }
@@ -266,10 +270,12 @@ extension Realm {
         try updateIndexes(binding: binding, key: key, old: values, new: nil)
         try deleteLists(binding: binding, key: key)
         try deleteSets(binding: binding, key: key)
+        try deleteMaps(binding: binding, key: key)
         if binding.table.kind == .object {
             try nullifyLinks(to: binding.className, key: key)
             try removeFromLists(target: binding.className, key: key)
             try removeFromSets(target: binding.className, key: key)
+            try nullifyInMaps(target: binding.className, key: key)
         }
     }
 
@@ -288,6 +294,7 @@ extension Realm {
             try nullifyLinks(to: binding.className, key: nil)
             try removeFromLists(target: binding.className, key: nil)
             try removeFromSets(target: binding.className, key: nil)
+            try nullifyInMaps(target: binding.className, key: nil)
         }
         let properties = binding.table.schema.properties
         let trees =
@@ -295,6 +302,7 @@ extension Realm {
             + properties.filter { $0.isIndexed && !$0.isPrimary }.map { TableNames.index(binding.className, $0.name) }
             + properties.filter(\.isArray).map { TableNames.list(binding.className, $0.name) }
             + properties.filter(\.isSet).map { TableNames.set(binding.className, $0.name) }
+            + properties.filter(\.isMap).map { TableNames.map(binding.className, $0.name) }
         for tree in trees {
             guard let handle = try handle(tree, create: false) else { continue }
             try mutate { try transaction.removeAll(in: handle) }

@@ -9,6 +9,8 @@ import StrataStorage
 ///   one-column row; links as object keys), for `List` properties.
 /// - `s:<class>.<property>`: object key → a nested keyed tree of the property's elements (key: the element's
 ///   order-preserving encoding, value: the element as a one-column row), for `MutableSet` properties.
+/// - `m:<class>.<property>`: object key → a nested keyed tree from the UTF-8 map key to the value as a one-column
+///   row, for `Map` properties.
 /// - `i:<class>.<property>`: encoded value (at most 256 bytes: longer strings and data are cut, so lookups
 ///   recheck the row) followed by the object key → empty, for indexed properties.
 enum TableNames {
@@ -20,6 +22,15 @@ enum TableNames {
     static func index(_ className: String, _ property: String) -> String { "i:\(className).\(property)" }
     static func list(_ className: String, _ property: String) -> String { "l:\(className).\(property)" }
     static func set(_ className: String, _ property: String) -> String { "s:\(className).\(property)" }
+    static func map(_ className: String, _ property: String) -> String { "m:\(className).\(property)" }
+    /// The tree holding the elements of collection property `property`.
+    static func collection(_ kind: _CollectionKind, _ className: String, _ property: String) -> String {
+        switch kind {
+        case .list: list(className, property)
+        case .set: set(className, property)
+        case .map: map(className, property)
+        }
+    }
 }
 
 /// A class definition as stored in the file.
@@ -35,10 +46,13 @@ struct StoredClass: Codable, Equatable {
         var list: Bool?
         /// True for a `MutableSet` property.
         var set: Bool?
+        /// True for a `Map` property.
+        var map: Bool?
 
         var isList: Bool { list ?? false }
         var isSet: Bool { self.set ?? false }
-        var collection: _CollectionKind? { isList ? .list : isSet ? .set : nil }
+        var isMap: Bool { self.map ?? false }
+        var collection: _CollectionKind? { isList ? .list : isSet ? .set : isMap ? .map : nil }
     }
     var name: String
     var embedded: Bool
@@ -52,7 +66,8 @@ struct StoredClass: Codable, Equatable {
         properties = schema.properties.map {
             StoredProperty(
                 name: $0.name, type: $0.type, optional: $0.isOptional, indexed: $0.isIndexed, primary: $0.isPrimary,
-                objectClassName: $0.objectClassName, list: $0.isArray ? true : nil, set: $0.isSet ? true : nil)
+                objectClassName: $0.objectClassName, list: $0.isArray ? true : nil, set: $0.isSet ? true : nil,
+                map: $0.isMap ? true : nil)
         }
     }
 

@@ -1,0 +1,241 @@
+/// A type that can be the key of a `Map`: `String`.
+public protocol _MapKey: Hashable {
+    /// The stored form of the key.
+    var _rawKey: String { get }
+    /// A key from its stored form.
+    init?(_rawKey: String)
+}
+
+extension String: _MapKey {
+    /// See ``_MapKey``.
+    public var _rawKey: String { self }
+    /// See ``_MapKey``.
+    public init?(_rawKey: String) { self = _rawKey }
+}
+
+/// A dictionary from string keys to values or objects, stored with its owning object.
+///
+/// ```swift
+/// class Dog: Object {
+///     @Persisted var favoriteParksByCity: Map<String, String>
+/// }
+/// try realm.write { dog.favoriteParksByCity["New York"] = "Domino Park" }
+/// ```
+/// Keys must be non-empty, must not contain `.` and must not start with `$`; a bad key fails the write
+/// transaction (unmanaged maps trap). Setting a key to nil removes it. A managed map is a live view whose
+/// entries come in key order; lookups and updates cost O(log n).
+public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessCollection {
+    /// One entry.
+    public typealias Element = (key: Key, value: Value)
+
+    enum Backing {
+        case unmanaged([(key: Key, value: Value)])
+        case managed(ManagedObject, property: Int)
+    }
+
+    private var backing: Backing
+
+    /// An empty, unmanaged map.
+    public init() { backing = .unmanaged([]) }
+
+    init(owner: ManagedObject, property: Int) { backing = .managed(owner, property: property) }
+
+    /// 0.
+    public var startIndex: Int { 0 }
+    /// The number of entries.
+    public var endIndex: Int { count }
+
+    /// The number of entries.
+    public var count: Int {
+        switch backing {
+        case .unmanaged(let entries): entries.count
+        case .managed(let owner, let property): owner.realm.mapCount(owner, property: property)
+        }
+    }
+
+    /// The entry at `position` (key order when managed, insertion order while unmanaged).
+    public subscript(position: Int) -> Element {
+        switch backing {
+        case .unmanaged(let entries): return entries[position]
+        case .managed(let owner, let property):
+            let (rawKey, stored) = owner.realm.mapEntry(owner, property: property, at: position)
+            guard let key = Key(_rawKey: rawKey), let value = Value._fromStored(stored) else {
+                fatalError("\(owner.table.className): stored map entry \(rawKey) is not a \(Key.self): \(Value.self)")
+            }
+            return (key, value)
+        }
+    }
+
+    /// The value for `key`, or nil; setting nil removes the key.
+    public subscript(key: Key) -> Value? {
+        get {
+            switch backing {
+            case .unmanaged(let entries): return entries.first { $0.key == key }?.value
+            case .managed(let owner, let property):
+                guard let stored = owner.realm.mapValue(owner, property: property, key: key._rawKey) else { return nil }
+                return Value._fromStored(stored)
+            }
+        }
+        set {
+            if let newValue { updateValue(newValue, forKey: key) } else { removeObject(for: key) }
+        }
+    }
+
+    /// The keys, in the map's order.
+    public var keys: [Key] { map(\.key) }
+    /// The values, in the map's order.
+    public var values: [Value] { map(\.value) }
+
+    /// The Realm of the owning object; nil while unmanaged.
+    public var realm: Realm? {
+        if case .managed(let owner, _) = backing { return owner.realm }
+        return nil
+    }
+
+    /// Whether the owning object was deleted.
+    public var isInvalidated: Bool {
+        if case .managed(let owner, _) = backing { return !owner.exists }
+        return false
+    }
+
+    /// Sets the value for `key`.
+    public func updateValue(_ value: Value, forKey key: Key) {
+        switch backing {
+        case .unmanaged(var entries):
+            if let problem = MapKeys.problem(key._rawKey) { fatalError("Map key \"\(key._rawKey)\": \(problem)") }
+            backing = .unmanaged([])
+            if let index = entries.firstIndex(where: { $0.key == key }) {
+                entries[index].value = value
+            } else {
+                entries.append((key, value))
+            }
+            backing = .unmanaged(entries)
+        case .managed(let owner, let property):
+            owner.realm.mapSet(owner, property: property, key: key._rawKey, value._stored)
+        }
+    }
+
+    /// Removes `key` and its value.
+    public func removeObject(for key: Key) {
+        switch backing {
+        case .unmanaged(var entries):
+            backing = .unmanaged([])
+            entries.removeAll { $0.key == key }
+            backing = .unmanaged(entries)
+        case .managed(let owner, let property):
+            owner.realm.mapRemove(owner, property: property, key: key._rawKey)
+        }
+    }
+
+    /// Removes every entry.
+    public func removeAll() {
+        switch backing {
+        case .unmanaged: backing = .unmanaged([])
+        case .managed(let owner, let property): owner.realm.mapRemoveAll(owner, property: property)
+        }
+    }
+
+    /// Adds the entries of `other`; for keys present in both, `combine` picks the value.
+    public func merge<S: Sequence>(_ other: S, uniquingKeysWith combine: (Value, Value) throws -> Value) rethrows
+    where S.Element == (key: Key, value: Value) {
+        for (key, value) in other {
+            if let current = self[key] {
+                updateValue(try combine(current, value), forKey: key)
+            } else {
+                updateValue(value, forKey: key)
+            }
+        }
+    }
+
+    /// Adds the entries of a dictionary; for keys present in both, `combine` picks the value.
+    public func merge(_ other: [Key: Value], uniquingKeysWith combine: (Value, Value) throws -> Value) rethrows {
+        try merge(other.map { (key: $0.key, value: $0.value) }, uniquingKeysWith: combine)
+    }
+}
+
+/// The `.`/`$` rule of map keys.
+enum MapKeys {
+    static func problem(_ key: String) -> String? {
+        if key.isEmpty { return "a map key cannot be empty" }
+        if key.contains(".") { return "a map key cannot contain \".\"" }
+        if key.hasPrefix("$") { return "a map key cannot start with \"$\"" }
+        return nil
+    }
+}
+
+/// Type-erased entries of a map, for writing a new object's maps and dynamic access.
+protocol AnyRealmMap: AnyObject {
+    var storedEntries: [(key: String, value: _StoredValue)] { get }
+    func replaceAll(with entries: [String: Any], type: String, property: String) throws(Realm.Error)
+}
+
+extension Map: AnyRealmMap {
+    var storedEntries: [(key: String, value: _StoredValue)] { map { ($0.key._rawKey, $0.value._stored) } }
+
+    func replaceAll(with entries: [String: Any], type: String, property: String) throws(Realm.Error) {
+        var converted: [(Key, Value)] = []
+        for (rawKey, element) in entries.sorted(by: { $0.key < $1.key }) {
+            if let problem = MapKeys.problem(rawKey) {
+                throw .invalidValue(type: type, property: property, reason: "\"\(rawKey)\": \(problem)")
+            }
+            guard let key = Key(_rawKey: rawKey) else {
+                throw .invalidValue(type: type, property: property, reason: "\"\(rawKey)\" is not a \(Key.self)")
+            }
+            if let typed = element as? Value {
+                converted.append((key, typed))
+            } else if let stored = StoredValueConversion.stored(from: element, as: Value._propertyInfo),
+                let typed = Value._fromStored(stored)
+            {
+                converted.append((key, typed))
+            } else {
+                throw .invalidValue(
+                    type: type, property: property, reason: "\(Swift.type(of: element)) is not a \(Value.self)")
+            }
+        }
+        removeAll()
+        for (key, value) in converted { updateValue(value, forKey: key) }
+    }
+}
+
+extension Map: ManagedCollectionFactory {
+    static func managedCollection(owner: ManagedObject, property: Int) -> AnyObject {
+        Map(owner: owner, property: property)
+    }
+}
+
+extension Map: _Persistable {
+    /// See ``_Persistable``: a map of the value type.
+    public static var _propertyInfo: _PropertyInfo {
+        var info = Value._propertyInfo
+        info.collection = .map
+        return info
+    }
+    /// See ``_Persistable``: an empty unmanaged map.
+    public static func _defaultValue() -> Map { Map() }
+    /// See ``_Persistable``.
+    public static func _fromStored(_ stored: _StoredValue) -> Map? {
+        if case .collection(let map) = stored { return map as? Map }
+        return nil
+    }
+    /// See ``_Persistable``.
+    public var _stored: _StoredValue { .collection(self) }
+}
+
+extension Map: Encodable where Key == String, Value: Encodable {
+    /// Encodes the entries as a keyed object.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        var dictionary: [String: Value] = [:]
+        for (key, value) in self { dictionary[key] = value }
+        try container.encode(dictionary)
+    }
+}
+
+extension Map: Decodable where Key == String, Value: Decodable {
+    /// An unmanaged map of the decoded entries.
+    public convenience init(from decoder: any Decoder) throws {
+        self.init()
+        let dictionary = try decoder.singleValueContainer().decode([String: Value].self)
+        for (key, value) in dictionary.sorted(by: { $0.key < $1.key }) { updateValue(value, forKey: key) }
+    }
+}
