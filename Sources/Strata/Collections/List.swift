@@ -163,27 +163,39 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     }
 }
 
-extension List: AnyRealmList {
+/// `List` and `MutableSet` share how their elements are listed and converted.
+protocol ElementCollection: AnyRealmList, Sequence where Element: _Persistable {}
+
+extension ElementCollection {
+    var storedElements: [_StoredValue] { map(\._stored) }
+    var anyElements: [Any] { map { StoredValueConversion.any(from: $0._stored) ?? Optional<Any>.none as Any } }
+}
+
+/// Converts loosely typed elements (from arrays given by name) to a collection's element type.
+enum CollectionElements {
+    static func convert<Element: _Persistable>(_ element: Any, type: String, property: String) throws(Realm.Error)
+        -> Element
+    {
+        if let typed = element as? Element { return typed }
+        if let stored = StoredValueConversion.stored(from: element, as: Element._propertyInfo),
+            let typed = Element._fromStored(stored)
+        {
+            return typed
+        }
+        throw .invalidValue(
+            type: type, property: property, reason: "\(Swift.type(of: element)) is not a \(Element.self)")
+    }
+}
+
+extension List: ElementCollection {
     func replaceAll(with elements: [Any], type: String, property: String) throws(Realm.Error) {
         var converted: [Element] = []
         for element in elements {
-            if let typed = element as? Element {
-                converted.append(typed)
-            } else if let stored = StoredValueConversion.stored(from: element, as: Element._propertyInfo),
-                let typed = Element._fromStored(stored)
-            {
-                converted.append(typed)
-            } else {
-                throw .invalidValue(
-                    type: type, property: property, reason: "\(Swift.type(of: element)) is not a \(Element.self)")
-            }
+            converted.append(try CollectionElements.convert(element, type: type, property: property))
         }
         removeAll()
         append(objectsIn: converted)
     }
-
-    var storedElements: [_StoredValue] { map(\._stored) }
-    var anyElements: [Any] { map { StoredValueConversion.any(from: $0._stored) ?? Optional<Any>.none as Any } }
 }
 
 extension List: ManagedCollectionFactory {

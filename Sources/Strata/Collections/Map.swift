@@ -181,16 +181,8 @@ extension Map: AnyRealmMap {
             guard let key = Key(_rawKey: rawKey) else {
                 throw .invalidValue(type: type, property: property, reason: "\"\(rawKey)\" is not a \(Key.self)")
             }
-            if let typed = element as? Value {
-                converted.append((key, typed))
-            } else if let stored = StoredValueConversion.stored(from: element, as: Value._propertyInfo),
-                let typed = Value._fromStored(stored)
-            {
-                converted.append((key, typed))
-            } else {
-                throw .invalidValue(
-                    type: type, property: property, reason: "\(Swift.type(of: element)) is not a \(Value.self)")
-            }
+            let value: Value = try CollectionElements.convert(element, type: type, property: property)
+            converted.append((key, value))
         }
         removeAll()
         for (key, value) in converted { updateValue(value, forKey: key) }

@@ -138,27 +138,15 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
     }
 }
 
-extension MutableSet: AnyRealmList {
+extension MutableSet: ElementCollection {
     func replaceAll(with elements: [Any], type: String, property: String) throws(Realm.Error) {
         var converted: [Element] = []
         for element in elements {
-            if let typed = element as? Element {
-                converted.append(typed)
-            } else if let stored = StoredValueConversion.stored(from: element, as: Element._propertyInfo),
-                let typed = Element._fromStored(stored)
-            {
-                converted.append(typed)
-            } else {
-                throw .invalidValue(
-                    type: type, property: property, reason: "\(Swift.type(of: element)) is not a \(Element.self)")
-            }
+            converted.append(try CollectionElements.convert(element, type: type, property: property))
         }
         removeAll()
         insert(objectsIn: converted)
     }
-
-    var storedElements: [_StoredValue] { map(\._stored) }
-    var anyElements: [Any] { map { StoredValueConversion.any(from: $0._stored) ?? Optional<Any>.none as Any } }
 }
 
 extension MutableSet: ManagedCollectionFactory {

@@ -50,9 +50,7 @@ extension Realm {
         let old = existing ? try rowValues(binding: binding, key: key) : nil
         if existing { try deleteEmbedded(binding: binding, key: key) }
         try writeRow(binding: binding, key: key, values: values, update: update, old: old)
-        try writeLists(binding: binding, key: key, values: values)
-        try writeSets(binding: binding, key: key, values: values)
-        try writeMaps(binding: binding, key: key, values: values)
+        try writeCollections(binding: binding, key: key, values: values)
         return key
     }
 
@@ -205,18 +203,9 @@ extension Realm {
     func setProperty(_ value: _StoredValue, property: Int, binding: TableBinding, key: Int64) throws(Realm.Error) {
         guard let old = try rowValues(binding: binding, key: key) else { throw .invalidatedObject }
         var values = old
-        switch binding.table.infos[property].collection {
-        case .list?:
-            try replaceList(binding: binding, property: property, key: key, with: value)
+        if binding.table.infos[property].isCollection {
+            try replaceCollection(binding: binding, property: property, key: key, with: value)
             return
-        case .set?:
-            try replaceSet(binding: binding, property: property, key: key, with: value)
-            return
-        case .map?:
-            try replaceMap(binding: binding, property: property, key: key, with: value)
-            return
-        case nil:
-            break
         }
         if property == binding.table.primaryKeyIndex {
             guard let new = KeyEncoding.primaryKey(value), new == KeyEncoding.primaryKey(values[property]) else {
@@ -268,9 +257,7 @@ extension Realm {
             _ = try mutate { try transaction.delete(KeyEncoding.objectKey(key), in: rows) }
         }
         try updateIndexes(binding: binding, key: key, old: values, new: nil)
-        try deleteLists(binding: binding, key: key)
-        try deleteSets(binding: binding, key: key)
-        try deleteMaps(binding: binding, key: key)
+        try deleteCollections(binding: binding, key: key)
         if binding.table.kind == .object {
             try nullifyLinks(to: binding.className, key: key)
             try removeFromLists(target: binding.className, key: key)
@@ -300,9 +287,11 @@ extension Realm {
         let trees =
             [binding.rowsTree, binding.primaryKeyTree]
             + properties.filter { $0.isIndexed && !$0.isPrimary }.map { TableNames.index(binding.className, $0.name) }
-            + properties.filter(\.isArray).map { TableNames.list(binding.className, $0.name) }
-            + properties.filter(\.isSet).map { TableNames.set(binding.className, $0.name) }
-            + properties.filter(\.isMap).map { TableNames.map(binding.className, $0.name) }
+            + binding.table.infos.indices.compactMap { property in
+                binding.table.infos[property].collection.map {
+                    TableNames.collection($0, binding.className, properties[property].name)
+                }
+            }
         for tree in trees {
             guard let handle = try handle(tree, create: false) else { continue }
             try mutate { try transaction.removeAll(in: handle) }

@@ -1,0 +1,164 @@
+import StrataStorage
+
+/// What `List`, `MutableSet` and `Map` storage share: each collection property has a keyed tree (see
+/// `TableNames.collection`) mapping the owner's object key to a nested tree of its elements.
+extension Realm {
+    /// "Class.property", for messages.
+    func collectionName(_ owner: ManagedObject, _ property: Int) -> String {
+        "\(owner.table.className).\(owner.table.schema.properties[property].name)"
+    }
+
+    /// The keyed tree holding every owner's nested tree for collection property `property`.
+    private func collectionTreeName(_ binding: TableBinding, _ property: Int) -> String {
+        TableNames.collection(
+            binding.table.infos[property].collection ?? .list, binding.className,
+            binding.table.schema.properties[property].name)
+    }
+
+    /// The nested tree of `key`'s collection property `property` in the write transaction; created (a list tree
+    /// for lists, a keyed tree otherwise) when `create` is set.
+    func collectionHandle(_ binding: TableBinding, property: Int, key: Int64, create: Bool) throws(Realm.Error)
+        -> TreeHandle?
+    {
+        guard let owners = try handle(collectionTreeName(binding, property), create: create),
+            let transaction = writeTransactionIfAny
+        else { return nil }
+        let objectKey = KeyEncoding.objectKey(key)
+        if create {
+            let kind: TreeKind = binding.table.infos[property].collection == .list ? .list : .keyed
+            return try mutate { try transaction.subtree(forKey: objectKey, in: owners, create: kind) }
+        }
+        return try storage { try transaction.subtree(forKey: objectKey, in: owners) }
+    }
+
+    /// The nested tree of `key`'s collection property `property` in the current snapshot.
+    func collectionView(_ binding: TableBinding, property: Int, key: Int64) throws(Realm.Error) -> TreeView? {
+        guard let owners = treeView(collectionTreeName(binding, property)) else { return nil }
+        return try storage { try owners.subtree(forKey: KeyEncoding.objectKey(key)) }
+    }
+
+    /// The number of elements of `owner`'s collection property `property`.
+    func collectionCount(_ owner: ManagedObject, property: Int) -> Int {
+        checkThread()
+        do {
+            if let transaction = writeTransactionIfAny {
+                guard let tree = try collectionHandle(owner.binding, property: property, key: owner.key, create: false)
+                else { return 0 }
+                return try storage { try transaction.count(in: tree) }
+            }
+            return try collectionView(owner.binding, property: property, key: owner.key)?.count ?? 0
+        } catch {
+            fatalError("\(collectionName(owner, property)): \(error)")
+        }
+    }
+
+    /// The stored bytes at `index` of `owner`'s collection property `property`: the entry's key and value.
+    func collectionEntry(_ owner: ManagedObject, property: Int, at index: Int) throws(Realm.Error)
+        -> (key: [UInt8], value: [UInt8])
+    {
+        if let transaction = writeTransactionIfAny {
+            guard let tree = try collectionHandle(owner.binding, property: property, key: owner.key, create: false)
+            else {
+                fatalError("\(collectionName(owner, property)): index \(index) out of range for an empty collection")
+            }
+            return try storage { try transaction.element(at: index, in: tree) }
+        }
+        guard let tree = try collectionView(owner.binding, property: property, key: owner.key) else {
+            fatalError("\(collectionName(owner, property)): index \(index) out of range for an empty collection")
+        }
+        return try storage { try tree.element(at: index) }
+    }
+
+    /// Runs a mutation of `owner`'s collection property `property` in the write transaction; errors fail the
+    /// transaction, and outside a write transaction it traps.
+    func mutateCollection(
+        _ owner: ManagedObject, property: Int, _ what: String,
+        _ body: (WriteTransaction, TreeHandle) throws(Realm.Error) -> Void
+    ) {
+        guard let transaction = transactionForMutation("\(what) \(collectionName(owner, property))") else { return }
+        do {
+            guard let tree = try collectionHandle(owner.binding, property: property, key: owner.key, create: true)
+            else { throw Realm.Error.invalidatedObject }
+            try body(transaction, tree)
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// Writes the collections in `values` (a new or replaced object's values) into their trees.
+    func writeCollections(binding: TableBinding, key: Int64, values: [_StoredValue]) throws(Realm.Error) {
+        for property in binding.table.infos.indices where binding.table.infos[property].isCollection {
+            try replaceCollection(binding: binding, property: property, key: key, with: values[property])
+        }
+    }
+
+    /// Replaces the elements of one collection property with those of `value`.
+    func replaceCollection(binding: TableBinding, property: Int, key: Int64, with value: _StoredValue)
+        throws(Realm.Error)
+    {
+        switch binding.table.infos[property].collection {
+        case .list?: try replaceList(binding: binding, property: property, key: key, with: value)
+        case .set?: try replaceSet(binding: binding, property: property, key: key, with: value)
+        case .map?: try replaceMap(binding: binding, property: property, key: key, with: value)
+        case nil: break
+        }
+    }
+
+    /// Empties the nested tree of `key`'s collection property `property` and adds the entries of `value` (a
+    /// collection container whose entries `entries` lists; read before anything changes, since it may be this
+    /// very collection). A nil value leaves the collection alone.
+    func refillCollection<Entry>(
+        binding: TableBinding, property: Int, key: Int64, from value: _StoredValue, expected: String,
+        entries: (AnyObject) -> [Entry]?, add: (WriteTransaction, TreeHandle, Entry) throws(Realm.Error) -> Void
+    ) throws(Realm.Error) {
+        guard case .collection(let container) = value, let source = entries(container) else {
+            if case .null = value { return }
+            throw .invalidValue(
+                type: binding.className, property: binding.table.schema.properties[property].name,
+                reason: "expected a \(expected)")
+        }
+        guard let transaction = writeTransactionIfAny,
+            let tree = try collectionHandle(binding, property: property, key: key, create: true)
+        else { throw .notInWriteTransaction }
+        try mutate { try transaction.removeAll(in: tree) }
+        for entry in source { try add(transaction, tree, entry) }
+    }
+
+    /// Deletes the nested trees of object `key`'s collections.
+    func deleteCollections(binding: TableBinding, key: Int64) throws(Realm.Error) {
+        guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
+        for property in binding.table.infos.indices where binding.table.infos[property].isCollection {
+            guard let owners = try handle(collectionTreeName(binding, property), create: false) else { continue }
+            _ = try mutate { try transaction.delete(KeyEncoding.objectKey(key), in: owners) }
+        }
+    }
+
+    /// Calls `body` with the nested tree of every owner of every collection of `kind` that holds links to class
+    /// `target`.
+    func forEachCollection(
+        _ kind: _CollectionKind, linkingTo target: String,
+        _ body: (WriteTransaction, TreeHandle) throws(Realm.Error) -> Void
+    ) throws(Realm.Error) {
+        guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
+        for (name, stored) in schemaClasses() {
+            for property in stored.properties where property.collection == kind && property.objectClassName == target {
+                guard let owners = try handle(TableNames.collection(kind, name, property.name), create: false)
+                else { continue }
+                let keys: [[UInt8]] = try storage {
+                    var keys: [[UInt8]] = []
+                    var cursor = try transaction.makeCursor(for: owners)
+                    var more = try cursor.first()
+                    while more {
+                        keys.append(try cursor.key())
+                        more = try cursor.next()
+                    }
+                    return keys
+                }
+                for key in keys {
+                    guard let tree = try storage({ try transaction.subtree(forKey: key, in: owners) }) else { continue }
+                    try body(transaction, tree)
+                }
+            }
+        }
+    }
+}
