@@ -261,6 +261,20 @@ do {
     }
     let directory = root.appendingPathComponent("reads")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    log("collections")
+    let environment = ProcessInfo.processInfo.environment
+    let collections = try runCollections(
+        listSize: Int(environment["STRATA_LIST_SIZE"] ?? "") ?? 1_000_000,
+        mapSize: Int(environment["STRATA_MAP_SIZE"] ?? "") ?? 100_000, directory: directory)
+    print("### Collections (one owner object)\n")
+    print("| Workload | Strata | GRDB | Strata/GRDB |")
+    print("|---|---:|---:|---:|")
+    for row in collections.rows {
+        print(
+            "| \(row.title) | \(format(row.strata)) (\(perOperation(row.strata, row.operations))) | \(format(row.grdb)) (\(perOperation(row.grdb, row.grdbOperations))) | \(String(format: "%.2f×", (row.strata / row.operations) / (row.grdb / row.grdbOperations))) |"
+        )
+    }
+    print("")
     let (property, dictionary) = try propertyReadComparison(size: 100_000, directory: directory)
     let nanoseconds = { (duration: Duration) in
         String(

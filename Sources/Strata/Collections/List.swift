@@ -70,6 +70,15 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         set { replace(index: position, object: newValue) }
     }
 
+    /// Iterates over the elements; a managed collection reads them all with one cursor when iteration starts.
+    public func makeIterator() -> IndexingIterator<[Element]> {
+        switch backing {
+        case .unmanaged(let elements): return elements.makeIterator()
+        case .managed(let owner, let property):
+            return owner.realm.collectionElements(owner, property: property, as: Element.self).makeIterator()
+        }
+    }
+
     /// The Realm of the owning object; nil while unmanaged.
     public var realm: Realm? {
         if case .managed(let owner, _) = backing { return owner.realm }

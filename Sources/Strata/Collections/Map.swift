@@ -81,6 +81,22 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
         }
     }
 
+    /// Iterates over the entries; a managed map reads them all with one cursor when iteration starts.
+    public func makeIterator() -> IndexingIterator<[Element]> {
+        switch backing {
+        case .unmanaged(let entries): return entries.makeIterator()
+        case .managed(let owner, let property):
+            return owner.realm.collectionEntries(owner, property: property, keys: true).map { entry in
+                let rawKey = String(decoding: entry.key, as: UTF8.self)
+                guard let key = Key(_rawKey: rawKey), let value = Value._fromStored(entry.value) else {
+                    fatalError(
+                        "\(owner.table.className): stored map entry \(rawKey) is not a \(Key.self): \(Value.self)")
+                }
+                return (key, value)
+            }.makeIterator()
+        }
+    }
+
     /// The keys, in the map's order.
     public var keys: [Key] { map(\.key) }
     /// The values, in the map's order.

@@ -133,6 +133,9 @@ final class ManagedObject {
     @usableFromInline
     func isCollection(property index: Int) -> Bool { table.infos[index].isCollection }
 
+    /// Nested collection trees of this object in the current write transaction (see `Realm.collectionHandle`).
+    var collectionHandles: [Int: (epoch: UInt64, handle: TreeHandle)] = [:]
+
     /// The accessors of this object's `List` properties, created on first use.
     private var lists: [Int: AnyObject] = [:]
 

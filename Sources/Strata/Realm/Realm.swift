@@ -213,6 +213,9 @@ public final class Realm {
     /// The write transaction in progress, if any.
     var writeTransactionIfAny: WriteTransaction? { transaction }
 
+    /// Identifies the current write transaction (tree handles from an earlier one are stale).
+    var writeTransactionEpoch: UInt64 { writeEpoch }
+
     /// The tree `name` in the current snapshot (nil inside a write transaction or if it does not exist).
     func treeView(_ name: String) -> TreeView? { transaction == nil ? view(name) : nil }
 

@@ -31,6 +31,17 @@ extension Realm {
         return try storage { try transaction.subtree(forKey: objectKey, in: owners) }
     }
 
+    /// `collectionHandle` for a managed object's own collection, cached in the object for the write transaction
+    /// (a collection mutated in a loop would otherwise look its trees up by name on every call).
+    func collectionHandle(_ owner: ManagedObject, property: Int, create: Bool) throws(Realm.Error) -> TreeHandle? {
+        if let cached = owner.collectionHandles[property], cached.epoch == writeTransactionEpoch {
+            return cached.handle
+        }
+        let handle = try collectionHandle(owner.binding, property: property, key: owner.key, create: create)
+        if let handle { owner.collectionHandles[property] = (writeTransactionEpoch, handle) }
+        return handle
+    }
+
     /// The nested tree of `key`'s collection property `property` in the current snapshot.
     func collectionView(_ binding: TableBinding, property: Int, key: Int64) throws(Realm.Error) -> TreeView? {
         guard let owners = treeView(collectionTreeName(binding, property)) else { return nil }
@@ -69,6 +80,93 @@ extension Realm {
         return try storage { try tree.element(at: index) }
     }
 
+    /// Every entry of `owner`'s collection property `property`, in order, read with one cursor (iteration reads
+    /// them all at once instead of walking down the tree for each position).
+    func collectionEntries(_ owner: ManagedObject, property: Int, keys: Bool = false)
+        -> [(key: [UInt8], value: _StoredValue)]
+    {
+        checkThread()
+        do {
+            var entries: [(key: [UInt8], value: _StoredValue)] = []
+            let decode = { (key: [UInt8], bytes: UnsafeRawBufferPointer) throws(Realm.Error) in
+                entries.append((key, try self.decodeElement(bytes, binding: owner.binding, property: property)))
+            }
+            if let transaction = writeTransactionIfAny {
+                guard let tree = try collectionHandle(owner.binding, property: property, key: owner.key, create: false)
+                else { return [] }
+                try storage {
+                    var cursor = try transaction.makeCursor(for: tree)
+                    var more = try cursor.first()
+                    while more {
+                        let key = keys ? try cursor.key() : []
+                        try cursor.value().withUnsafeBytes { try decode(key, $0) }
+                        more = try cursor.next()
+                    }
+                }
+            } else if let tree = try collectionView(owner.binding, property: property, key: owner.key) {
+                try storage {
+                    var cursor = tree.makeCursor()
+                    var more = try cursor.first()
+                    while more {
+                        try cursor.withEntry { key, value in try decode(keys ? Array(key) : [], value) }
+                        more = try cursor.next()
+                    }
+                }
+            }
+            return entries
+        } catch {
+            fatalError("\(collectionName(owner, property)): \(error)")
+        }
+    }
+
+    /// Every element of `owner`'s list or set property `property` as `Element`, read with one cursor; scalars
+    /// are read straight from their rows (`_Persistable._read`), links through the general path.
+    func collectionElements<Element: _Persistable>(_ owner: ManagedObject, property: Int, as type: Element.Type)
+        -> [Element]
+    {
+        checkThread()
+        do {
+            var elements: [Element] = []
+            let append = { (bytes: UnsafeRawBufferPointer) throws(Realm.Error) in
+                if let row = try? RowView(bytes), let element = Element._read(from: row, column: 0) {
+                    elements.append(element)
+                    return
+                }
+                let stored = try self.decodeElement(bytes, binding: owner.binding, property: property)
+                guard let element = Element._fromStored(stored) else {
+                    throw .invalidValue(
+                        type: owner.table.className, property: owner.table.schema.properties[property].name,
+                        reason: "stored element \(stored) is not a \(Element.self)")
+                }
+                elements.append(element)
+            }
+            if let transaction = writeTransactionIfAny {
+                guard let tree = try collectionHandle(owner, property: property, create: false) else { return [] }
+                try storage {
+                    var cursor = try transaction.makeCursor(for: tree)
+                    var more = try cursor.first()
+                    while more {
+                        try cursor.value().withUnsafeBytes { try append($0) }
+                        more = try cursor.next()
+                    }
+                }
+            } else if let tree = try collectionView(owner.binding, property: property, key: owner.key) {
+                elements.reserveCapacity(tree.count)
+                try storage {
+                    var cursor = tree.makeCursor()
+                    var more = try cursor.first()
+                    while more {
+                        try cursor.withValue { try append($0) }
+                        more = try cursor.next()
+                    }
+                }
+            }
+            return elements
+        } catch {
+            fatalError("\(collectionName(owner, property)): \(error)")
+        }
+    }
+
     /// Runs a mutation of `owner`'s collection property `property` in the write transaction; errors fail the
     /// transaction, and outside a write transaction it traps.
     func mutateCollection(
@@ -77,7 +175,7 @@ extension Realm {
     ) {
         guard let transaction = transactionForMutation("\(what) \(collectionName(owner, property))") else { return }
         do {
-            guard let tree = try collectionHandle(owner.binding, property: property, key: owner.key, create: true)
+            guard let tree = try collectionHandle(owner, property: property, create: true)
             else { throw Realm.Error.invalidatedObject }
             try body(transaction, tree)
         } catch {

@@ -32,6 +32,7 @@ extension Realm {
         } else if case .null = value, !info.isOptional {
             throw .invalidValue(type: binding.className, property: name, reason: "this list holds no nil elements")
         }
+        if let bytes = RowFormat.singleFixedColumn(resolved) { return bytes }
         var row = RowBuilder(columns: 1)
         try RowCodec.set(resolved, column: 0, in: &row, type: binding.className, property: name)
         return row.finish()

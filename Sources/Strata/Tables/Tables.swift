@@ -296,3 +296,23 @@ enum RowCodec {
         }
     }
 }
+
+extension RowFormat {
+    /// The one-column row of a fixed-size value (integers, booleans, floating point, dates), built directly: the
+    /// same bytes as `RowBuilder` produces, without its buffers. nil for other values.
+    static func singleFixedColumn(_ value: _StoredValue) -> [UInt8]? {
+        let slot: UInt64
+        switch value {
+        case .int(let int): slot = UInt64(bitPattern: int)
+        case .bool(let bool): slot = bool ? 1 : 0
+        case .double(let double): slot = double.bitPattern
+        case .float(let float): slot = UInt64(float.bitPattern)
+        case .date(let date): slot = date.timeIntervalSinceReferenceDate.bitPattern
+        default: return nil
+        }
+        var bytes: [UInt8] = [version, 1, 0, 0]
+        bytes.reserveCapacity(12)
+        for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: slot >> UInt64(shift))) }
+        return bytes
+    }
+}
