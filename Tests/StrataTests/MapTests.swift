@@ -122,4 +122,16 @@ struct MapTests {
         #expect(decoded["b"] == 2)
         #expect(decoded.count == 2)
     }
+
+    @Test func keysLongerThanAKeyFailTheWrite() throws {
+        let realm = try memoryRealm()
+        let dog = ParkDog(value: ["name": "Rex", "favoriteParksByCity": ["Oslo": "Frogner"]])
+        try realm.write { realm.add(dog) }
+        let long = String(repeating: "k", count: realm.store.maxKeySize + 1)
+        #expect(throws: Realm.Error.self) {
+            try realm.write { dog.favoriteParksByCity[long] = "Nope" }
+        }
+        #expect(dog.favoriteParksByCity[long] == nil)
+        #expect(dog.favoriteParksByCity.keys == ["Oslo"])
+    }
 }

@@ -123,4 +123,16 @@ struct MutableSetTests {
         let decoded = try JSONDecoder().decode(MutableSet<String>.self, from: JSONEncoder().encode(set))
         #expect(Set(decoded) == ["a", "b"])
     }
+
+    @Test func elementsLongerThanAKeyFailTheWriteAndAreNeverContained() throws {
+        let realm = try memoryRealm()
+        try realm.write { realm.add(Traveler(value: ["id": 1, "citiesVisited": ["Oslo"]])) }
+        let traveler = try #require(realm.object(ofType: Traveler.self, forPrimaryKey: 1))
+        let long = String(repeating: "x", count: realm.store.maxKeySize + 1)
+        #expect(throws: Realm.Error.self) {
+            try realm.write { traveler.citiesVisited.insert(long) }
+        }
+        #expect(!traveler.citiesVisited.contains(long))
+        #expect(Array(traveler.citiesVisited) == ["Oslo"])
+    }
 }

@@ -50,7 +50,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     public var count: Int {
         switch backing {
         case .unmanaged(let elements): elements.count
-        case .managed(let owner, let property): owner.realm.listCount(owner, property: property)
+        case .managed(let owner, let property): owner.realm.collectionCount(owner, property: property)
         }
     }
 
@@ -60,7 +60,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             switch backing {
             case .unmanaged(let elements): return elements[position]
             case .managed(let owner, let property):
-                let stored = owner.realm.listElement(owner, property: property, at: position)
+                let stored = owner.realm.collectionElement(owner, property: property, at: position)
                 guard let element = Element._fromStored(stored) else {
                     fatalError("\(owner.table.className): stored list element \(stored) is not a \(Element.self)")
                 }

@@ -49,7 +49,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
     public var count: Int {
         switch backing {
         case .unmanaged(let entries): entries.count
-        case .managed(let owner, let property): owner.realm.mapCount(owner, property: property)
+        case .managed(let owner, let property): owner.realm.collectionCount(owner, property: property)
         }
     }
 

@@ -31,7 +31,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
     public var count: Int {
         switch backing {
         case .unmanaged(let elements): elements.count
-        case .managed(let owner, let property): owner.realm.setCount(owner, property: property)
+        case .managed(let owner, let property): owner.realm.collectionCount(owner, property: property)
         }
     }
 
@@ -40,7 +40,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
         switch backing {
         case .unmanaged(let elements): return elements[position]
         case .managed(let owner, let property):
-            let stored = owner.realm.setElement(owner, property: property, at: position)
+            let stored = owner.realm.collectionElement(owner, property: property, at: position)
             guard let element = Element._fromStored(stored) else {
                 fatalError("\(owner.table.className): stored set element \(stored) is not a \(Element.self)")
             }

@@ -162,16 +162,16 @@ final class ManagedObject {
     func readAny(property index: Int) -> Any? {
         switch table.infos[index].collection {
         case .list?:
-            return (0..<realm.listCount(self, property: index)).map {
-                StoredValueConversion.any(from: realm.listElement(self, property: index, at: $0)) as Any
+            return (0..<realm.collectionCount(self, property: index)).map {
+                StoredValueConversion.any(from: realm.collectionElement(self, property: index, at: $0)) as Any
             }
         case .set?:
-            return (0..<realm.setCount(self, property: index)).map {
-                StoredValueConversion.any(from: realm.setElement(self, property: index, at: $0)) as Any
+            return (0..<realm.collectionCount(self, property: index)).map {
+                StoredValueConversion.any(from: realm.collectionElement(self, property: index, at: $0)) as Any
             }
         case .map?:
             var entries: [String: Any] = [:]
-            for position in 0..<realm.mapCount(self, property: index) {
+            for position in 0..<realm.collectionCount(self, property: index) {
                 let (key, value) = realm.mapEntry(self, property: index, at: position)
                 entries[key] = StoredValueConversion.any(from: value) as Any
             }

@@ -51,9 +51,6 @@ final class TableSchema: @unchecked Sendable {
         self.nameIndex = nameIndex
     }
 
-    /// Whether this schema describes a stored class through `DynamicObject` rather than a model type.
-    var isDynamic: Bool { type == DynamicObject.self }
-
     init(type: ObjectBase.Type) throws(Realm.Error) {
         self.type = type
         kind =

@@ -80,6 +80,29 @@ extension Realm {
         return try storage { try tree.element(at: index) }
     }
 
+    /// The element at `index` of `owner`'s list or set property `property`, with links materialised.
+    func collectionElement(_ owner: ManagedObject, property: Int, at index: Int) -> _StoredValue {
+        checkThread()
+        do {
+            let bytes = try collectionEntry(owner, property: property, at: index).value
+            return try bytes.withUnsafeBytes { (raw) throws(Realm.Error) in
+                try decodeElement(raw, binding: owner.binding, property: property)
+            }
+        } catch {
+            fatalError("\(collectionName(owner, property))[\(index)]: \(error)")
+        }
+    }
+
+    /// The stored value under `key` in `owner`'s set or map property `property`, or nil.
+    func collectionValue(_ owner: ManagedObject, property: Int, key: [UInt8]) throws(Realm.Error) -> [UInt8]? {
+        if let transaction = writeTransactionIfAny {
+            guard let tree = try collectionHandle(owner, property: property, create: false) else { return nil }
+            return try storage { try transaction.get(key, in: tree) }
+        }
+        guard let tree = try collectionView(owner.binding, property: property, key: owner.key) else { return nil }
+        return try storage { try tree.get(key) }
+    }
+
     /// Every entry of `owner`'s collection property `property`, in order, read with one cursor (iteration reads
     /// them all at once instead of walking down the tree for each position).
     func collectionEntries(_ owner: ManagedObject, property: Int, keys: Bool = false)

@@ -57,20 +57,6 @@ extension Realm {
 
     // MARK: Operations behind List
 
-    func listCount(_ owner: ManagedObject, property: Int) -> Int { collectionCount(owner, property: property) }
-
-    func listElement(_ owner: ManagedObject, property: Int, at index: Int) -> _StoredValue {
-        checkThread()
-        do {
-            let bytes = try collectionEntry(owner, property: property, at: index).value
-            return try bytes.withUnsafeBytes { (raw) throws(Realm.Error) in
-                try decodeElement(raw, binding: owner.binding, property: property)
-            }
-        } catch {
-            fatalError("\(collectionName(owner, property))[\(index)]: \(error)")
-        }
-    }
-
     func listInsert(_ owner: ManagedObject, property: Int, _ value: _StoredValue, at index: Int) {
         mutateCollection(owner, property: property, "inserting into") { (transaction, list) throws(Realm.Error) in
             let bytes = try encodeElement(value, binding: owner.binding, property: property)

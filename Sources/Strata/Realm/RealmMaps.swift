@@ -20,8 +20,6 @@ extension Realm {
 
     // MARK: Operations behind Map
 
-    func mapCount(_ owner: ManagedObject, property: Int) -> Int { collectionCount(owner, property: property) }
-
     func mapEntry(_ owner: ManagedObject, property: Int, at index: Int) -> (String, _StoredValue) {
         checkThread()
         do {
@@ -38,20 +36,8 @@ extension Realm {
     func mapValue(_ owner: ManagedObject, property: Int, key: String) -> _StoredValue? {
         checkThread()
         guard MapKeys.problem(key) == nil else { return nil }
-        let keyBytes = Array(key.utf8)
         do {
-            let bytes: [UInt8]?
-            if let transaction = writeTransactionIfAny {
-                guard let map = try collectionHandle(owner.binding, property: property, key: owner.key, create: false)
-                else { return nil }
-                bytes = try storage { try transaction.get(keyBytes, in: map) }
-            } else {
-                guard let map = try collectionView(owner.binding, property: property, key: owner.key) else {
-                    return nil
-                }
-                bytes = try storage { try map.get(keyBytes) }
-            }
-            guard let bytes else { return nil }
+            guard let bytes = try collectionValue(owner, property: property, key: Array(key.utf8)) else { return nil }
             return try bytes.withUnsafeBytes { (raw) throws(Realm.Error) in
                 try decodeElement(raw, binding: owner.binding, property: property)
             }

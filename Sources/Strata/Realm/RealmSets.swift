@@ -65,40 +65,26 @@ extension Realm {
 
     // MARK: Operations behind MutableSet
 
-    func setCount(_ owner: ManagedObject, property: Int) -> Int { collectionCount(owner, property: property) }
-
-    func setElement(_ owner: ManagedObject, property: Int, at index: Int) -> _StoredValue {
-        checkThread()
-        do {
-            let bytes = try collectionEntry(owner, property: property, at: index).value
-            return try bytes.withUnsafeBytes { (raw) throws(Realm.Error) in
-                try decodeElement(raw, binding: owner.binding, property: property)
-            }
-        } catch {
-            fatalError("\(collectionName(owner, property))[\(index)]: \(error)")
+    /// The stored key of `value` as an element of `owner`'s set property: nil when it cannot be in the set (an
+    /// object of no or another Realm); throws when the value is not a valid element (too long).
+    private func existingSetKey(_ value: _StoredValue, owner: ManagedObject, property: Int) throws(Realm.Error)
+        -> [UInt8]?
+    {
+        guard case .object(let target) = value else {
+            return try setKey(value, binding: owner.binding, property: property)
         }
+        guard let managed = target.managed, managed.realm === self else { return nil }
+        return try setKey(.int(managed.key), binding: owner.binding, property: property)
     }
 
     func setContains(_ owner: ManagedObject, property: Int, _ value: _StoredValue) -> Bool {
         checkThread()
-        // An unmanaged object or one of another Realm cannot be in this set.
-        if case .object(let target) = value, target.managed?.realm !== self { return false }
+        // A value that cannot be an element (an unmanaged object, a string over the key size) is not in the set.
+        guard let key = try? existingSetKey(value, owner: owner, property: property) else { return false }
         do {
-            let key: [UInt8]
-            if case .object(let target) = value, let managed = target.managed {
-                key = try setKey(.int(managed.key), binding: owner.binding, property: property)
-            } else {
-                key = try setKey(value, binding: owner.binding, property: property)
-            }
-            if let transaction = writeTransactionIfAny {
-                guard let set = try collectionHandle(owner.binding, property: property, key: owner.key, create: false)
-                else { return false }
-                return try storage { try transaction.contains(key, in: set) }
-            }
-            guard let view = try collectionView(owner.binding, property: property, key: owner.key) else { return false }
-            return try storage { try view.contains(key) }
+            return try collectionValue(owner, property: property, key: key) != nil
         } catch {
-            return false
+            fatalError("\(collectionName(owner, property)): \(error)")
         }
     }
 
@@ -110,14 +96,8 @@ extension Realm {
     }
 
     func setRemove(_ owner: ManagedObject, property: Int, _ value: _StoredValue) {
-        if case .object(let target) = value, target.managed?.realm !== self { return }
         mutateCollection(owner, property: property, "removing from") { (transaction, set) throws(Realm.Error) in
-            let key: [UInt8]
-            if case .object(let target) = value, let managed = target.managed {
-                key = try setKey(.int(managed.key), binding: owner.binding, property: property)
-            } else {
-                key = try setKey(value, binding: owner.binding, property: property)
-            }
+            guard let key = try existingSetKey(value, owner: owner, property: property) else { return }
             _ = try mutate { try transaction.delete(key, in: set) }
         }
     }

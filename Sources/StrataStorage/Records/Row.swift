@@ -168,18 +168,6 @@ public struct RowView {
         return try body(UnsafeRawBufferPointer(rebasing: bytes[start..<start + length]))
     }
 
-    /// Whether the variable-size value of `column` lies inside the row.
-    public func bytesAreIntact(_ column: Int) -> Bool {
-        guard !isNull(column) else { return true }
-        let slot = slot(column)
-        let start = tailOffset + Int(UInt32(truncatingIfNeeded: slot))
-        let length = Int(UInt32(truncatingIfNeeded: slot >> 32))
-        return start <= bytes.count && length <= bytes.count - start
-    }
-
-    /// The bytes of `column`, copied.
-    public func bytes(_ column: Int) -> [UInt8] { withBytes(column) { Array($0) } }
-
     /// The UTF-8 string in `column` ("" when null; invalid UTF-8 is repaired with U+FFFD).
     public func string(_ column: Int) -> String { withBytes(column) { String(decoding: $0, as: UTF8.self) } }
 }
