@@ -7,6 +7,8 @@ import StrataTestSupport
 //
 //   commit-loop PATH SEED   commit forever; after each commit returns, print "acked N" (N = the key it added)
 //   increment PATH COUNT    COUNT write transactions, each adding 1 to a shared counter; print "done"
+//   reopen PATH COUNT       COUNT times: open the file, check that the counter never goes back, close it;
+//                           print "done"
 //   pin PATH                pin the newest version, print "pinned V SUM", wait for a line on stdin, re-read the
 //                           pinned version and print "same" if it is unchanged, "changed" otherwise
 //   trap-outside-write PATH store a Note, print "stored", then set its text outside a write transaction (traps)
@@ -83,6 +85,16 @@ func run() throws {
         guard arguments.count >= 4, let count = Int(arguments[3]) else { fail("increment needs a count") }
         let store = try Store.open(path: path, options: StoreOptions(durability: .none))
         for _ in 0..<count { try incrementCounter(store) }
+        say("done")
+    case "reopen":
+        guard arguments.count >= 4, let count = Int(arguments[3]) else { fail("reopen needs a count") }
+        var last: UInt64 = 0
+        for _ in 0..<count {
+            let store = try Store.open(path: path, options: StoreOptions(durability: .none))
+            let value = try readCounter(store)
+            if value < last { fail("the counter went back from \(last) to \(value)") }
+            last = value
+        }
         say("done")
     case "pin":
         let store = try Store.open(path: path)

@@ -1,5 +1,6 @@
 import Foundation
 import StrataStorage
+import Synchronization
 import Testing
 
 /// Several processes on one file: the writer lock and the shared reader table of the `.lock` file.
@@ -14,10 +15,37 @@ struct MultiProcessTests {
         let children = try (0..<2).map { _ in try Child(["increment", path, "\(perProcess)"]) }
         for _ in 0..<perProcess { try incrementCounter(store) }
         for child in children {
-            #expect(child.readLine() == "done")
-            #expect(child.wait() == 0)
+            let line = child.readLine()
+            let status = child.wait()
+            #expect(line == "done" && status == 0, "child exited with \(status): \(child.errorOutput())")
         }
         #expect(try readCounter(store) == UInt64(3 * perProcess))
+        #expect(try store.verify().isValid)
+    }
+
+    /// Opening a file while other processes commit as fast as it can: the opener's first look at the metas
+    /// races with commits that extend the file and reuse the pages older metas named, so it must recognise a
+    /// moving file (the lock file's change counter) and look again instead of calling the file damaged.
+    @Test func openingWhileOtherProcessesCommit() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("reopen.strata")
+        let store = try Store.open(path: path, options: StoreOptions(durability: .none))
+        try incrementCounter(store)
+        // More runnable threads than cores, so that openers are preempted in the middle of their look.
+        let openers = try (0..<3).map { _ in try Child(["reopen", path, soak ? "5000" : "400"]) }
+        let finished = Atomic<Bool>(false)
+        let stopped = DispatchSemaphore(value: 0)
+        Thread {
+            while !finished.load(ordering: .acquiring) { try? incrementCounter(store) }
+            stopped.signal()
+        }.start()
+        for opener in openers {
+            let line = opener.readLine()
+            let status = opener.wait()
+            #expect(line == "done" && status == 0, "child exited with \(status): \(opener.errorOutput())")
+        }
+        finished.store(true, ordering: .releasing)
+        stopped.wait()
         #expect(try store.verify().isValid)
     }
 

@@ -113,15 +113,26 @@ final class SharedFile: @unchecked Sendable {
                 if lock == nil { lock = try LockFile.shared(forDataFile: path, identity: key, optional: false) }
                 log = try openCommitLog(path: logPath, main: disk, lock: lock, options: options)
             }
-            // Recognise the file before creating a lock file beside it.
-            var (meta, mapping) = try recoverOrExplain(disk, logPath: logPath)
+            // Recognise the file before creating a lock file beside it. Another process may be committing while
+            // this first look reads the metas (they can then fail validation spuriously): when a lock file is
+            // already there, its change counter tells, and the look below decides.
+            var (meta, mapping): (Meta, Mapping)
+            do throws(StorageError) {
+                (meta, mapping) = try recoverOrExplain(disk, logPath: logPath)
+            } catch {
+                guard lock != nil || access(path + ".lock", F_OK) == 0 else { throw error }
+                lock = try LockFile.shared(forDataFile: path, identity: key, optional: options.readOnly)
+                guard let lock else { throw error }
+                (meta, mapping, _) = try consistentRead(lock) { () throws(StorageError) in
+                    try recoverOrExplain(disk, logPath: logPath)
+                }
+            }
             if lock == nil { lock = try LockFile.shared(forDataFile: path, identity: key, optional: options.readOnly) }
             if log == nil { log = try openCommitLog(path: logPath, main: disk, lock: lock, options: options) }
             var counter: UInt64 = 0
             if let lock {
-                // A commit may have landed since the first look: sample the counter, then read the metas again.
-                counter = lock.changeCounter
-                (meta, mapping) = try recover(disk)
+                // A commit may have landed since the first look: read the metas again, noting the counter.
+                (meta, mapping, counter) = try consistentRead(lock) { () throws(StorageError) in try recover(disk) }
             }
             let shared = SharedFile(
                 file: disk, lockFile: lock, commitLog: log, meta: meta, mapping: mapping, options: options,
@@ -172,6 +183,28 @@ final class SharedFile: @unchecked Sendable {
         let (meta, mapping) = try recover(file)
         return SharedFile(
             file: file, lockFile: nil, commitLog: log, meta: meta, mapping: mapping, options: options, registryKey: nil)
+    }
+
+    /// Reads the metas while other processes may commit, like a sequence lock: the change counter is sampled
+    /// first, and a read that fails validation is retried when a commit was published meanwhile.
+    ///
+    /// An unpinned reader can see pages reused under it: between sampling the file size and reading the metas,
+    /// or between reading a meta and checking its pages, a writer may extend the file, publish two versions and
+    /// reuse the pages the older metas named. Every such publication bumps the counter, and a commit still in
+    /// flight only writes pages free in the newest published version, so a failure with an unchanged counter is
+    /// real damage. Returns the counter sampled before the successful read (later pins compare against it).
+    static func consistentRead(_ lock: LockFile, _ read: () throws(StorageError) -> (Meta, Mapping))
+        throws(StorageError) -> (Meta, Mapping, UInt64)
+    {
+        while true {
+            let counter = lock.changeCounter
+            do {
+                let (meta, mapping) = try read()
+                return (meta, mapping, counter)
+            } catch {
+                if lock.changeCounter == counter { throw error }
+            }
+        }
     }
 
     /// Recovers the main file; if that fails while its commit log holds commits not yet applied (a read-only
@@ -388,7 +421,13 @@ final class SharedFile: @unchecked Sendable {
             while true {
                 let counter = lockFile.changeCounter
                 if counter != state.counterSeen {
-                    try reloadFromDisk(&state)
+                    do throws(StorageError) {
+                        try reloadFromDisk(&state)
+                    } catch {
+                        // A commit published during the read may have reused what it looked at: look again.
+                        if lockFile.changeCounter != counter { continue }
+                        throw error
+                    }
                     state.counterSeen = counter
                 }
                 let version = state.latest.version
