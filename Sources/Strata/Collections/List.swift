@@ -11,7 +11,7 @@ protocol AnyRealmList: AnyObject {
 
 /// Creates the managed collection accessor for a property (its element type is only known statically).
 protocol ManagedCollectionFactory {
-    static func managedCollection(owner: ManagedObject, property: Int) -> AnyObject
+    static func managedCollection(owner: ManagedObject, property: Int) -> Any
 }
 
 /// An ordered collection of values or objects, stored with its owning object.
@@ -208,7 +208,7 @@ extension List: ElementCollection {
 }
 
 extension List: ManagedCollectionFactory {
-    static func managedCollection(owner: ManagedObject, property: Int) -> AnyObject {
+    static func managedCollection(owner: ManagedObject, property: Int) -> Any {
         List(owner: owner, property: property)
     }
 }

@@ -206,7 +206,7 @@ extension Map: AnyRealmMap {
 }
 
 extension Map: ManagedCollectionFactory {
-    static func managedCollection(owner: ManagedObject, property: Int) -> AnyObject {
+    static func managedCollection(owner: ManagedObject, property: Int) -> Any {
         Map(owner: owner, property: property)
     }
 }

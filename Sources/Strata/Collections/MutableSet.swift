@@ -159,7 +159,7 @@ extension MutableSet: ElementCollection {
 }
 
 extension MutableSet: ManagedCollectionFactory {
-    static func managedCollection(owner: ManagedObject, property: Int) -> AnyObject {
+    static func managedCollection(owner: ManagedObject, property: Int) -> Any {
         MutableSet(owner: owner, property: property)
     }
 }

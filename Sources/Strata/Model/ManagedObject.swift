@@ -129,26 +129,29 @@ final class ManagedObject {
         return value
     }
 
-    /// Whether property `index` is a collection (`List`, `MutableSet`).
+    /// Whether property `index` is a collection (`List`, `MutableSet`, `Map`) or `LinkingObjects`.
     @usableFromInline
-    func isCollection(property index: Int) -> Bool { table.infos[index].isCollection }
+    func isCollection(property index: Int) -> Bool {
+        table.infos[index].isCollection || table.infos[index].type == .linkingObjects
+    }
 
     /// Nested collection trees of this object in the current write transaction (see `Realm.collectionHandle`).
     var collectionHandles: [Int: (epoch: UInt64, handle: TreeHandle)] = [:]
 
-    /// The accessors of this object's `List` properties, created on first use.
-    private var lists: [Int: AnyObject] = [:]
+    /// The accessors of this object's collection properties, created on first use.
+    private var lists: [Int: Any] = [:]
 
-    /// The managed collection (`List`, `MutableSet`) of property `index`.
+    /// The managed collection (`List`, `MutableSet`, `Map`, `LinkingObjects`) of property `index`.
     @usableFromInline
     func collection<Value>(property index: Int, as type: Value.Type) -> Value {
         if let list = lists[index] as? Value { return list }
         guard let factory = Value.self as? any ManagedCollectionFactory.Type,
             let list = factory.managedCollection(owner: self, property: index) as? Value
         else {
-            fatalError("\(table.className).\(table.schema.properties[index].name) is a list, not a \(Value.self)")
+            fatalError(
+                "\(table.className).\(table.schema.properties[index].name) is a collection, not a \(Value.self)")
         }
-        lists[index] = list as AnyObject
+        lists[index] = list
         return list
     }
 
@@ -179,6 +182,10 @@ final class ManagedObject {
         case nil:
             break
         }
+        if table.infos[index].type == .linkingObjects {
+            guard let origin = try? realm.linkingOrigin(binding, property: index) else { return [Any]() }
+            return realm.backlinkKeys(self, property: index).map { realm.object(origin, key: $0) as Any }
+        }
         return StoredValueConversion.any(from: readStored(property: index))
     }
 
@@ -188,6 +195,11 @@ final class ManagedObject {
         let name = "\(table.className).\(table.schema.properties[index].name)"
         guard realm.transactionForMutation("setting \(name)") != nil else { return }
         do {
+            if table.infos[index].type == .linkingObjects {
+                throw Realm.Error.invalidValue(
+                    type: table.className, property: table.schema.properties[index].name,
+                    reason: "linking objects are computed from the origin property's links and cannot be set")
+            }
             try realm.setProperty(value, property: index, binding: binding, key: key)
         } catch {
             realm.fail(error)

@@ -105,15 +105,19 @@ enum ObjectValues {
                 try set(entry, property: index, of: object, table: table)
             }
         } else if let array = value as? [Any] {
-            guard array.count <= properties.count else {
+            // In declared order, without the computed linking objects.
+            let stored = properties.indices.filter { properties[$0].type != .linkingObjects }
+            guard array.count <= stored.count else {
                 throw .invalidValue(
                     type: table.className, property: "",
-                    reason: "\(array.count) values given for \(properties.count) properties")
+                    reason: "\(array.count) values given for \(stored.count) properties")
             }
-            for (index, entry) in array.enumerated() { try set(entry, property: index, of: object, table: table) }
+            for (position, entry) in array.enumerated() {
+                try set(entry, property: stored[position], of: object, table: table)
+            }
         } else if let source = value as? ObjectBase {
             guard let sourceTable = try? SchemaRegistry.shared.table(for: type(of: source)) else { return }
-            for index in properties.indices {
+            for index in properties.indices where properties[index].type != .linkingObjects {
                 guard let sourceIndex = sourceTable.propertyIndex(named: properties[index].name) else { continue }
                 let entry: Any? =
                     source.managed?.readAny(property: sourceIndex)
@@ -133,7 +137,11 @@ enum ObjectValues {
         if let dictionary = value as? [String: Any] {
             return dictionary[property.swiftName] ?? dictionary[property.name]
         }
-        if let array = value as? [Any], index < array.count { return array[index] }
+        if let array = value as? [Any] {
+            let stored = table.schema.properties.indices.filter { table.schema.properties[$0].type != .linkingObjects }
+            guard let position = stored.firstIndex(of: index), position < array.count else { return nil }
+            return array[position]
+        }
         if let object = value as? ObjectBase { return object[property.name] }
         return nil
     }
@@ -179,6 +187,11 @@ enum ObjectValues {
     static func set(_ value: Any?, property index: Int, of object: ObjectBase, table: TableSchema) throws(Realm.Error) {
         let info = table.infos[index]
         let name = table.schema.properties[index].name
+        guard info.type != .linkingObjects else {
+            throw .invalidValue(
+                type: table.className, property: name,
+                reason: "linking objects are computed from the origin property's links and cannot be set")
+        }
         if info.collection == .map {
             try setMap(value, property: index, of: object, table: table)
             return

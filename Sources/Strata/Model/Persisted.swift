@@ -13,11 +13,14 @@ public enum IndexType: Sendable, Hashable {
 struct PersistedAttributes: Sendable, Hashable {
     @usableFromInline var primaryKey = false
     @usableFromInline var index: IndexType?
+    /// For `LinkingObjects`: the property of the origin type whose links they follow back.
+    @usableFromInline var originProperty: String?
 
     @inlinable
-    init(primaryKey: Bool = false, index: IndexType? = nil) {
+    init(primaryKey: Bool = false, index: IndexType? = nil, originProperty: String? = nil) {
         self.primaryKey = primaryKey
         self.index = index
+        self.originProperty = originProperty
     }
 }
 
@@ -281,6 +284,23 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
             }
             let column = managed.column(of: box, object: object, storage: storageKeyPath)
             managed.write(column: column, newValue._stored)
+        }
+    }
+}
+
+extension Persisted where Value: _LinkingObjectsMarker {
+    /// The inverse of the links held by property `originProperty` of the linking type: every object whose
+    /// `originProperty` (a to-one link, or a `List`, `MutableSet` or `Map` of links) points at this object.
+    ///
+    /// ```swift
+    /// class Dog: Object {
+    ///     @Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>
+    /// }
+    /// ```
+    @inlinable
+    public init(originProperty: String) {
+        self.init {
+            PersistedBox.withDefault(Value.self, attributes: PersistedAttributes(originProperty: originProperty))
         }
     }
 }

@@ -34,6 +34,8 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
     public var isSet = false
     /// Whether the property is a `Map` from strings to ``type`` values.
     public var isMap = false
+    /// For `LinkingObjects` properties: the property of ``objectClassName`` whose links they follow back.
+    public var linkOriginPropertyName: String?
 
     /// A description such as `name: string?` or `owner: object<Person>? [indexed]`.
     public var description: String {
@@ -41,6 +43,7 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
         if let objectClassName { text += "<\(objectClassName)>" }
         if isOptional { text += "?" }
         if isArray || isSet || isMap { text += ">" }
+        if let linkOriginPropertyName { text += ".\(linkOriginPropertyName)" }
         if isPrimary { text += " [primary key]" }
         if isIndexed && !isPrimary { text += " [indexed]" }
         return text
@@ -50,7 +53,7 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
     func isStoredLike(_ other: Property) -> Bool {
         name == other.name && type == other.type && isOptional == other.isOptional && isIndexed == other.isIndexed
             && isPrimary == other.isPrimary && objectClassName == other.objectClassName && isArray == other.isArray
-            && isSet == other.isSet && isMap == other.isMap
+            && isSet == other.isSet && isMap == other.isMap && linkOriginPropertyName == other.linkOriginPropertyName
     }
 }
 

@@ -105,6 +105,19 @@ final class TableSchema: @unchecked Sendable {
                 }
             }
             var targetName: String?
+            if info.type == .linkingObjects {
+                // The origin property is checked once the origin type is known too (`checkLinkingObjects`).
+                guard attributes.originProperty != nil, let target = info.objectType else {
+                    throw .invalidValue(
+                        type: className, property: name,
+                        reason: "LinkingObjects properties are declared with @Persisted(originProperty:)")
+                }
+                guard attributes.index == nil, !attributes.primaryKey else {
+                    throw .invalidValue(
+                        type: className, property: name, reason: "linking objects cannot be a primary key or indexed")
+                }
+                targetName = target.className()
+            }
             if info.type == .object, let target = info.objectType {
                 targetName = target.className()
                 if info.collection == .map {
@@ -136,7 +149,8 @@ final class TableSchema: @unchecked Sendable {
                     name: name, type: info.type, isOptional: info.isOptional,
                     isIndexed: attributes.index != nil || attributes.primaryKey,
                     isPrimary: attributes.primaryKey, objectClassName: targetName, swiftName: swiftName,
-                    isArray: info.isList, isSet: info.collection == .set, isMap: info.collection == .map))
+                    isArray: info.isList, isSet: info.collection == .set, isMap: info.collection == .map,
+                    linkOriginPropertyName: info.type == .linkingObjects ? attributes.originProperty : nil))
             infos.append(info)
         }
         for swiftName in mapping.keys where !properties.contains(where: { $0.swiftName == swiftName }) {
@@ -280,6 +294,27 @@ final class SchemaRegistry: Sendable {
                 if let target = info.objectType { pending.append(target) }
             }
         }
+        for table in result { try Self.checkLinkingObjects(of: table, among: result) }
         return result.sorted { $0.className < $1.className }
+    }
+
+    /// Checks that every `LinkingObjects` property of `table` names an origin property that links to it.
+    private static func checkLinkingObjects(of table: TableSchema, among tables: [TableSchema]) throws(Realm.Error) {
+        for property in table.schema.properties where property.type == .linkingObjects {
+            guard let originName = property.objectClassName,
+                let origin = tables.first(where: { $0.className == originName }),
+                let originProperty = property.linkOriginPropertyName
+            else { continue }
+            guard let linked = origin.schema[propertyName: originProperty] else {
+                throw .invalidValue(
+                    type: table.className, property: property.name,
+                    reason: "the origin type \(originName) has no property \(originProperty)")
+            }
+            guard linked.type == .object, linked.objectClassName == table.className else {
+                throw .invalidValue(
+                    type: table.className, property: property.name,
+                    reason: "\(originName).\(originProperty) does not link to \(table.className)")
+            }
+        }
     }
 }

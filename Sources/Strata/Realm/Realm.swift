@@ -38,6 +38,8 @@ public final class Realm {
     /// Class definitions stored in the file, as of the current version (or the write in progress).
     private var storedClasses: [String: StoredClass] = [:]
     private var storedSchemaVersion: UInt64?
+    /// Whether the file's backlink trees are complete (see `TableNames.backlinksKey`).
+    private var storedBacklinks = false
 
     /// Whether `refresh()` happens automatically. Thread-confined Realms refresh when a write begins.
     public var autorefresh = true
@@ -64,6 +66,10 @@ public final class Realm {
             throw Realm.Error.storage(error, path: path)
         }
         try loadStoredSchema()
+        if !storedClasses.isEmpty && !storedBacklinks && !configuration.readOnly {
+            // A file from before backlinks were kept: compute them once.
+            try write { try rebuildBacklinks() }
+        }
         if let fileVersion = storedSchemaVersion, fileVersion > configuration.schemaVersion {
             throw Realm.Error.invalidSchemaVersion(
                 fileVersion: fileVersion, configuredVersion: configuration.schemaVersion)
@@ -141,6 +147,7 @@ public final class Realm {
         dynamicBindings = [:]
         storedClasses = [:]
         storedSchemaVersion = nil
+        storedBacklinks = false
         let entries: [(key: [UInt8], value: [UInt8])]
         do {
             if let transaction, let tree = try transaction.tree(named: TableNames.schema) {
@@ -163,7 +170,9 @@ public final class Realm {
             throw .fileAccess(path: path, reason: "\(error)")
         }
         for (key, value) in entries {
-            if key == TableNames.schemaVersionKey {
+            if key == TableNames.backlinksKey {
+                storedBacklinks = true
+            } else if key == TableNames.schemaVersionKey {
                 storedSchemaVersion =
                     value.count == 8 ? value.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self).littleEndian } : 0
             } else if key.starts(with: Array("class:".utf8)) {
@@ -194,6 +203,10 @@ public final class Realm {
         try mutate {
             let tree = try transaction.tree(named: TableNames.schema, create: .keyed)!
             if storedSchemaVersion == nil { try recordSchemaVersion() }
+            if !storedBacklinks {
+                try rebuildBacklinks()
+                storedBacklinks = true
+            }
             let stored = StoredClass(table.schema)
             try transaction.put(TableNames.classKey(table.className), stored.encoded(), in: tree)
             storedClasses[table.className] = stored
@@ -711,6 +724,7 @@ public final class Realm {
                     let trees =
                         [TableNames.rows(name), TableNames.primaryKeys(name)]
                         + indexes.map { TableNames.index(name, $0.name) } + collections
+                        + backlinkTrees(ofOrigin: name, stored)
                     for tree in trees {
                         if let handle = try handle(tree, create: false) { try transaction.removeAll(in: handle) }
                     }

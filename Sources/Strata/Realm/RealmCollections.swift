@@ -241,6 +241,7 @@ extension Realm {
         guard let transaction = writeTransactionIfAny,
             let tree = try collectionHandle(binding, property: property, key: key, create: true)
         else { throw .notInWriteTransaction }
+        try uncountLinks(in: tree, binding: binding, property: property, owner: key)
         try mutate { try transaction.removeAll(in: tree) }
         for entry in source { try add(transaction, tree, entry) }
     }
@@ -250,7 +251,13 @@ extension Realm {
         guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
         for property in binding.table.infos.indices where binding.table.infos[property].isCollection {
             guard let owners = try handle(collectionTreeName(binding, property), create: false) else { continue }
-            _ = try mutate { try transaction.delete(KeyEncoding.objectKey(key), in: owners) }
+            let objectKey = KeyEncoding.objectKey(key)
+            if holdsLinks(binding, property),
+                let tree = try storage({ try transaction.subtree(forKey: objectKey, in: owners) })
+            {
+                try uncountLinks(in: tree, binding: binding, property: property, owner: key)
+            }
+            _ = try mutate { try transaction.delete(objectKey, in: owners) }
         }
     }
 

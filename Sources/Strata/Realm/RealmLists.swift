@@ -61,24 +61,35 @@ extension Realm {
         mutateCollection(owner, property: property, "inserting into") { (transaction, list) throws(Realm.Error) in
             let bytes = try encodeElement(value, binding: owner.binding, property: property)
             try mutate { try transaction.insert(bytes, at: index, in: list) }
+            try countElementLink(bytes, binding: owner.binding, property: property, owner: owner.key, by: 1)
         }
     }
 
     func listReplace(_ owner: ManagedObject, property: Int, at index: Int, with value: _StoredValue) {
         mutateCollection(owner, property: property, "replacing in") { (transaction, list) throws(Realm.Error) in
             let bytes = try encodeElement(value, binding: owner.binding, property: property)
+            if holdsLinks(owner.binding, property) {
+                let old = try storage { try transaction.value(at: index, in: list) }
+                try countElementLink(old, binding: owner.binding, property: property, owner: owner.key, by: -1)
+            }
             try mutate { try transaction.replace(at: index, with: bytes, in: list) }
+            try countElementLink(bytes, binding: owner.binding, property: property, owner: owner.key, by: 1)
         }
     }
 
     func listRemove(_ owner: ManagedObject, property: Int, at index: Int) {
         mutateCollection(owner, property: property, "removing from") { (transaction, list) throws(Realm.Error) in
+            if holdsLinks(owner.binding, property) {
+                let old = try storage { try transaction.value(at: index, in: list) }
+                try countElementLink(old, binding: owner.binding, property: property, owner: owner.key, by: -1)
+            }
             try mutate { try transaction.remove(at: index, from: list) }
         }
     }
 
     func listRemoveAll(_ owner: ManagedObject, property: Int) {
         mutateCollection(owner, property: property, "removing all of") { (transaction, list) throws(Realm.Error) in
+            try uncountLinks(in: list, binding: owner.binding, property: property, owner: owner.key)
             try mutate { try transaction.removeAll(in: list) }
         }
     }
@@ -93,22 +104,15 @@ extension Realm {
             add: { (transaction, list, element) throws(Realm.Error) in
                 let bytes = try encodeElement(element, binding: binding, property: property)
                 try mutate { try transaction.append(bytes, to: list) }
+                try countElementLink(bytes, binding: binding, property: property, owner: key, by: 1)
             })
     }
 
-    /// Removes object `key` of class `target` from every list that holds links to that class (every object
-    /// of it when `key` is nil).
-    func removeFromLists(target: String, key: Int64?) throws(Realm.Error) {
+    /// Empties every list that holds links to class `target` (deleting every object of it; the backlink trees
+    /// are cleared by the caller).
+    func removeFromLists(target: String) throws(Realm.Error) {
         try forEachCollection(.list, linkingTo: target) { (transaction, list) throws(Realm.Error) in
-            let count = try storage { try transaction.count(in: list) }
-            for index in stride(from: count - 1, through: 0, by: -1) {
-                let bytes = try storage { try transaction.value(at: index, in: list) }
-                let matches = bytes.withUnsafeBytes { raw in
-                    guard let row = try? RowView(raw) else { return false }
-                    return key == nil || (!row.isNull(0) && row.int(0) == key)
-                }
-                if matches { try mutate { try transaction.remove(at: index, from: list) } }
-            }
+            try mutate { try transaction.removeAll(in: list) }
         }
     }
 }

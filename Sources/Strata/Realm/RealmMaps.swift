@@ -50,18 +50,19 @@ extension Realm {
         mutateCollection(owner, property: property, "setting a key of") { (transaction, map) throws(Realm.Error) in
             let keyBytes = try mapKey(key, binding: owner.binding, property: property)
             let bytes = try encodeElement(value, binding: owner.binding, property: property)
-            try mutate { try transaction.put(keyBytes, bytes, in: map) }
+            try putEntry(keyBytes, bytes, in: map, binding: owner.binding, property: property, owner: owner.key)
         }
     }
 
     func mapRemove(_ owner: ManagedObject, property: Int, key: String) {
         mutateCollection(owner, property: property, "removing a key of") { (transaction, map) throws(Realm.Error) in
-            _ = try mutate { try transaction.delete(Array(key.utf8), in: map) }
+            try deleteEntry(Array(key.utf8), in: map, binding: owner.binding, property: property, owner: owner.key)
         }
     }
 
     func mapRemoveAll(_ owner: ManagedObject, property: Int) {
         mutateCollection(owner, property: property, "removing all of") { (transaction, map) throws(Realm.Error) in
+            try uncountLinks(in: map, binding: owner.binding, property: property, owner: owner.key)
             try mutate { try transaction.removeAll(in: map) }
         }
     }
@@ -76,13 +77,13 @@ extension Realm {
             add: { (transaction, map, entry) throws(Realm.Error) in
                 let keyBytes = try mapKey(entry.key, binding: binding, property: property)
                 let bytes = try encodeElement(entry.value, binding: binding, property: property)
-                try mutate { try transaction.put(keyBytes, bytes, in: map) }
+                try putEntry(keyBytes, bytes, in: map, binding: binding, property: property, owner: key)
             })
     }
 
-    /// Sets to nil every map value that links to object `key` of class `target` (every object of it when nil),
-    /// keeping the keys, as the seeds' maps do.
-    func nullifyInMaps(target: String, key: Int64?) throws(Realm.Error) {
+    /// Sets to nil every map value that links to an object of class `target`, keeping the keys, as the seeds'
+    /// maps do (deleting every object of it; the backlink trees are cleared by the caller).
+    func nullifyInMaps(target: String) throws(Realm.Error) {
         var null = RowBuilder(columns: 1)
         null.setNull(0)
         let nullBytes = null.finish()
@@ -94,8 +95,8 @@ extension Realm {
                 while more {
                     let value = try cursor.value()
                     let matches = value.withUnsafeBytes { raw in
-                        guard let row = try? RowView(raw), !row.isNull(0) else { return false }
-                        return key == nil || row.int(0) == key
+                        guard let row = try? RowView(raw) else { return false }
+                        return !row.isNull(0)
                     }
                     if matches { keys.append(try cursor.key()) }
                     more = try cursor.next()

@@ -91,21 +91,46 @@ extension Realm {
     func setInsert(_ owner: ManagedObject, property: Int, _ value: _StoredValue) {
         mutateCollection(owner, property: property, "inserting into") { (transaction, set) throws(Realm.Error) in
             let entry = try setEntry(value, binding: owner.binding, property: property)
-            try mutate { try transaction.put(entry.key, entry.row, in: set) }
+            try putEntry(entry.key, entry.row, in: set, binding: owner.binding, property: property, owner: owner.key)
         }
     }
 
     func setRemove(_ owner: ManagedObject, property: Int, _ value: _StoredValue) {
         mutateCollection(owner, property: property, "removing from") { (transaction, set) throws(Realm.Error) in
             guard let key = try existingSetKey(value, owner: owner, property: property) else { return }
-            _ = try mutate { try transaction.delete(key, in: set) }
+            try deleteEntry(key, in: set, binding: owner.binding, property: property, owner: owner.key)
         }
     }
 
     func setRemoveAll(_ owner: ManagedObject, property: Int) {
         mutateCollection(owner, property: property, "removing all of") { (transaction, set) throws(Realm.Error) in
+            try uncountLinks(in: set, binding: owner.binding, property: property, owner: owner.key)
             try mutate { try transaction.removeAll(in: set) }
         }
+    }
+
+    /// Puts an entry into a set or map tree, moving the backlink count from the value it replaces (if any) to
+    /// the new one when the collection holds links.
+    func putEntry(
+        _ key: [UInt8], _ row: [UInt8], in tree: TreeHandle, binding: TableBinding, property: Int, owner: Int64
+    ) throws(Realm.Error) {
+        guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
+        if holdsLinks(binding, property), let old = try storage({ try transaction.get(key, in: tree) }) {
+            try countElementLink(old, binding: binding, property: property, owner: owner, by: -1)
+        }
+        try mutate { try transaction.put(key, row, in: tree) }
+        try countElementLink(row, binding: binding, property: property, owner: owner, by: 1)
+    }
+
+    /// Deletes an entry from a set or map tree, uncounting the link its value held.
+    func deleteEntry(_ key: [UInt8], in tree: TreeHandle, binding: TableBinding, property: Int, owner: Int64)
+        throws(Realm.Error)
+    {
+        guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
+        if holdsLinks(binding, property), let old = try storage({ try transaction.get(key, in: tree) }) {
+            try countElementLink(old, binding: binding, property: property, owner: owner, by: -1)
+        }
+        _ = try mutate { try transaction.delete(key, in: tree) }
     }
 
     // MARK: Sets of a whole object
@@ -117,20 +142,15 @@ extension Realm {
             entries: { ($0 as? any AnyRealmList)?.storedElements },
             add: { (transaction, set, element) throws(Realm.Error) in
                 let entry = try setEntry(element, binding: binding, property: property)
-                try mutate { try transaction.put(entry.key, entry.row, in: set) }
+                try putEntry(entry.key, entry.row, in: set, binding: binding, property: property, owner: key)
             })
     }
 
-    /// Removes object `key` of class `target` (every object of it when nil) from every set of links to it.
-    func removeFromSets(target: String, key: Int64?) throws(Realm.Error) {
+    /// Empties every set of links to class `target` (deleting every object of it; the backlink trees are
+    /// cleared by the caller).
+    func removeFromSets(target: String) throws(Realm.Error) {
         try forEachCollection(.set, linkingTo: target) { (transaction, set) throws(Realm.Error) in
-            if let key {
-                if let elementKey = Self.setElementKey(.int(key)) {
-                    _ = try mutate { try transaction.delete(elementKey, in: set) }
-                }
-            } else {
-                try mutate { try transaction.removeAll(in: set) }
-            }
+            try mutate { try transaction.removeAll(in: set) }
         }
     }
 }

@@ -87,6 +87,11 @@ extension Realm {
         var resolvedValues: [_StoredValue] = []
         resolvedValues.reserveCapacity(values.count)
         for (index, value) in values.enumerated() {
+            guard binding.columns[index] >= 0 else {
+                // Computed (linking objects): nothing stored.
+                resolvedValues.append(.null)
+                continue
+            }
             let resolved = try resolveLinks(value, binding: binding, property: index, update: update)
             try RowCodec.set(
                 resolved, column: binding.columns[index], in: &row, type: binding.className,
@@ -97,6 +102,7 @@ extension Realm {
         let rows = try handle(binding.rowsTree, create: true)!
         try mutate { try transaction.put(KeyEncoding.objectKey(key), row.finish(), in: rows) }
         try updateIndexes(binding: binding, key: key, old: old, new: resolvedValues)
+        try updateToOneBacklinks(binding: binding, key: key, old: old, new: resolvedValues)
     }
 
     /// Moves the object's entries in the secondary indexes from its `old` values to its `new` ones.
@@ -257,13 +263,10 @@ extension Realm {
             _ = try mutate { try transaction.delete(KeyEncoding.objectKey(key), in: rows) }
         }
         try updateIndexes(binding: binding, key: key, old: values, new: nil)
+        try updateToOneBacklinks(binding: binding, key: key, old: values, new: nil)
         try deleteCollections(binding: binding, key: key)
-        if binding.table.kind == .object {
-            try nullifyLinks(to: binding.className, key: key)
-            try removeFromLists(target: binding.className, key: key)
-            try removeFromSets(target: binding.className, key: key)
-            try nullifyInMaps(target: binding.className, key: key)
-        }
+        // Only the parent links to an embedded object, and it is being changed or deleted itself.
+        if binding.table.kind == .object { try unlinkIncoming(target: binding.className, key: key) }
     }
 
     /// Deletes every object of `binding`'s type: embedded objects they own, links to them, their rows, primary
@@ -278,14 +281,17 @@ extension Realm {
             for key in try objectKeys(tree: binding.rowsTree) { try deleteEmbedded(binding: binding, key: key) }
         }
         if binding.table.kind == .object {
-            try nullifyLinks(to: binding.className, key: nil)
-            try removeFromLists(target: binding.className, key: nil)
-            try removeFromSets(target: binding.className, key: nil)
-            try nullifyInMaps(target: binding.className, key: nil)
+            try nullifyLinks(to: binding.className)
+            try removeFromLists(target: binding.className)
+            try removeFromSets(target: binding.className)
+            try nullifyInMaps(target: binding.className)
         }
         let properties = binding.table.schema.properties
+        let backlinks =
+            (schemaClasses()[binding.className].map { backlinkTrees(ofOrigin: binding.className, $0) } ?? [])
+            + backlinkTrees(linkingTo: binding.className)
         let trees =
-            [binding.rowsTree, binding.primaryKeyTree]
+            backlinks + [binding.rowsTree, binding.primaryKeyTree]
             + properties.filter { $0.isIndexed && !$0.isPrimary }.map { TableNames.index(binding.className, $0.name) }
             + binding.table.infos.indices.compactMap { property in
                 binding.table.infos[property].collection.map {
@@ -298,8 +304,8 @@ extension Realm {
         }
     }
 
-    /// Sets every link to object `key` (every object, when nil) of class `target` to nil.
-    private func nullifyLinks(to target: String, key: Int64?) throws(Realm.Error) {
+    /// Sets every to-one link to an object of class `target` to nil (deleting every object of it).
+    private func nullifyLinks(to target: String) throws(Realm.Error) {
         let transaction = try activeTransactionForWrite()
         for (name, stored) in schemaClasses() {
             let columns = stored.properties.indices.filter {
@@ -314,7 +320,7 @@ extension Realm {
                     let value = try cursor.value()
                     let rewritten: [UInt8]? = try value.withUnsafeBytes { bytes in
                         let row = try RowView(bytes)
-                        let matching = columns.filter { !row.isNull($0) && (key == nil || row.int($0) == key) }
+                        let matching = columns.filter { !row.isNull($0) }
                         guard !matching.isEmpty else { return nil }
                         return RowRewriter.nullify(row, columns: matching, properties: stored.properties)
                     }

@@ -63,7 +63,8 @@ struct StoredClass: Codable, Equatable {
         name = schema.className
         embedded = schema.isEmbedded
         asymmetric = schema.isAsymmetric
-        properties = schema.properties.map {
+        // Linking objects are computed from the origin's links: nothing of them is stored in rows.
+        properties = schema.properties.filter { $0.type != .linkingObjects }.map {
             StoredProperty(
                 name: $0.name, type: $0.type, optional: $0.isOptional, indexed: $0.isIndexed, primary: $0.isPrimary,
                 objectClassName: $0.objectClassName, list: $0.isArray ? true : nil, set: $0.isSet ? true : nil,
@@ -143,15 +144,12 @@ final class TableBinding {
 
     init(table: TableSchema, stored: StoredClass?) {
         self.table = table
-        if let stored {
-            columns = table.schema.properties.map { property in
-                stored.properties.firstIndex { $0.name == property.name } ?? -1
-            }
-            columnCount = stored.properties.count
-        } else {
-            columns = Array(table.schema.properties.indices)
-            columnCount = table.schema.properties.count
+        // A class not yet in the file will be stored as its schema says.
+        let stored = stored ?? StoredClass(table.schema)
+        columns = table.schema.properties.map { property in
+            stored.properties.firstIndex { $0.name == property.name } ?? -1
         }
+        columnCount = stored.properties.count
         rowsTree = TableNames.rows(table.className)
         primaryKeyTree = TableNames.primaryKeys(table.className)
     }
@@ -263,7 +261,7 @@ enum RowCodec {
 
     /// The value of `column` for a property of type `info`; links and embedded objects come back as `.int` keys.
     static func get(_ row: RowView, column: Int, info: _PropertyInfo) -> _StoredValue {
-        guard !info.isCollection, !row.isNull(column) else { return .null }
+        guard column >= 0, !info.isCollection, !row.isNull(column) else { return .null }
         switch info.type {
         case .bool: return .bool(row.bool(column))
         case .int, .object: return .int(row.int(column))

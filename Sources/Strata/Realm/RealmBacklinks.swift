@@ -1,0 +1,332 @@
+import StrataStorage
+
+/// Backlinks: for every link property (a to-one link, or a `List`, `MutableSet` or `Map` of links) a keyed tree
+/// `b:<origin class>.<property>` maps target key (8 bytes, big-endian) + origin key (8 bytes) to the number of
+/// links the origin holds to the target through that property (u32, little-endian).
+///
+/// They serve `LinkingObjects` (a prefix scan lists an object's origins in origin-key order) and deletion: the
+/// links to a deleted object are found without scanning every table that could hold one. Every write that adds
+/// or drops a link adjusts the count in the same write transaction, so the trees are always exact.
+extension TableNames {
+    static func backlinks(_ originClass: String, _ property: String) -> String { "b:\(originClass).\(property)" }
+    /// `$schema` key present once the file's backlink trees are complete (files from before backlinks get them
+    /// rebuilt when first opened writable).
+    static let backlinksKey = Array("backlinks".utf8)
+}
+
+extension Realm {
+    // MARK: Counting links
+
+    /// Adds `delta` to the number of links from `originKey` to `target` through `originClass.property`.
+    func adjustBacklink(originClass: String, property: String, origin originKey: Int64, target: Int64, by delta: Int)
+        throws(Realm.Error)
+    {
+        guard delta != 0, let transaction = writeTransactionIfAny else { return }
+        let tree = try handle(TableNames.backlinks(originClass, property), create: true)!
+        let key = KeyEncoding.objectKey(target) + KeyEncoding.objectKey(originKey)
+        try mutate {
+            let current = try transaction.get(key, in: tree).map(Self.decodeLinkCount) ?? 0
+            let next = current + delta
+            if next > 0 {
+                try transaction.put(key, withUnsafeBytes(of: UInt32(next).littleEndian) { Array($0) }, in: tree)
+            } else {
+                _ = try transaction.delete(key, in: tree)
+            }
+        }
+    }
+
+    private static func decodeLinkCount(_ bytes: [UInt8]) -> Int {
+        guard bytes.count == 4 else { return 1 }
+        return Int(bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self).littleEndian })
+    }
+
+    /// Whether the elements of property `property` are links (their backlinks are counted).
+    func holdsLinks(_ binding: TableBinding, _ property: Int) -> Bool { binding.table.infos[property].type == .object }
+
+    /// Counts (or uncounts, with a negative `delta`) the link a stored collection element holds, if it holds one.
+    func countElementLink(
+        _ elementRow: [UInt8], binding: TableBinding, property: Int, owner ownerKey: Int64, by delta: Int
+    ) throws(Realm.Error) {
+        guard holdsLinks(binding, property), let target = Self.linkedKey(inElementRow: elementRow) else { return }
+        try adjustBacklink(
+            originClass: binding.className, property: binding.table.schema.properties[property].name,
+            origin: ownerKey, target: target, by: delta)
+    }
+
+    /// The object key a one-column element row holds (nil for a null element or a damaged row).
+    static func linkedKey(inElementRow bytes: [UInt8]) -> Int64? {
+        bytes.withUnsafeBytes { raw in
+            guard let row = try? RowView(raw), !row.isNull(0) else { return nil }
+            return row.int(0)
+        }
+    }
+
+    /// Moves the backlinks of object `key`'s to-one links from the targets in `old` to those in `new` (either
+    /// nil: the row is new, or being deleted). Values are as stored: links as `.int` keys.
+    func updateToOneBacklinks(binding: TableBinding, key: Int64, old: [_StoredValue]?, new: [_StoredValue]?)
+        throws(Realm.Error)
+    {
+        for (index, info) in binding.table.infos.enumerated() where info.type == .object && !info.isCollection {
+            var before: Int64?
+            var after: Int64?
+            if let old, case .int(let target) = old[index] { before = target }
+            if let new, case .int(let target) = new[index] { after = target }
+            guard before != after else { continue }
+            let name = binding.table.schema.properties[index].name
+            if let before {
+                try adjustBacklink(originClass: binding.className, property: name, origin: key, target: before, by: -1)
+            }
+            if let after {
+                try adjustBacklink(originClass: binding.className, property: name, origin: key, target: after, by: 1)
+            }
+        }
+    }
+
+    /// Uncounts every link held by the elements of a collection tree about to be emptied or deleted.
+    func uncountLinks(in tree: TreeHandle, binding: TableBinding, property: Int, owner ownerKey: Int64)
+        throws(Realm.Error)
+    {
+        guard holdsLinks(binding, property), let transaction = writeTransactionIfAny else { return }
+        let rows: [[UInt8]] = try storage {
+            var rows: [[UInt8]] = []
+            var cursor = try transaction.makeCursor(for: tree)
+            var more = try cursor.first()
+            while more {
+                rows.append(try cursor.value())
+                more = try cursor.next()
+            }
+            return rows
+        }
+        for row in rows { try countElementLink(row, binding: binding, property: property, owner: ownerKey, by: -1) }
+    }
+
+    // MARK: Reading backlinks
+
+    /// The origin type of `LinkingObjects` property `property`.
+    func linkingOrigin(_ binding: TableBinding, property: Int) throws(Realm.Error) -> TableBinding {
+        if let type = binding.table.infos[property].objectType { return try self.binding(for: type) }
+        guard let name = binding.table.schema.properties[property].objectClassName else {
+            throw .invalidValue(type: binding.className, property: "", reason: "linking objects without an origin")
+        }
+        return try dynamicBinding(name)
+    }
+
+    /// The (origin key, link count) entries of the backlink tree of `originClass.originProperty` for `target`.
+    func backlinks(originClass: String, originProperty: String, target: Int64) throws(Realm.Error)
+        -> [(origin: Int64, count: Int)]
+    {
+        let prefix = KeyEncoding.objectKey(target)
+        let name = TableNames.backlinks(originClass, originProperty)
+        var result: [(origin: Int64, count: Int)] = []
+        func take(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool {
+            guard key.count == 16, key.starts(with: prefix) else { return false }
+            let count = value.count == 4 ? Int(value.loadUnaligned(as: UInt32.self).littleEndian) : 1
+            result.append((KeyEncoding.decodeObjectKey(UnsafeRawBufferPointer(rebasing: key[8...])), count))
+            return true
+        }
+        try storage {
+            if let transaction = writeTransactionIfAny {
+                guard let tree = try handle(name, create: false) else { return }
+                var cursor = try transaction.makeCursor(for: tree)
+                var more = try cursor.seek(atOrAfter: prefix)
+                while more {
+                    let key = try cursor.key()
+                    let value = try cursor.value()
+                    let taken = key.withUnsafeBytes { k in value.withUnsafeBytes { v in take(k, v) } }
+                    guard taken else { break }
+                    more = try cursor.next()
+                }
+            } else if let tree = treeView(name) {
+                var cursor = tree.makeCursor()
+                var more = try cursor.seek(atOrAfter: prefix)
+                while more, try cursor.withEntry({ take($0, $1) }) { more = try cursor.next() }
+            }
+        }
+        return result
+    }
+
+    /// The origin names (class, property) behind `LinkingObjects` property `property` of `owner`.
+    private func linkingNames(_ owner: ManagedObject, _ property: Int) -> (String, String)? {
+        let schema = owner.table.schema.properties[property]
+        guard let originClass = schema.objectClassName, let originProperty = schema.linkOriginPropertyName else {
+            return nil
+        }
+        return (originClass, originProperty)
+    }
+
+    /// The keys of the objects linking to `owner` through its `LinkingObjects` property `property`, one per link.
+    func backlinkKeys(_ owner: ManagedObject, property: Int) -> [Int64] {
+        checkThread()
+        guard let (originClass, originProperty) = linkingNames(owner, property) else { return [] }
+        do {
+            return try backlinks(originClass: originClass, originProperty: originProperty, target: owner.key)
+                .flatMap { repeatElement($0.origin, count: $0.count) }
+        } catch {
+            fatalError("\(collectionName(owner, property)): \(error)")
+        }
+    }
+
+    /// The number of links to `owner` through its `LinkingObjects` property `property`.
+    func backlinkCount(_ owner: ManagedObject, property: Int) -> Int {
+        checkThread()
+        guard let (originClass, originProperty) = linkingNames(owner, property) else { return 0 }
+        do {
+            return try backlinks(originClass: originClass, originProperty: originProperty, target: owner.key)
+                .reduce(0) { $0 + $1.count }
+        } catch {
+            fatalError("\(collectionName(owner, property)): \(error)")
+        }
+    }
+
+    // MARK: Deleting a target
+
+    /// Removes every link to object `key` of class `target`, found through the backlink trees: to-one links
+    /// become nil, list and set elements are removed, map values become nil (keeping their keys).
+    func unlinkIncoming(target: String, key: Int64) throws(Realm.Error) {
+        guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
+        for (originClass, stored) in schemaClasses() {
+            for (column, property) in stored.properties.enumerated()
+            where property.type == .object && property.objectClassName == target {
+                let origins = try backlinks(originClass: originClass, originProperty: property.name, target: key)
+                guard !origins.isEmpty else { continue }
+                for (origin, _) in origins {
+                    try unlink(
+                        origin: origin, of: originClass, property: property, column: column, stored: stored,
+                        target: key, transaction: transaction)
+                }
+                let tree = try handle(TableNames.backlinks(originClass, property.name), create: false)!
+                try mutate {
+                    for (origin, _) in origins {
+                        _ = try transaction.delete(
+                            KeyEncoding.objectKey(key) + KeyEncoding.objectKey(origin), in: tree)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Drops the links of `origin`'s property to `target` (the backlink entry is removed by the caller).
+    private func unlink(
+        origin: Int64, of originClass: String, property: StoredClass.StoredProperty, column: Int, stored: StoredClass,
+        target: Int64, transaction: WriteTransaction
+    ) throws(Realm.Error) {
+        let originKey = KeyEncoding.objectKey(origin)
+        guard let kind = property.collection else {
+            guard let rows = try handle(TableNames.rows(originClass), create: false) else { return }
+            try mutate {
+                guard let bytes = try transaction.get(originKey, in: rows) else { return }
+                let rewritten = try bytes.withUnsafeBytes { raw in
+                    RowRewriter.nullify(try RowView(raw), columns: [column], properties: stored.properties)
+                }
+                try transaction.put(originKey, rewritten, in: rows)
+            }
+            return
+        }
+        guard let owners = try handle(TableNames.collection(kind, originClass, property.name), create: false),
+            let tree = try storage({ try transaction.subtree(forKey: originKey, in: owners) })
+        else { return }
+        switch kind {
+        case .set:
+            if let element = Self.setElementKey(.int(target)) {
+                _ = try mutate { try transaction.delete(element, in: tree) }
+            }
+        case .list:
+            try mutate {
+                for index in stride(from: try transaction.count(in: tree) - 1, through: 0, by: -1)
+                where Self.linkedKey(inElementRow: try transaction.value(at: index, in: tree)) == target {
+                    try transaction.remove(at: index, from: tree)
+                }
+            }
+        case .map:
+            var null = RowBuilder(columns: 1)
+            null.setNull(0)
+            let nullRow = null.finish()
+            try mutate {
+                var matching: [[UInt8]] = []
+                var cursor = try transaction.makeCursor(for: tree)
+                var more = try cursor.first()
+                while more {
+                    if Self.linkedKey(inElementRow: try cursor.value()) == target { matching.append(try cursor.key()) }
+                    more = try cursor.next()
+                }
+                for entry in matching { try transaction.put(entry, nullRow, in: tree) }
+            }
+        }
+    }
+
+    /// The backlink trees of every link property of class `name` (as origin).
+    func backlinkTrees(ofOrigin name: String, _ stored: StoredClass) -> [String] {
+        stored.properties.filter { $0.type == .object }.map { TableNames.backlinks(name, $0.name) }
+    }
+
+    /// The backlink trees of every link property, in any class, that links to class `target`.
+    func backlinkTrees(linkingTo target: String) -> [String] {
+        schemaClasses().flatMap { name, stored in
+            stored.properties.filter { $0.type == .object && $0.objectClassName == target }.map {
+                TableNames.backlinks(name, $0.name)
+            }
+        }
+    }
+
+    // MARK: Rebuilding
+
+    /// Recomputes every backlink tree from the stored links (files written before backlinks existed, and after
+    /// a migration rewrote links) and marks the file as having them.
+    func rebuildBacklinks() throws(Realm.Error) {
+        guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
+        for (name, stored) in schemaClasses() {
+            for (column, property) in stored.properties.enumerated() where property.type == .object {
+                let backlinkTree = try handle(TableNames.backlinks(name, property.name), create: true)!
+                try mutate { try transaction.removeAll(in: backlinkTree) }
+                var counts: [[UInt8]: Int] = [:]
+                func count(origin: [UInt8], row: [UInt8], column: Int) {
+                    row.withUnsafeBytes { raw in
+                        guard let view = try? RowView(raw), !view.isNull(column) else { return }
+                        counts[KeyEncoding.objectKey(view.int(column)) + origin, default: 0] += 1
+                    }
+                }
+                if let kind = property.collection {
+                    guard let owners = try handle(TableNames.collection(kind, name, property.name), create: false)
+                    else { continue }
+                    try storage {
+                        var cursor = try transaction.makeCursor(for: owners)
+                        var more = try cursor.first()
+                        var origins: [[UInt8]] = []
+                        while more {
+                            origins.append(try cursor.key())
+                            more = try cursor.next()
+                        }
+                        for origin in origins {
+                            guard let tree = try transaction.subtree(forKey: origin, in: owners) else { continue }
+                            var elements = try transaction.makeCursor(for: tree)
+                            var more = try elements.first()
+                            while more {
+                                count(origin: origin, row: try elements.value(), column: 0)
+                                more = try elements.next()
+                            }
+                        }
+                    }
+                } else if let rows = try handle(TableNames.rows(name), create: false) {
+                    try storage {
+                        var cursor = try transaction.makeCursor(for: rows)
+                        var more = try cursor.first()
+                        while more {
+                            count(origin: try cursor.key(), row: try cursor.value(), column: column)
+                            more = try cursor.next()
+                        }
+                    }
+                }
+                try mutate {
+                    for (key, links) in counts {
+                        try transaction.put(
+                            key, withUnsafeBytes(of: UInt32(links).littleEndian) { Array($0) }, in: backlinkTree)
+                    }
+                }
+            }
+        }
+        try mutate {
+            let schema = try transaction.tree(named: TableNames.schema, create: .keyed)!
+            try transaction.put(TableNames.backlinksKey, [1], in: schema)
+        }
+    }
+}
