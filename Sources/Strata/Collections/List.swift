@@ -37,7 +37,25 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// An empty, unmanaged list.
     public init() { backing = .unmanaged([]) }
 
-    init(owner: ManagedObject, property: Int) { backing = .managed(owner, property: property) }
+    /// For a list or dictionary nested in a mixed value: its id in the property's nested-collection tree (0
+    /// for a property's own collection), and its nesting level.
+    private var nested: UInt64 = 0
+    private var level = 0
+
+    init(owner: ManagedObject, property: Int, nested: UInt64 = 0, level: Int = 0) {
+        backing = .managed(owner, property: property)
+        self.nested = nested
+        self.level = level
+    }
+
+    /// Whether `other` is a view of the same stored collection.
+    func isSameStoredCollection(as other: List<Element>) -> Bool {
+        guard case .managed(let owner, let property) = backing,
+            case .managed(let otherOwner, let otherProperty) = other.backing
+        else { return false }
+        return owner.realm === otherOwner.realm && owner.key == otherOwner.key && property == otherProperty
+            && owner.binding === otherOwner.binding && nested == other.nested
+    }
 
     // MARK: Collection
 
@@ -50,7 +68,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     public var count: Int {
         switch backing {
         case .unmanaged(let elements): elements.count
-        case .managed(let owner, let property): owner.realm.collectionCount(owner, property: property)
+        case .managed(let owner, let property): owner.realm.collectionCount(owner, property: property, nested: nested)
         }
     }
 
@@ -60,7 +78,8 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             switch backing {
             case .unmanaged(let elements): return elements[position]
             case .managed(let owner, let property):
-                let stored = owner.realm.collectionElement(owner, property: property, at: position)
+                let stored = owner.realm.collectionElement(
+                    owner, property: property, nested: nested, level: level, at: position)
                 guard let element = Element._fromStored(stored) else {
                     fatalError("\(owner.table.className): stored list element \(stored) is not a \(Element.self)")
                 }
@@ -75,7 +94,9 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         switch backing {
         case .unmanaged(let elements): return elements.makeIterator()
         case .managed(let owner, let property):
-            return owner.realm.collectionElements(owner, property: property, as: Element.self).makeIterator()
+            return owner.realm.collectionElements(
+                owner, property: property, nested: nested, level: level, as: Element.self
+            ).makeIterator()
         }
     }
 
@@ -109,7 +130,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             elements.insert(element, at: index)
             backing = .unmanaged(elements)
         case .managed(let owner, let property):
-            owner.realm.listInsert(owner, property: property, element._stored, at: index)
+            owner.realm.listInsert(owner, property: property, nested: nested, level: level, element._stored, at: index)
         }
     }
 
@@ -121,7 +142,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             elements.remove(at: index)
             backing = .unmanaged(elements)
         case .managed(let owner, let property):
-            owner.realm.listRemove(owner, property: property, at: index)
+            owner.realm.listRemove(owner, property: property, nested: nested, at: index)
         }
     }
 
@@ -132,7 +153,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     public func removeAll() {
         switch backing {
         case .unmanaged: backing = .unmanaged([])
-        case .managed(let owner, let property): owner.realm.listRemoveAll(owner, property: property)
+        case .managed(let owner, let property): owner.realm.listRemoveAll(owner, property: property, nested: nested)
         }
     }
 
@@ -144,7 +165,8 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             elements[index] = object
             backing = .unmanaged(elements)
         case .managed(let owner, let property):
-            owner.realm.listReplace(owner, property: property, at: index, with: object._stored)
+            owner.realm.listReplace(
+                owner, property: property, nested: nested, level: level, at: index, with: object._stored)
         }
     }
 

@@ -38,7 +38,25 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
     /// An empty, unmanaged map.
     public init() { backing = .unmanaged([]) }
 
-    init(owner: ManagedObject, property: Int) { backing = .managed(owner, property: property) }
+    /// For a list or dictionary nested in a mixed value: its id in the property's nested-collection tree (0
+    /// for a property's own collection), and its nesting level.
+    private var nested: UInt64 = 0
+    private var level = 0
+
+    init(owner: ManagedObject, property: Int, nested: UInt64 = 0, level: Int = 0) {
+        backing = .managed(owner, property: property)
+        self.nested = nested
+        self.level = level
+    }
+
+    /// Whether `other` is a view of the same stored collection.
+    func isSameStoredCollection(as other: Map<Key, Value>) -> Bool {
+        guard case .managed(let owner, let property) = backing,
+            case .managed(let otherOwner, let otherProperty) = other.backing
+        else { return false }
+        return owner.realm === otherOwner.realm && owner.key == otherOwner.key && property == otherProperty
+            && owner.binding === otherOwner.binding && nested == other.nested
+    }
 
     /// 0.
     public var startIndex: Int { 0 }
@@ -49,7 +67,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
     public var count: Int {
         switch backing {
         case .unmanaged(let entries): entries.count
-        case .managed(let owner, let property): owner.realm.collectionCount(owner, property: property)
+        case .managed(let owner, let property): owner.realm.collectionCount(owner, property: property, nested: nested)
         }
     }
 
@@ -58,7 +76,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
         switch backing {
         case .unmanaged(let entries): return entries[position]
         case .managed(let owner, let property):
-            let (rawKey, stored) = owner.realm.mapEntry(owner, property: property, at: position)
+            let (rawKey, stored) = owner.realm.mapEntry(
+                owner, property: property, nested: nested, level: level, at: position)
             guard let key = Key(_rawKey: rawKey), let value = Value._fromStored(stored) else {
                 fatalError("\(owner.table.className): stored map entry \(rawKey) is not a \(Key.self): \(Value.self)")
             }
@@ -72,7 +91,10 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
             switch backing {
             case .unmanaged(let entries): return entries.first { $0.key == key }?.value
             case .managed(let owner, let property):
-                guard let stored = owner.realm.mapValue(owner, property: property, key: key._rawKey) else { return nil }
+                guard
+                    let stored = owner.realm.mapValue(
+                        owner, property: property, nested: nested, level: level, key: key._rawKey)
+                else { return nil }
                 return Value._fromStored(stored)
             }
         }
@@ -86,14 +108,15 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
         switch backing {
         case .unmanaged(let entries): return entries.makeIterator()
         case .managed(let owner, let property):
-            return owner.realm.collectionEntries(owner, property: property, keys: true).map { entry in
-                let rawKey = String(decoding: entry.key, as: UTF8.self)
-                guard let key = Key(_rawKey: rawKey), let value = Value._fromStored(entry.value) else {
-                    fatalError(
-                        "\(owner.table.className): stored map entry \(rawKey) is not a \(Key.self): \(Value.self)")
-                }
-                return (key, value)
-            }.makeIterator()
+            return owner.realm.collectionEntries(owner, property: property, nested: nested, level: level, keys: true)
+                .map { entry in
+                    let rawKey = String(decoding: entry.key, as: UTF8.self)
+                    guard let key = Key(_rawKey: rawKey), let value = Value._fromStored(entry.value) else {
+                        fatalError(
+                            "\(owner.table.className): stored map entry \(rawKey) is not a \(Key.self): \(Value.self)")
+                    }
+                    return (key, value)
+                }.makeIterator()
         }
     }
 
@@ -127,7 +150,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
             }
             backing = .unmanaged(entries)
         case .managed(let owner, let property):
-            owner.realm.mapSet(owner, property: property, key: key._rawKey, value._stored)
+            owner.realm.mapSet(owner, property: property, nested: nested, level: level, key: key._rawKey, value._stored)
         }
     }
 
@@ -139,7 +162,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
             entries.removeAll { $0.key == key }
             backing = .unmanaged(entries)
         case .managed(let owner, let property):
-            owner.realm.mapRemove(owner, property: property, key: key._rawKey)
+            owner.realm.mapRemove(owner, property: property, nested: nested, key: key._rawKey)
         }
     }
 
@@ -147,7 +170,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
     public func removeAll() {
         switch backing {
         case .unmanaged: backing = .unmanaged([])
-        case .managed(let owner, let property): owner.realm.mapRemoveAll(owner, property: property)
+        case .managed(let owner, let property): owner.realm.mapRemoveAll(owner, property: property, nested: nested)
         }
     }
 

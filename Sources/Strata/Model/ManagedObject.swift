@@ -100,6 +100,13 @@ final class ManagedObject {
                 "\(table.className).\(table.schema.properties[index].name) read from a deleted object: \(Realm.Error.invalidatedObject)"
             )
         }
+        if case .mixed(let bytes) = value {
+            do {
+                return try realm.decodeMixed(bytes, owner: self, property: index, level: 0)
+            } catch {
+                fatalError("\(table.className).\(table.schema.properties[index].name): \(error)")
+            }
+        }
         if info.type == .object, case .int(let target) = value {
             do {
                 if let targetType = info.objectType {

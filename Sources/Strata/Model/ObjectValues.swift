@@ -5,6 +5,38 @@ enum StoredValueConversion {
     /// `value` as a stored value of a property of type `info`, or nil if it does not fit.
     static func stored(from value: Any?, as info: _PropertyInfo) -> _StoredValue? {
         guard let value = unwrap(value), !(value is NSNull) else { return info.isOptional ? .null : nil }
+        if info.type == .any {
+            // A mixed value takes any supported value as it is; arrays and dictionaries become nested collections.
+            if let mixed = value as? AnyRealmValue { return mixed._stored }
+            if let object = value as? Object { return .object(object) }
+            if let int = value as? Int { return .int(Int64(int)) }
+            if let persistable = value as? any _Persistable, !(value is ObjectBase) {
+                let stored = persistable._stored
+                if case .collection = stored { return nil }
+                return stored
+            }
+            if let array = value as? [Any] {
+                var elements: [AnyRealmValue] = []
+                for element in array {
+                    guard let stored = Self.stored(from: element, as: info),
+                        let mixed = AnyRealmValue._fromStored(stored)
+                    else { return nil }
+                    elements.append(mixed)
+                }
+                return AnyRealmValue.fromArray(elements)._stored
+            }
+            if let dictionary = value as? [String: Any] {
+                var entries: [String: AnyRealmValue] = [:]
+                for (key, element) in dictionary {
+                    guard let stored = Self.stored(from: element, as: info),
+                        let mixed = AnyRealmValue._fromStored(stored)
+                    else { return nil }
+                    entries[key] = mixed
+                }
+                return AnyRealmValue.fromDictionary(entries)._stored
+            }
+            return nil
+        }
         if let persistable = value as? any _Persistable {
             let stored = persistable._stored
             if matches(stored, info) { return stored }
@@ -86,6 +118,7 @@ enum StoredValueConversion {
         case .decimal128(let value): value
         case .object(let value): value
         case .collection(let value): value
+        case .mixed: nil
         }
     }
 }

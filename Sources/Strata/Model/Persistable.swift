@@ -17,6 +17,8 @@ public enum _StoredValue {
     case object(ObjectBase)
     /// A collection property's container (`List`); its elements are stored outside the row.
     case collection(AnyObject)
+    /// A mixed value as stored (`AnyRealmValue` bytes: links and nested collections by reference).
+    case mixed([UInt8])
 }
 
 /// The collection kinds a property can hold values in. Part of the machinery behind ``_Persistable``.

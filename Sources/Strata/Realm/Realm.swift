@@ -220,6 +220,9 @@ public final class Realm {
         }
     }
 
+    /// The binding this Realm made for the model type whose class name is `name`, if any.
+    func boundBinding(named name: String) -> TableBinding? { bindings.values.first { $0.className == name } }
+
     /// The class definitions stored in the file, as of the current version or write.
     func schemaClasses() -> [String: StoredClass] { storedClasses }
 
@@ -724,7 +727,7 @@ public final class Realm {
                     let trees =
                         [TableNames.rows(name), TableNames.primaryKeys(name)]
                         + indexes.map { TableNames.index(name, $0.name) } + collections
-                        + backlinkTrees(ofOrigin: name, stored)
+                        + backlinkTrees(ofOrigin: name, stored) + mixedTrees(of: name, stored)
                     for tree in trees {
                         if let handle = try handle(tree, create: false) { try transaction.removeAll(in: handle) }
                     }

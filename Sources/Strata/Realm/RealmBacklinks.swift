@@ -21,9 +21,15 @@ extension Realm {
     func adjustBacklink(originClass: String, property: String, origin originKey: Int64, target: Int64, by delta: Int)
         throws(Realm.Error)
     {
+        try adjustBacklink(
+            originClass: originClass, property: property,
+            key: KeyEncoding.objectKey(target) + KeyEncoding.objectKey(originKey), by: delta)
+    }
+
+    /// Adds `delta` to the count under `key` (target + origin) in the backlink tree of `originClass.property`.
+    func adjustBacklink(originClass: String, property: String, key: [UInt8], by delta: Int) throws(Realm.Error) {
         guard delta != 0, let transaction = writeTransactionIfAny else { return }
         let tree = try handle(TableNames.backlinks(originClass, property), create: true)!
-        let key = KeyEncoding.objectKey(target) + KeyEncoding.objectKey(originKey)
         try mutate {
             let current = try transaction.get(key, in: tree).map(Self.decodeLinkCount) ?? 0
             let next = current + delta
@@ -82,22 +88,15 @@ extension Realm {
         }
     }
 
-    /// Uncounts every link held by the elements of a collection tree about to be emptied or deleted.
+    /// Releases what the elements of a collection tree about to be emptied or deleted hold: link counts, and
+    /// the nested collections of mixed values.
     func uncountLinks(in tree: TreeHandle, binding: TableBinding, property: Int, owner ownerKey: Int64)
         throws(Realm.Error)
     {
-        guard holdsLinks(binding, property), let transaction = writeTransactionIfAny else { return }
-        let rows: [[UInt8]] = try storage {
-            var rows: [[UInt8]] = []
-            var cursor = try transaction.makeCursor(for: tree)
-            var more = try cursor.first()
-            while more {
-                rows.append(try cursor.value())
-                more = try cursor.next()
-            }
-            return rows
+        guard holdsLinks(binding, property) || isMixed(binding, property) else { return }
+        for row in try elementRows(of: tree) {
+            try releaseElementRow(row, binding: binding, property: property, owner: ownerKey)
         }
-        for row in rows { try countElementLink(row, binding: binding, property: property, owner: ownerKey, by: -1) }
     }
 
     // MARK: Reading backlinks
@@ -115,13 +114,17 @@ extension Realm {
     func backlinks(originClass: String, originProperty: String, target: Int64) throws(Realm.Error)
         -> [(origin: Int64, count: Int)]
     {
-        let prefix = KeyEncoding.objectKey(target)
-        let name = TableNames.backlinks(originClass, originProperty)
+        try backlinkEntries(
+            tree: TableNames.backlinks(originClass, originProperty), prefix: KeyEncoding.objectKey(target))
+    }
+
+    /// The (origin key, link count) entries of backlink tree `name` whose keys are `prefix` + an origin key.
+    func backlinkEntries(tree name: String, prefix: [UInt8]) throws(Realm.Error) -> [(origin: Int64, count: Int)] {
         var result: [(origin: Int64, count: Int)] = []
         func take(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool {
-            guard key.count == 16, key.starts(with: prefix) else { return false }
+            guard key.count == prefix.count + 8, key.starts(with: prefix) else { return false }
             let count = value.count == 4 ? Int(value.loadUnaligned(as: UInt32.self).littleEndian) : 1
-            result.append((KeyEncoding.decodeObjectKey(UnsafeRawBufferPointer(rebasing: key[8...])), count))
+            result.append((KeyEncoding.decodeObjectKey(UnsafeRawBufferPointer(rebasing: key[prefix.count...])), count))
             return true
         }
         try storage {
@@ -184,6 +187,7 @@ extension Realm {
     /// become nil, list and set elements are removed, map values become nil (keeping their keys).
     func unlinkIncoming(target: String, key: Int64) throws(Realm.Error) {
         guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
+        try unlinkIncomingMixed(target: target, key: key)
         for (originClass, stored) in schemaClasses() {
             for (column, property) in stored.properties.enumerated()
             where property.type == .object && property.objectClassName == target {
@@ -256,7 +260,12 @@ extension Realm {
 
     /// The backlink trees of every link property of class `name` (as origin).
     func backlinkTrees(ofOrigin name: String, _ stored: StoredClass) -> [String] {
-        stored.properties.filter { $0.type == .object }.map { TableNames.backlinks(name, $0.name) }
+        stored.properties.filter { $0.type == .object || $0.type == .any }.map { TableNames.backlinks(name, $0.name) }
+    }
+
+    /// The nested-collection trees of every mixed property of class `name`.
+    func mixedTrees(of name: String, _ stored: StoredClass) -> [String] {
+        stored.properties.filter { $0.type == .any }.map { TableNames.mixed(name, $0.name) }
     }
 
     /// The backlink trees of every link property, in any class, that links to class `target`.
@@ -275,14 +284,27 @@ extension Realm {
     func rebuildBacklinks() throws(Realm.Error) {
         guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
         for (name, stored) in schemaClasses() {
-            for (column, property) in stored.properties.enumerated() where property.type == .object {
+            let mixedBinding = stored.properties.contains { $0.type == .any } ? try bindingForStoredClass(name) : nil
+            for (column, property) in stored.properties.enumerated()
+            where property.type == .object || property.type == .any {
+                let mixedProperty =
+                    property.type == .any ? mixedBinding?.table.propertyIndex(named: property.name) : nil
                 let backlinkTree = try handle(TableNames.backlinks(name, property.name), create: true)!
                 try mutate { try transaction.removeAll(in: backlinkTree) }
                 var counts: [[UInt8]: Int] = [:]
-                func count(origin: [UInt8], row: [UInt8], column: Int) {
-                    row.withUnsafeBytes { raw in
-                        guard let view = try? RowView(raw), !view.isNull(column) else { return }
-                        counts[KeyEncoding.objectKey(view.int(column)) + origin, default: 0] += 1
+                func count(origin: [UInt8], row: [UInt8], column: Int) throws(Realm.Error) {
+                    let bytes: [UInt8]? = row.withUnsafeBytes { raw in
+                        guard let view = try? RowView(raw), !view.isNull(column) else { return nil }
+                        return mixedProperty == nil
+                            ? KeyEncoding.objectKey(view.int(column)) : view.withBytes(column) { Array($0) }
+                    }
+                    guard let bytes else { return }
+                    if let mixedProperty, let mixedBinding {
+                        try countMixedLinks(
+                            bytes, binding: mixedBinding, property: mixedProperty,
+                            origin: KeyEncoding.decodeObjectKey(origin), into: &counts)
+                    } else {
+                        counts[bytes + origin, default: 0] += 1
                     }
                 }
                 if let kind = property.collection {
@@ -301,7 +323,7 @@ extension Realm {
                             var elements = try transaction.makeCursor(for: tree)
                             var more = try elements.first()
                             while more {
-                                count(origin: origin, row: try elements.value(), column: 0)
+                                try count(origin: origin, row: try elements.value(), column: 0)
                                 more = try elements.next()
                             }
                         }
@@ -311,7 +333,7 @@ extension Realm {
                         var cursor = try transaction.makeCursor(for: rows)
                         var more = try cursor.first()
                         while more {
-                            count(origin: try cursor.key(), row: try cursor.value(), column: column)
+                            try count(origin: try cursor.key(), row: try cursor.value(), column: column)
                             more = try cursor.next()
                         }
                     }

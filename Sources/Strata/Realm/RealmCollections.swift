@@ -33,13 +33,23 @@ extension Realm {
 
     /// `collectionHandle` for a managed object's own collection, cached in the object for the write transaction
     /// (a collection mutated in a loop would otherwise look its trees up by name on every call).
-    func collectionHandle(_ owner: ManagedObject, property: Int, create: Bool) throws(Realm.Error) -> TreeHandle? {
+    func collectionHandle(_ owner: ManagedObject, property: Int, nested: UInt64 = 0, create: Bool) throws(Realm.Error)
+        -> TreeHandle?
+    {
+        if nested != 0 { return try nestedHandle(owner.binding, property: property, id: nested) }
         if let cached = owner.collectionHandles[property], cached.epoch == writeTransactionEpoch {
             return cached.handle
         }
         let handle = try collectionHandle(owner.binding, property: property, key: owner.key, create: create)
         if let handle { owner.collectionHandles[property] = (writeTransactionEpoch, handle) }
         return handle
+    }
+
+    /// The tree of `owner`'s collection property `property` (or of its nested mixed collection `nested`) in the
+    /// current snapshot.
+    func collectionView(_ owner: ManagedObject, property: Int, nested: UInt64) throws(Realm.Error) -> TreeView? {
+        if nested != 0 { return try nestedView(owner.binding, property: property, id: nested) }
+        return try collectionView(owner.binding, property: property, key: owner.key)
     }
 
     /// The nested tree of `key`'s collection property `property` in the current snapshot.
@@ -49,44 +59,46 @@ extension Realm {
     }
 
     /// The number of elements of `owner`'s collection property `property`.
-    func collectionCount(_ owner: ManagedObject, property: Int) -> Int {
+    func collectionCount(_ owner: ManagedObject, property: Int, nested: UInt64 = 0) -> Int {
         checkThread()
         do {
             if let transaction = writeTransactionIfAny {
-                guard let tree = try collectionHandle(owner.binding, property: property, key: owner.key, create: false)
+                guard let tree = try collectionHandle(owner, property: property, nested: nested, create: false)
                 else { return 0 }
                 return try storage { try transaction.count(in: tree) }
             }
-            return try collectionView(owner.binding, property: property, key: owner.key)?.count ?? 0
+            return try collectionView(owner, property: property, nested: nested)?.count ?? 0
         } catch {
             fatalError("\(collectionName(owner, property)): \(error)")
         }
     }
 
     /// The stored bytes at `index` of `owner`'s collection property `property`: the entry's key and value.
-    func collectionEntry(_ owner: ManagedObject, property: Int, at index: Int) throws(Realm.Error)
+    func collectionEntry(_ owner: ManagedObject, property: Int, nested: UInt64 = 0, at index: Int) throws(Realm.Error)
         -> (key: [UInt8], value: [UInt8])
     {
         if let transaction = writeTransactionIfAny {
-            guard let tree = try collectionHandle(owner.binding, property: property, key: owner.key, create: false)
+            guard let tree = try collectionHandle(owner, property: property, nested: nested, create: false)
             else {
                 fatalError("\(collectionName(owner, property)): index \(index) out of range for an empty collection")
             }
             return try storage { try transaction.element(at: index, in: tree) }
         }
-        guard let tree = try collectionView(owner.binding, property: property, key: owner.key) else {
+        guard let tree = try collectionView(owner, property: property, nested: nested) else {
             fatalError("\(collectionName(owner, property)): index \(index) out of range for an empty collection")
         }
         return try storage { try tree.element(at: index) }
     }
 
     /// The element at `index` of `owner`'s list or set property `property`, with links materialised.
-    func collectionElement(_ owner: ManagedObject, property: Int, at index: Int) -> _StoredValue {
+    func collectionElement(_ owner: ManagedObject, property: Int, nested: UInt64 = 0, level: Int = 0, at index: Int)
+        -> _StoredValue
+    {
         checkThread()
         do {
-            let bytes = try collectionEntry(owner, property: property, at: index).value
+            let bytes = try collectionEntry(owner, property: property, nested: nested, at: index).value
             return try bytes.withUnsafeBytes { (raw) throws(Realm.Error) in
-                try decodeElement(raw, binding: owner.binding, property: property)
+                try decodeElement(raw, binding: owner.binding, property: property, owner: owner, level: level)
             }
         } catch {
             fatalError("\(collectionName(owner, property))[\(index)]: \(error)")
@@ -94,28 +106,37 @@ extension Realm {
     }
 
     /// The stored value under `key` in `owner`'s set or map property `property`, or nil.
-    func collectionValue(_ owner: ManagedObject, property: Int, key: [UInt8]) throws(Realm.Error) -> [UInt8]? {
+    func collectionValue(_ owner: ManagedObject, property: Int, nested: UInt64 = 0, key: [UInt8]) throws(Realm.Error)
+        -> [UInt8]?
+    {
         if let transaction = writeTransactionIfAny {
-            guard let tree = try collectionHandle(owner, property: property, create: false) else { return nil }
+            guard let tree = try collectionHandle(owner, property: property, nested: nested, create: false) else {
+                return nil
+            }
             return try storage { try transaction.get(key, in: tree) }
         }
-        guard let tree = try collectionView(owner.binding, property: property, key: owner.key) else { return nil }
+        guard let tree = try collectionView(owner, property: property, nested: nested) else { return nil }
         return try storage { try tree.get(key) }
     }
 
     /// Every entry of `owner`'s collection property `property`, in order, read with one cursor (iteration reads
     /// them all at once instead of walking down the tree for each position).
-    func collectionEntries(_ owner: ManagedObject, property: Int, keys: Bool = false)
-        -> [(key: [UInt8], value: _StoredValue)]
-    {
+    func collectionEntries(
+        _ owner: ManagedObject, property: Int, nested: UInt64 = 0, level: Int = 0, keys: Bool = false
+    ) -> [(key: [UInt8], value: _StoredValue)] {
         checkThread()
         do {
             var entries: [(key: [UInt8], value: _StoredValue)] = []
             let decode = { (key: [UInt8], bytes: UnsafeRawBufferPointer) throws(Realm.Error) in
-                entries.append((key, try self.decodeElement(bytes, binding: owner.binding, property: property)))
+                entries.append(
+                    (
+                        key,
+                        try self.decodeElement(
+                            bytes, binding: owner.binding, property: property, owner: owner, level: level)
+                    ))
             }
             if let transaction = writeTransactionIfAny {
-                guard let tree = try collectionHandle(owner.binding, property: property, key: owner.key, create: false)
+                guard let tree = try collectionHandle(owner, property: property, nested: nested, create: false)
                 else { return [] }
                 try storage {
                     var cursor = try transaction.makeCursor(for: tree)
@@ -126,7 +147,7 @@ extension Realm {
                         more = try cursor.next()
                     }
                 }
-            } else if let tree = try collectionView(owner.binding, property: property, key: owner.key) {
+            } else if let tree = try collectionView(owner, property: property, nested: nested) {
                 try storage {
                     var cursor = tree.makeCursor()
                     var more = try cursor.first()
@@ -144,9 +165,9 @@ extension Realm {
 
     /// Every element of `owner`'s list or set property `property` as `Element`, read with one cursor; scalars
     /// are read straight from their rows (`_Persistable._read`), links through the general path.
-    func collectionElements<Element: _Persistable>(_ owner: ManagedObject, property: Int, as type: Element.Type)
-        -> [Element]
-    {
+    func collectionElements<Element: _Persistable>(
+        _ owner: ManagedObject, property: Int, nested: UInt64 = 0, level: Int = 0, as type: Element.Type
+    ) -> [Element] {
         checkThread()
         do {
             var elements: [Element] = []
@@ -155,7 +176,8 @@ extension Realm {
                     elements.append(element)
                     return
                 }
-                let stored = try self.decodeElement(bytes, binding: owner.binding, property: property)
+                let stored = try self.decodeElement(
+                    bytes, binding: owner.binding, property: property, owner: owner, level: level)
                 guard let element = Element._fromStored(stored) else {
                     throw .invalidValue(
                         type: owner.table.className, property: owner.table.schema.properties[property].name,
@@ -164,7 +186,9 @@ extension Realm {
                 elements.append(element)
             }
             if let transaction = writeTransactionIfAny {
-                guard let tree = try collectionHandle(owner, property: property, create: false) else { return [] }
+                guard let tree = try collectionHandle(owner, property: property, nested: nested, create: false) else {
+                    return []
+                }
                 try storage {
                     var cursor = try transaction.makeCursor(for: tree)
                     var more = try cursor.first()
@@ -173,7 +197,7 @@ extension Realm {
                         more = try cursor.next()
                     }
                 }
-            } else if let tree = try collectionView(owner.binding, property: property, key: owner.key) {
+            } else if let tree = try collectionView(owner, property: property, nested: nested) {
                 elements.reserveCapacity(tree.count)
                 try storage {
                     var cursor = tree.makeCursor()
@@ -193,12 +217,12 @@ extension Realm {
     /// Runs a mutation of `owner`'s collection property `property` in the write transaction; errors fail the
     /// transaction, and outside a write transaction it traps.
     func mutateCollection(
-        _ owner: ManagedObject, property: Int, _ what: String,
+        _ owner: ManagedObject, property: Int, nested: UInt64 = 0, _ what: String,
         _ body: (WriteTransaction, TreeHandle) throws(Realm.Error) -> Void
     ) {
         guard let transaction = transactionForMutation("\(what) \(collectionName(owner, property))") else { return }
         do {
-            guard let tree = try collectionHandle(owner, property: property, create: true)
+            guard let tree = try collectionHandle(owner, property: property, nested: nested, create: true)
             else { throw Realm.Error.invalidatedObject }
             try body(transaction, tree)
         } catch {

@@ -14,11 +14,15 @@ extension Realm {
     }
 
     /// `value` as stored in a list: links become the key of their target (added first when unmanaged).
-    func encodeElement(_ value: _StoredValue, binding: TableBinding, property: Int) throws(Realm.Error)
-        -> [UInt8]
+    func encodeElement(_ value: _StoredValue, binding: TableBinding, property: Int, owner: Int64, level: Int = 0)
+        throws(Realm.Error) -> [UInt8]
     {
         let info = elementInfo(binding, property)
         let name = binding.table.schema.properties[property].name
+        if info.type == .any {
+            return MixedCodec.elementRow(
+                try encodeMixed(value, binding: binding, property: property, owner: owner, level: level))
+        }
         var resolved = value
         if case .object(let target) = value {
             guard let targetType = info.objectType, ObjectIdentifier(type(of: target)) == ObjectIdentifier(targetType)
@@ -39,15 +43,19 @@ extension Realm {
     }
 
     /// A stored list element, with links materialised as objects.
-    func decodeElement(_ bytes: UnsafeRawBufferPointer, binding: TableBinding, property: Int)
-        throws(Realm.Error) -> _StoredValue
-    {
+    func decodeElement(
+        _ bytes: UnsafeRawBufferPointer, binding: TableBinding, property: Int, owner: ManagedObject? = nil,
+        level: Int = 0
+    ) throws(Realm.Error) -> _StoredValue {
         let info = elementInfo(binding, property)
         let value: _StoredValue
         do {
             value = RowCodec.get(try RowView(bytes), column: 0, info: info)
         } catch {
             throw .storage(error, path: path)
+        }
+        if case .mixed(let mixed) = value {
+            return try decodeMixed(mixed, owner: owner, property: property, level: level)
         }
         if info.type == .object, case .int(let key) = value, let target = info.objectType {
             return .object(object(try self.binding(for: target), key: key))
@@ -57,38 +65,55 @@ extension Realm {
 
     // MARK: Operations behind List
 
-    func listInsert(_ owner: ManagedObject, property: Int, _ value: _StoredValue, at index: Int) {
-        mutateCollection(owner, property: property, "inserting into") { (transaction, list) throws(Realm.Error) in
-            let bytes = try encodeElement(value, binding: owner.binding, property: property)
+    func listInsert(
+        _ owner: ManagedObject, property: Int, nested: UInt64 = 0, level: Int = 0, _ value: _StoredValue, at index: Int
+    ) {
+        mutateCollection(owner, property: property, nested: nested, "inserting into") {
+            (transaction, list) throws(Realm.Error) in
+            let bytes = try encodeElement(
+                value, binding: owner.binding, property: property, owner: owner.key, level: level)
             try mutate { try transaction.insert(bytes, at: index, in: list) }
             try countElementLink(bytes, binding: owner.binding, property: property, owner: owner.key, by: 1)
         }
     }
 
-    func listReplace(_ owner: ManagedObject, property: Int, at index: Int, with value: _StoredValue) {
-        mutateCollection(owner, property: property, "replacing in") { (transaction, list) throws(Realm.Error) in
-            let bytes = try encodeElement(value, binding: owner.binding, property: property)
-            if holdsLinks(owner.binding, property) {
-                let old = try storage { try transaction.value(at: index, in: list) }
-                try countElementLink(old, binding: owner.binding, property: property, owner: owner.key, by: -1)
-            }
+    func listReplace(
+        _ owner: ManagedObject, property: Int, nested: UInt64 = 0, level: Int = 0, at index: Int,
+        with value: _StoredValue
+    ) {
+        mutateCollection(owner, property: property, nested: nested, "replacing in") {
+            (transaction, list) throws(Realm.Error) in
+            let bytes = try encodeElement(
+                value, binding: owner.binding, property: property, owner: owner.key, level: level)
+            let old = try trackedElement(at: index, in: list, owner: owner, property: property)
             try mutate { try transaction.replace(at: index, with: bytes, in: list) }
+            if let old { try releaseElementRow(old, binding: owner.binding, property: property, owner: owner.key) }
             try countElementLink(bytes, binding: owner.binding, property: property, owner: owner.key, by: 1)
         }
     }
 
-    func listRemove(_ owner: ManagedObject, property: Int, at index: Int) {
-        mutateCollection(owner, property: property, "removing from") { (transaction, list) throws(Realm.Error) in
-            if holdsLinks(owner.binding, property) {
-                let old = try storage { try transaction.value(at: index, in: list) }
-                try countElementLink(old, binding: owner.binding, property: property, owner: owner.key, by: -1)
-            }
+    func listRemove(_ owner: ManagedObject, property: Int, nested: UInt64 = 0, at index: Int) {
+        mutateCollection(owner, property: property, nested: nested, "removing from") {
+            (transaction, list) throws(Realm.Error) in
+            let old = try trackedElement(at: index, in: list, owner: owner, property: property)
             try mutate { try transaction.remove(at: index, from: list) }
+            if let old { try releaseElementRow(old, binding: owner.binding, property: property, owner: owner.key) }
         }
     }
 
-    func listRemoveAll(_ owner: ManagedObject, property: Int) {
-        mutateCollection(owner, property: property, "removing all of") { (transaction, list) throws(Realm.Error) in
+    /// The element row at `index` when the list's elements hold something to release (links, mixed values).
+    private func trackedElement(at index: Int, in list: TreeHandle, owner: ManagedObject, property: Int)
+        throws(Realm.Error) -> [UInt8]?
+    {
+        guard holdsLinks(owner.binding, property) || isMixed(owner.binding, property),
+            let transaction = writeTransactionIfAny
+        else { return nil }
+        return try storage { try transaction.value(at: index, in: list) }
+    }
+
+    func listRemoveAll(_ owner: ManagedObject, property: Int, nested: UInt64 = 0) {
+        mutateCollection(owner, property: property, nested: nested, "removing all of") {
+            (transaction, list) throws(Realm.Error) in
             try uncountLinks(in: list, binding: owner.binding, property: property, owner: owner.key)
             try mutate { try transaction.removeAll(in: list) }
         }
@@ -102,7 +127,7 @@ extension Realm {
             binding: binding, property: property, key: key, from: value, expected: "List",
             entries: { ($0 as? any AnyRealmList)?.storedElements },
             add: { (transaction, list, element) throws(Realm.Error) in
-                let bytes = try encodeElement(element, binding: binding, property: property)
+                let bytes = try encodeElement(element, binding: binding, property: property, owner: key)
                 try mutate { try transaction.append(bytes, to: list) }
                 try countElementLink(bytes, binding: binding, property: property, owner: key, by: 1)
             })

@@ -20,12 +20,14 @@ extension Realm {
 
     // MARK: Operations behind Map
 
-    func mapEntry(_ owner: ManagedObject, property: Int, at index: Int) -> (String, _StoredValue) {
+    func mapEntry(_ owner: ManagedObject, property: Int, nested: UInt64 = 0, level: Int = 0, at index: Int)
+        -> (String, _StoredValue)
+    {
         checkThread()
         do {
-            let entry = try collectionEntry(owner, property: property, at: index)
+            let entry = try collectionEntry(owner, property: property, nested: nested, at: index)
             let value = try entry.value.withUnsafeBytes { (raw) throws(Realm.Error) in
-                try decodeElement(raw, binding: owner.binding, property: property)
+                try decodeElement(raw, binding: owner.binding, property: property, owner: owner, level: level)
             }
             return (String(decoding: entry.key, as: UTF8.self), value)
         } catch {
@@ -33,35 +35,45 @@ extension Realm {
         }
     }
 
-    func mapValue(_ owner: ManagedObject, property: Int, key: String) -> _StoredValue? {
+    func mapValue(_ owner: ManagedObject, property: Int, nested: UInt64 = 0, level: Int = 0, key: String)
+        -> _StoredValue?
+    {
         checkThread()
         guard MapKeys.problem(key) == nil else { return nil }
         do {
-            guard let bytes = try collectionValue(owner, property: property, key: Array(key.utf8)) else { return nil }
+            guard
+                let bytes = try collectionValue(owner, property: property, nested: nested, key: Array(key.utf8))
+            else { return nil }
             return try bytes.withUnsafeBytes { (raw) throws(Realm.Error) in
-                try decodeElement(raw, binding: owner.binding, property: property)
+                try decodeElement(raw, binding: owner.binding, property: property, owner: owner, level: level)
             }
         } catch {
             fatalError("\(collectionName(owner, property))[\"\(key)\"]: \(error)")
         }
     }
 
-    func mapSet(_ owner: ManagedObject, property: Int, key: String, _ value: _StoredValue) {
-        mutateCollection(owner, property: property, "setting a key of") { (transaction, map) throws(Realm.Error) in
+    func mapSet(
+        _ owner: ManagedObject, property: Int, nested: UInt64 = 0, level: Int = 0, key: String, _ value: _StoredValue
+    ) {
+        mutateCollection(owner, property: property, nested: nested, "setting a key of") {
+            (transaction, map) throws(Realm.Error) in
             let keyBytes = try mapKey(key, binding: owner.binding, property: property)
-            let bytes = try encodeElement(value, binding: owner.binding, property: property)
+            let bytes = try encodeElement(
+                value, binding: owner.binding, property: property, owner: owner.key, level: level)
             try putEntry(keyBytes, bytes, in: map, binding: owner.binding, property: property, owner: owner.key)
         }
     }
 
-    func mapRemove(_ owner: ManagedObject, property: Int, key: String) {
-        mutateCollection(owner, property: property, "removing a key of") { (transaction, map) throws(Realm.Error) in
+    func mapRemove(_ owner: ManagedObject, property: Int, nested: UInt64 = 0, key: String) {
+        mutateCollection(owner, property: property, nested: nested, "removing a key of") {
+            (transaction, map) throws(Realm.Error) in
             try deleteEntry(Array(key.utf8), in: map, binding: owner.binding, property: property, owner: owner.key)
         }
     }
 
-    func mapRemoveAll(_ owner: ManagedObject, property: Int) {
-        mutateCollection(owner, property: property, "removing all of") { (transaction, map) throws(Realm.Error) in
+    func mapRemoveAll(_ owner: ManagedObject, property: Int, nested: UInt64 = 0) {
+        mutateCollection(owner, property: property, nested: nested, "removing all of") {
+            (transaction, map) throws(Realm.Error) in
             try uncountLinks(in: map, binding: owner.binding, property: property, owner: owner.key)
             try mutate { try transaction.removeAll(in: map) }
         }
@@ -76,7 +88,7 @@ extension Realm {
             entries: { ($0 as? any AnyRealmMap)?.storedEntries },
             add: { (transaction, map, entry) throws(Realm.Error) in
                 let keyBytes = try mapKey(entry.key, binding: binding, property: property)
-                let bytes = try encodeElement(entry.value, binding: binding, property: property)
+                let bytes = try encodeElement(entry.value, binding: binding, property: property, owner: key)
                 try putEntry(keyBytes, bytes, in: map, binding: binding, property: property, owner: key)
             })
     }

@@ -22,6 +22,7 @@ extension Realm {
         case .decimal128(let decimal):
             [10] + withUnsafeBytes(of: decimal.bid.high.bigEndian) { Array($0) }
                 + withUnsafeBytes(of: decimal.bid.low.bigEndian) { Array($0) }
+        case .mixed(let bytes): [11] + bytes
         case .object, .collection: nil
         }
     }
@@ -49,10 +50,10 @@ extension Realm {
     }
 
     /// The stored entry of `value` in set property `property`: its key and its row (links resolved).
-    private func setEntry(_ value: _StoredValue, binding: TableBinding, property: Int) throws(Realm.Error)
-        -> (key: [UInt8], row: [UInt8])
+    private func setEntry(_ value: _StoredValue, binding: TableBinding, property: Int, owner: Int64)
+        throws(Realm.Error) -> (key: [UInt8], row: [UInt8])
     {
-        let row = try encodeElement(value, binding: binding, property: property)
+        let row = try encodeElement(value, binding: binding, property: property, owner: owner)
         let info = elementInfo(binding, property)
         let resolved: _StoredValue
         do {
@@ -90,7 +91,7 @@ extension Realm {
 
     func setInsert(_ owner: ManagedObject, property: Int, _ value: _StoredValue) {
         mutateCollection(owner, property: property, "inserting into") { (transaction, set) throws(Realm.Error) in
-            let entry = try setEntry(value, binding: owner.binding, property: property)
+            let entry = try setEntry(value, binding: owner.binding, property: property, owner: owner.key)
             try putEntry(entry.key, entry.row, in: set, binding: owner.binding, property: property, owner: owner.key)
         }
     }
@@ -115,10 +116,11 @@ extension Realm {
         _ key: [UInt8], _ row: [UInt8], in tree: TreeHandle, binding: TableBinding, property: Int, owner: Int64
     ) throws(Realm.Error) {
         guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
-        if holdsLinks(binding, property), let old = try storage({ try transaction.get(key, in: tree) }) {
-            try countElementLink(old, binding: binding, property: property, owner: owner, by: -1)
-        }
+        let old =
+            holdsLinks(binding, property) || isMixed(binding, property)
+            ? try storage({ try transaction.get(key, in: tree) }) : nil
         try mutate { try transaction.put(key, row, in: tree) }
+        if let old { try releaseElementRow(old, binding: binding, property: property, owner: owner) }
         try countElementLink(row, binding: binding, property: property, owner: owner, by: 1)
     }
 
@@ -127,10 +129,11 @@ extension Realm {
         throws(Realm.Error)
     {
         guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
-        if holdsLinks(binding, property), let old = try storage({ try transaction.get(key, in: tree) }) {
-            try countElementLink(old, binding: binding, property: property, owner: owner, by: -1)
-        }
+        let old =
+            holdsLinks(binding, property) || isMixed(binding, property)
+            ? try storage({ try transaction.get(key, in: tree) }) : nil
         _ = try mutate { try transaction.delete(key, in: tree) }
+        if let old { try releaseElementRow(old, binding: binding, property: property, owner: owner) }
     }
 
     // MARK: Sets of a whole object
@@ -141,7 +144,7 @@ extension Realm {
             binding: binding, property: property, key: key, from: value, expected: "MutableSet",
             entries: { ($0 as? any AnyRealmList)?.storedElements },
             add: { (transaction, set, element) throws(Realm.Error) in
-                let entry = try setEntry(element, binding: binding, property: property)
+                let entry = try setEntry(element, binding: binding, property: property, owner: key)
                 try putEntry(entry.key, entry.row, in: set, binding: binding, property: property, owner: key)
             })
     }

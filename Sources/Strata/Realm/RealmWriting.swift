@@ -92,7 +92,14 @@ extension Realm {
                 resolvedValues.append(.null)
                 continue
             }
-            let resolved = try resolveLinks(value, binding: binding, property: index, update: update)
+            var resolved: _StoredValue
+            if isMixed(binding, index) && !binding.table.infos[index].isCollection {
+                resolved =
+                    try encodeMixed(value, binding: binding, property: index, owner: key, level: 0)
+                    .map { .mixed($0) } ?? .null
+            } else {
+                resolved = try resolveLinks(value, binding: binding, property: index, update: update)
+            }
             try RowCodec.set(
                 resolved, column: binding.columns[index], in: &row, type: binding.className,
                 property: binding.table.schema.properties[index].name)
@@ -103,6 +110,19 @@ extension Realm {
         try mutate { try transaction.put(KeyEncoding.objectKey(key), row.finish(), in: rows) }
         try updateIndexes(binding: binding, key: key, old: old, new: resolvedValues)
         try updateToOneBacklinks(binding: binding, key: key, old: old, new: resolvedValues)
+        try releaseReplacedMixed(binding: binding, key: key, old: old, new: resolvedValues)
+    }
+
+    /// Releases the mixed values of `old` that `new` no longer holds (their links and nested collections).
+    private func releaseReplacedMixed(binding: TableBinding, key: Int64, old: [_StoredValue]?, new: [_StoredValue]?)
+        throws(Realm.Error)
+    {
+        guard let old else { return }
+        for (index, info) in binding.table.infos.enumerated() where info.type == .any && !info.isCollection {
+            guard case .mixed(let before) = old[index] else { continue }
+            if let new, case .mixed(let after) = new[index], after == before { continue }
+            try releaseMixed(before, binding: binding, property: index, owner: key)
+        }
     }
 
     /// Moves the object's entries in the secondary indexes from its `old` values to its `new` ones.
@@ -223,7 +243,10 @@ extension Realm {
         if let embedded = try embeddedBinding(binding, property: property), case .int(let old) = values[property] {
             try remove(binding: embedded, key: old)
         }
-        values[property] = try resolveLinks(value, binding: binding, property: property, update: .error)
+        // Mixed values are encoded (links and nested collections included) by `writeRow`.
+        values[property] =
+            isMixed(binding, property)
+            ? value : try resolveLinks(value, binding: binding, property: property, update: .error)
         try writeRow(binding: binding, key: key, values: values, update: .error, old: old)
     }
 
@@ -264,6 +287,7 @@ extension Realm {
         }
         try updateIndexes(binding: binding, key: key, old: values, new: nil)
         try updateToOneBacklinks(binding: binding, key: key, old: values, new: nil)
+        try releaseReplacedMixed(binding: binding, key: key, old: values, new: nil)
         try deleteCollections(binding: binding, key: key)
         // Only the parent links to an embedded object, and it is being changed or deleted itself.
         if binding.table.kind == .object { try unlinkIncoming(target: binding.className, key: key) }
@@ -281,6 +305,11 @@ extension Realm {
             for key in try objectKeys(tree: binding.rowsTree) { try deleteEmbedded(binding: binding, key: key) }
         }
         if binding.table.kind == .object {
+            if schemaClasses().values.contains(where: { $0.properties.contains { $0.type == .any } }) {
+                for key in try objectKeys(tree: binding.rowsTree) {
+                    try unlinkIncomingMixed(target: binding.className, key: key)
+                }
+            }
             try nullifyLinks(to: binding.className)
             try removeFromLists(target: binding.className)
             try removeFromSets(target: binding.className)
@@ -288,8 +317,9 @@ extension Realm {
         }
         let properties = binding.table.schema.properties
         let backlinks =
-            (schemaClasses()[binding.className].map { backlinkTrees(ofOrigin: binding.className, $0) } ?? [])
-            + backlinkTrees(linkingTo: binding.className)
+            (schemaClasses()[binding.className].map {
+                backlinkTrees(ofOrigin: binding.className, $0) + mixedTrees(of: binding.className, $0)
+            } ?? []) + backlinkTrees(linkingTo: binding.className)
         let trees =
             backlinks + [binding.rowsTree, binding.primaryKeyTree]
             + properties.filter { $0.isIndexed && !$0.isPrimary }.map { TableNames.index(binding.className, $0.name) }

@@ -256,6 +256,8 @@ enum RowCodec {
             preconditionFailure("links are resolved to object keys before encoding")
         case .collection:
             row.setNull(column)
+        case .mixed(let bytes):
+            row.setBytes(column, bytes)
         }
     }
 
@@ -289,7 +291,9 @@ enum RowCodec {
                 let high = bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self).littleEndian
                 return .decimal128(Decimal128(bid: high, low: low))
             }
-        case .linkingObjects, .any:
+        case .any:
+            return .mixed(row.withBytes(column) { Array($0) })
+        case .linkingObjects:
             return .null
         }
     }
