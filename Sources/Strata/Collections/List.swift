@@ -173,6 +173,10 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// Moves the element at `from` so that it ends up at index `to`.
     public func move(from: Int, to: Int) {
         guard from != to else { return }
+        if case .managed(let owner, let property) = backing {
+            owner.realm.listMove(owner, property: property, nested: nested, from: from, to: to)
+            return
+        }
         let element = self[from]
         remove(at: from)
         insert(element, at: to)
@@ -181,6 +185,10 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// Exchanges the elements at `i` and `j`.
     public func swapAt(_ i: Int, _ j: Int) {
         guard i != j else { return }
+        if case .managed(let owner, let property) = backing {
+            owner.realm.listSwap(owner, property: property, nested: nested, i, j)
+            return
+        }
         let first = self[i]
         let second = self[j]
         replace(index: i, object: second)

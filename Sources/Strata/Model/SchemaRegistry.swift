@@ -121,18 +121,19 @@ final class TableSchema: @unchecked Sendable {
             if info.type == .object, let target = info.objectType {
                 targetName = target.className()
                 if info.collection == .map {
-                    guard info.isOptional, !(target is EmbeddedObject.Type) else {
+                    guard info.isOptional else {
                         throw .invalidValue(
                             type: className, property: name,
-                            reason: "a map holds optional links to Object subclasses (`\(target)?`)")
+                            reason: "a map holds optional objects (`\(target)?`)")
                     }
+                } else if info.collection == .set && target is EmbeddedObject.Type {
+                    throw .invalidValue(
+                        type: className, property: name, reason: "a set cannot hold embedded objects")
                 } else if info.isCollection {
-                    guard !info.isOptional, !(target is EmbeddedObject.Type) else {
+                    guard !info.isOptional else {
                         throw .invalidValue(
                             type: className, property: name,
-                            reason:
-                                "a list holds non-optional links to Object subclasses (embedded lists are not supported yet)"
-                        )
+                            reason: "lists and sets hold non-optional objects (`\(target)`, not `\(target)?`)")
                     }
                 } else if !info.isOptional {
                     throw .invalidValue(

@@ -693,7 +693,7 @@ public final class Realm {
                     type: type(of: object).className(), property: "",
                     reason: "only objects managed by this Realm can be deleted")
             }
-            try remove(binding: managed.binding, key: managed.key)
+            try remove(binding: managed.binding, key: managed.key, direct: true)
         } catch {
             fail(error)
         }

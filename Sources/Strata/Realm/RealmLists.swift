@@ -32,7 +32,8 @@ extension Realm {
                     reason:
                         "a list of \(info.objectType.map { "\($0)" } ?? "objects") cannot hold a \(type(of: target))")
             }
-            resolved = .int(try insert(target, update: .error))
+            resolved = .int(
+                targetType is EmbeddedObject.Type ? try insertEmbedded(target) : try insert(target, update: .error))
         } else if case .null = value, !info.isOptional {
             throw .invalidValue(type: binding.className, property: name, reason: "this list holds no nil elements")
         }
@@ -109,6 +110,32 @@ extension Realm {
             let transaction = writeTransactionIfAny
         else { return nil }
         return try storage { try transaction.value(at: index, in: list) }
+    }
+
+    /// Moves the element at `from` to `to` as stored bytes: nothing is released or re-added (an embedded
+    /// element stays the same object).
+    func listMove(_ owner: ManagedObject, property: Int, nested: UInt64 = 0, from: Int, to: Int) {
+        mutateCollection(owner, property: property, nested: nested, "moving in") {
+            (transaction, list) throws(Realm.Error) in
+            try mutate {
+                let bytes = try transaction.value(at: from, in: list)
+                try transaction.remove(at: from, from: list)
+                try transaction.insert(bytes, at: to, in: list)
+            }
+        }
+    }
+
+    /// Exchanges two elements as stored bytes.
+    func listSwap(_ owner: ManagedObject, property: Int, nested: UInt64 = 0, _ i: Int, _ j: Int) {
+        mutateCollection(owner, property: property, nested: nested, "swapping in") {
+            (transaction, list) throws(Realm.Error) in
+            try mutate {
+                let first = try transaction.value(at: i, in: list)
+                let second = try transaction.value(at: j, in: list)
+                try transaction.replace(at: i, with: second, in: list)
+                try transaction.replace(at: j, with: first, in: list)
+            }
+        }
     }
 
     func listRemoveAll(_ owner: ManagedObject, property: Int, nested: UInt64 = 0) {

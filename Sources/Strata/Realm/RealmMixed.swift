@@ -307,6 +307,12 @@ extension Realm {
     func releaseElementRow(_ row: [UInt8], binding: TableBinding, property: Int, owner: Int64) throws(Realm.Error) {
         if holdsLinks(binding, property) {
             try countElementLink(row, binding: binding, property: property, owner: owner, by: -1)
+            // An embedded element belongs to its collection: it goes with it.
+            if let embedded = try embeddedBinding(binding, property: property),
+                let child = Self.linkedKey(inElementRow: row)
+            {
+                try remove(binding: embedded, key: child)
+            }
         } else if isMixed(binding, property), let bytes = MixedCodec.bytes(inElementRow: row) {
             try releaseMixed(bytes, binding: binding, property: property, owner: owner)
         }

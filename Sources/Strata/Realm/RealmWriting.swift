@@ -198,7 +198,7 @@ extension Realm {
         }
     }
 
-    private func insertEmbedded(_ object: ObjectBase) throws(Realm.Error) -> Int64 {
+    func insertEmbedded(_ object: ObjectBase) throws(Realm.Error) -> Int64 {
         guard object.managed == nil else {
             throw .invalidValue(
                 type: type(of: object).className(), property: "",
@@ -272,8 +272,10 @@ extension Realm {
         return try dynamicBinding(name)
     }
 
-    /// Deletes a row: its embedded objects, its primary key entry, and links to it in every table.
-    func remove(binding: TableBinding, key: Int64) throws(Realm.Error) {
+    /// Deletes a row: its embedded objects, its primary key entry, and links to it in every table. An embedded
+    /// object is only unlinked from its parent when deleted on its own (`direct`); otherwise the parent is
+    /// replacing or deleting it and drops the link itself.
+    func remove(binding: TableBinding, key: Int64, direct: Bool = false) throws(Realm.Error) {
         let transaction = try activeTransactionForWrite()
         guard let values = try rowValues(binding: binding, key: key) else { return }
         try deleteEmbedded(binding: binding, key: key)
@@ -289,8 +291,7 @@ extension Realm {
         try updateToOneBacklinks(binding: binding, key: key, old: values, new: nil)
         try releaseReplacedMixed(binding: binding, key: key, old: values, new: nil)
         try deleteCollections(binding: binding, key: key)
-        // Only the parent links to an embedded object, and it is being changed or deleted itself.
-        if binding.table.kind == .object { try unlinkIncoming(target: binding.className, key: key) }
+        if binding.table.kind == .object || direct { try unlinkIncoming(target: binding.className, key: key) }
     }
 
     /// Deletes every object of `binding`'s type: embedded objects they own, links to them, their rows, primary
@@ -302,7 +303,11 @@ extension Realm {
             ownsEmbedded = true
         }
         if ownsEmbedded {
-            for key in try objectKeys(tree: binding.rowsTree) { try deleteEmbedded(binding: binding, key: key) }
+            for key in try objectKeys(tree: binding.rowsTree) {
+                try deleteEmbedded(binding: binding, key: key)
+                // Embedded objects held in lists and maps go with their collections.
+                try deleteCollections(binding: binding, key: key)
+            }
         }
         if binding.table.kind == .object {
             if schemaClasses().values.contains(where: { $0.properties.contains { $0.type == .any } }) {
