@@ -37,7 +37,8 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, _LinkingO
         return owner.realm.backlinkCount(owner, property: source.property)
     }
 
-    /// The origin object at `position`.
+    /// The origin object at `position`. Reads the object's backlinks up to that point (a prefix scan): to visit
+    /// every origin, iterate instead, which reads them once.
     public subscript(position: Int) -> Element {
         let keys = originKeys
         guard keys.indices.contains(position) else {

@@ -242,9 +242,7 @@ extension Realm {
                 }
             }
         case .map:
-            var null = RowBuilder(columns: 1)
-            null.setNull(0)
-            let nullRow = null.finish()
+            let nullRow = MixedCodec.elementRow(nil)
             try mutate {
                 var matching: [[UInt8]] = []
                 var cursor = try transaction.makeCursor(for: tree)

@@ -96,9 +96,7 @@ extension Realm {
     /// Sets to nil every map value that links to an object of class `target`, keeping the keys, as the seeds'
     /// maps do (deleting every object of it; the backlink trees are cleared by the caller).
     func nullifyInMaps(target: String) throws(Realm.Error) {
-        var null = RowBuilder(columns: 1)
-        null.setNull(0)
-        let nullBytes = null.finish()
+        let nullBytes = MixedCodec.elementRow(nil)
         try forEachCollection(.map, linkingTo: target) { (transaction, map) throws(Realm.Error) in
             let matching: [[UInt8]] = try storage {
                 var keys: [[UInt8]] = []

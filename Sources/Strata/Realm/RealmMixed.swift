@@ -96,7 +96,7 @@ enum MixedCodec {
 
     static func decode(_ bytes: [UInt8]) -> Decoded? { bytes.withUnsafeBytes { decode($0) } }
 
-    /// The bytes of a one-column element row holding `bytes` (null for nil).
+    /// The bytes of a one-column element row holding `bytes` (a null element for nil, whatever the element type).
     static func elementRow(_ bytes: [UInt8]?) -> [UInt8] {
         var row = RowBuilder(columns: 1)
         if let bytes { row.setBytes(0, bytes) } else { row.setNull(0) }

@@ -104,21 +104,9 @@ public enum AnyRealmValue: Hashable {
     /// when they are the same collection; other cases compare their values.
     public static func == (lhs: AnyRealmValue, rhs: AnyRealmValue) -> Bool {
         switch (lhs, rhs) {
-        case (.none, .none): true
-        case (.int(let a), .int(let b)): a == b
-        case (.bool(let a), .bool(let b)): a == b
-        case (.float(let a), .float(let b)): a == b
-        case (.double(let a), .double(let b)): a == b
-        case (.string(let a), .string(let b)): a == b
-        case (.data(let a), .data(let b)): a == b
-        case (.date(let a), .date(let b)): a == b
-        case (.objectId(let a), .objectId(let b)): a == b
-        case (.decimal128(let a), .decimal128(let b)): a == b
-        case (.uuid(let a), .uuid(let b)): a == b
-        case (.object(let a), .object(let b)): a.isSameObject(as: b)
         case (.list(let a), .list(let b)): a === b || (a.realm != nil && a.isSameStoredCollection(as: b))
         case (.dictionary(let a), .dictionary(let b)): a === b || (a.realm != nil && a.isSameStoredCollection(as: b))
-        default: false
+        default: ListElements.equal(lhs._stored, rhs._stored)
         }
     }
 
