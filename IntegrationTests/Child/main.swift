@@ -13,6 +13,8 @@ import StrataTestSupport
 //                           pinned version and print "same" if it is unchanged, "changed" otherwise
 //   trap-outside-write PATH store a Note, print "stored", then set its text outside a write transaction (traps)
 //   trap-wrong-thread PATH  store a Note, print "stored", then read it from another thread (traps)
+//   crash-in-migration PATH open the file with a newer Note model; the migration block rewrites every note,
+//                           creates 5,000 more, prints "migrating" and crashes before the migration ends
 //
 // Output is line-buffered and flushed after every line so that the parent sees acknowledgements at once.
 #if canImport(Glibc)
@@ -56,6 +58,20 @@ func run() throws {
             while !thread.isFinished { usleep(1000) }
         }
         say("no trap")
+    case "crash-in-migration":
+        var configuration = Realm.Configuration(
+            fileURL: URL(fileURLWithPath: path), schemaVersion: 1, objectTypes: [WordyNote.self])
+        configuration.migrationBlock = { migration, _ in
+            migration.enumerateObjects(ofType: "Note") { old, new in
+                new?["text"] = "rewritten"
+                new?["words"] = (old?["text"] as? String ?? "").split(separator: " ").count
+            }
+            for index in 0..<5000 { migration.create("Note", value: ["text": "extra \(index)", "words": 2]) }
+            say("migrating")
+            fatalError("crash in migration")
+        }
+        _ = try Realm(configuration: configuration)
+        say("no crash")
     case "commit-loop":
         let store = try Store.open(path: path, options: StoreOptions(pageSize: 1024, durability: .full))
         var generator = SeededGenerator(seed: UInt64(arguments.count > 3 ? arguments[3] : "1") ?? 1)
@@ -125,4 +141,11 @@ do {
 /// The model of the trap modes.
 final class Note: Object {
     @Persisted var text = ""
+}
+
+/// The next version of `Note` (crash-in-migration).
+final class WordyNote: Object {
+    @Persisted var text = ""
+    @Persisted var words = 0
+    override class func className() -> String { "Note" }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Strata
+import StrataStorage
 import Testing
 
 /// Misuse that cannot be reported by a throw (a property setter, a read from the wrong thread) stops the process
@@ -34,6 +35,49 @@ struct TrapTests {
         #expect(outcome.status != 0)
         #expect(outcome.errors.contains("used outside the thread or actor it is confined to"))
     }
+}
+
+extension TrapTests {
+    @Test func aCrashDuringAMigrationLeavesTheOldFile() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path + "/notes.strata"
+        let url = URL(fileURLWithPath: path)
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [TrapNote.self]))
+            try realm.write {
+                for text in ["one two", "three four five"] { realm.create(TrapNote.self, value: ["text": text]) }
+            }
+        }
+        let child = try Child(["crash-in-migration", path])
+        var lines: [String] = []
+        while let line = child.readLine() { lines.append(line) }
+        let errors = child.errorOutput()
+        let status = child.wait()
+        #expect(lines == ["migrating"])
+        #expect(status != 0)
+        #expect(errors.contains("crash in migration"))
+        // The file still has schema version 0, the old class and the old notes.
+        let old = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [TrapNote.self]))
+        #expect(old.objects(TrapNote.self).map(\.text).sorted() == ["one two", "three four five"])
+        let report = try Store.open(path: path).verify()
+        #expect(report.problems.isEmpty, "\(report)")
+        // And migrates when the block does not crash.
+        var configuration = Realm.Configuration(fileURL: url, schemaVersion: 1, objectTypes: [WordyTrapNote.self])
+        configuration.migrationBlock = { migration, _ in
+            migration.enumerateObjects(ofType: "Note") { old, new in
+                new?["words"] = (old?["text"] as? String ?? "").split(separator: " ").count
+            }
+        }
+        let migrated = try Realm(configuration: configuration)
+        #expect(migrated.objects(WordyTrapNote.self).map(\.words).sorted() == [2, 3])
+    }
+}
+
+/// The next version of the child's model.
+final class WordyTrapNote: Object {
+    @Persisted var text = ""
+    @Persisted var words = 0
+    override class func className() -> String { "Note" }
 }
 
 /// The child's model, under the same persisted name.

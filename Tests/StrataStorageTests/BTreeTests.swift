@@ -25,6 +25,40 @@ struct BTreeTests {
         #expect(snapshot.version == 1)
     }
 
+    @Test func renamingATreeKeepsItsContentsSequenceAndPages() throws {
+        let store = try Store.inMemory(options: testOptions(pageSize: 1024))
+        try store.write { txn in
+            let tree = try #require(try txn.tree(named: "old", create: .keyed))
+            for k in 0..<2_000 { try txn.put(key(k), [UInt8](repeating: 7, count: 40), in: tree) }
+            let nested = try #require(try txn.subtree(forKey: key(50_000), in: tree, create: .list))
+            try txn.append([UInt8]("n"), to: nested)
+            _ = try txn.nextSequence(in: tree)
+            _ = try txn.nextSequence(in: tree)
+        }
+        try store.write { txn in
+            let tree = try #require(try txn.tree(named: "old"))
+            // A change in the same transaction, in the nested tree too, goes with the rename.
+            try txn.put(key(9_999), [UInt8]("late"), in: tree)
+            let nested = try #require(try txn.subtree(forKey: key(50_000), in: tree))
+            try txn.append([UInt8]("m"), to: nested)
+            _ = try txn.tree(named: "existing", create: .keyed)
+            #expect(throws: StorageError.self) { try txn.renameTree(named: "old", to: "existing") }
+            #expect(try txn.renameTree(named: "old", to: "new"))
+            #expect(try !txn.renameTree(named: "old", to: "other"))
+            #expect(try txn.tree(named: "old") == nil)
+            let renamed = try #require(try txn.tree(named: "new"))
+            #expect(try txn.nextSequence(in: renamed) == 3)
+        }
+        let snapshot = try store.read()
+        #expect(try snapshot.tree(named: "old") == nil)
+        let view = try #require(try snapshot.tree(named: "new"))
+        #expect(view.count == 2_002)
+        #expect(try view.get(key(9_999)) == [UInt8]("late"))
+        #expect(try view.subtree(forKey: key(50_000))?.count == 2)
+        let report = try store.verify()
+        #expect(report.problems.isEmpty, "\(report)")
+    }
+
     @Test(arguments: [1024, 4096])
     func manyKeysStayOrderedAndCounted(pageSize: Int) throws {
         let store = try Store.inMemory(options: testOptions(pageSize: pageSize))

@@ -282,6 +282,11 @@ final class SchemaRegistry: Sendable {
         }
     }
 
+    /// Every model class discovered so far in this process.
+    func knownTypes() -> [ObjectBase.Type] {
+        tables.withLock { $0.values.map(\.type) }.filter { $0 != DynamicObject.self }
+    }
+
     /// `types` and every type they link to, transitively, in a stable order.
     func closure(of types: [ObjectBase.Type]) throws(Realm.Error) -> [TableSchema] {
         var result: [TableSchema] = []

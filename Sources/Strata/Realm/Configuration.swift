@@ -25,10 +25,25 @@ extension Realm {
         }
         /// Open without writing; the file must exist.
         public var readOnly: Bool
-        /// The app's schema version; raise it when models change.
+        /// The app's schema version; raise it when models change. Opening a file whose stored version is lower runs
+        /// ``migrationBlock`` and converts the stored classes to the models; a higher one fails with
+        /// ``Realm/Error/invalidSchemaVersion(fileVersion:configuredVersion:)``.
         public var schemaVersion: UInt64
-        /// Delete the file and start empty when the schema changed instead of failing.
+        /// Called once, inside the migration's write transaction, when the file's schema version is lower than
+        /// ``schemaVersion``. See ``Migration``.
+        public var migrationBlock: MigrationBlock?
+        /// Empty the file and start over with the models' schema when they differ from the stored schema (or the
+        /// file's schema version is newer), instead of failing. The reset is one write transaction: other readers
+        /// of the file keep their versions and the file is never missing.
         public var deleteRealmIfMigrationNeeded: Bool
+        /// Asked on the first open of the file by this process, with the file's size and the bytes its live data
+        /// needs; returning true rewrites the file compactly before the Realm opens. Skipped when another process
+        /// has the file open.
+        public var shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)?
+        /// The most versions this process may keep pinned on the file at once (live Realms, frozen snapshots and
+        /// write transactions each pin the version they read); nil for no limit. Beyond it, opening, refreshing
+        /// or committing fails with ``Realm/Error/maximumActiveVersions(limit:)``.
+        public var maximumNumberOfActiveVersions: UInt?
         /// The model classes; nil registers types as the app uses them (Swift on Linux cannot list classes).
         public var objectTypes: [ObjectBase.Type]? {
             get { types?.types }
@@ -40,14 +55,19 @@ extension Realm {
         /// means the default file, `default.strata` in the current directory.
         public init(
             fileURL: URL? = nil, inMemoryIdentifier: String? = nil, readOnly: Bool = false, schemaVersion: UInt64 = 0,
-            deleteRealmIfMigrationNeeded: Bool = false, objectTypes: [ObjectBase.Type]? = nil
+            migrationBlock: MigrationBlock? = nil, deleteRealmIfMigrationNeeded: Bool = false,
+            shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)? = nil,
+            objectTypes: [ObjectBase.Type]? = nil, maximumNumberOfActiveVersions: UInt? = nil
         ) {
             self.fileURL = inMemoryIdentifier == nil ? (fileURL ?? Configuration.defaultFileURL) : nil
             self.inMemoryIdentifier = inMemoryIdentifier
             self.readOnly = readOnly
             self.schemaVersion = schemaVersion
+            self.migrationBlock = migrationBlock
             self.deleteRealmIfMigrationNeeded = deleteRealmIfMigrationNeeded
+            self.shouldCompactOnLaunch = shouldCompactOnLaunch
             self.types = objectTypes.map(TypeList.init)
+            self.maximumNumberOfActiveVersions = maximumNumberOfActiveVersions
         }
 
         /// `default.strata` in the current directory.

@@ -70,10 +70,7 @@ public final class Realm {
             // A file from before backlinks were kept: compute them once.
             try write { try rebuildBacklinks() }
         }
-        if let fileVersion = storedSchemaVersion, fileVersion > configuration.schemaVersion {
-            throw Realm.Error.invalidSchemaVersion(
-                fileVersion: fileVersion, configuredVersion: configuration.schemaVersion)
-        }
+        try prepareSchema()
         if let types = configuration.objectTypes {
             let tables = try SchemaRegistry.shared.closure(of: types)
             let differences = tables.flatMap { table in
@@ -91,13 +88,65 @@ public final class Realm {
                 }
             }
         }
-        if let fileVersion = storedSchemaVersion, fileVersion < configuration.schemaVersion, !configuration.readOnly {
-            try write { try recordSchemaVersion() }
+    }
+
+    /// A read-only Realm on `snapshot`, the version a migration started from: the old objects of ``Migration``.
+    init(migrationSourceOf target: Realm, snapshot: ReadTransaction) throws(Realm.Error) {
+        configuration = target.configuration
+        store = target.store
+        path = target.path
+        owner = target.owner
+        self.snapshot = snapshot
+        migrationTarget = target
+        try loadStoredSchema()
+    }
+
+    /// For the old-version Realm of a migration: the Realm being migrated, which fails when old objects are
+    /// modified.
+    private weak var migrationTarget: Realm?
+
+    /// The migration in progress, if any.
+    var migrationState: MigrationState?
+
+    /// The first error of the write transaction, if an operation failed it.
+    var failureOfWrite: Realm.Error? { failure }
+
+    /// The schema version stored in the file (nil for a new file), as of the current version or write.
+    var fileSchemaVersion: UInt64? { storedSchemaVersion }
+
+    /// Records `stored` as the definition of its class in the write transaction; nil removes class `name`.
+    func storeClassDefinition(_ stored: StoredClass?, named name: String) throws(Realm.Error) {
+        let transaction = try activeTransaction()
+        try mutate {
+            let tree = try transaction.tree(named: TableNames.schema, create: .keyed)!
+            if let stored {
+                try transaction.put(TableNames.classKey(name), stored.encoded(), in: tree)
+            } else {
+                _ = try transaction.delete(TableNames.classKey(name), in: tree)
+            }
         }
+        storedClasses[name] = stored
+        dynamicBindings = [:]
+    }
+
+    /// Forgets every class definition of the write transaction (a reset deleted them all).
+    func forgetStoredSchema() {
+        storedClasses = [:]
+        storedSchemaVersion = nil
+        storedBacklinks = false
+        dynamicBindings = [:]
+        bindings = [:]
+    }
+
+    /// Forgets cached tree handles of the write transaction (after trees were dropped or renamed).
+    func invalidateWriteCaches() {
+        handles = [:]
+        writeEpoch &+= 1
+        generation &+= 1
     }
 
     /// Stores the configured schema version (the models match the file, so nothing else changes).
-    private func recordSchemaVersion() throws(Realm.Error) {
+    func recordSchemaVersion() throws(Realm.Error) {
         let transaction = try activeTransaction()
         try mutate {
             let tree = try transaction.tree(named: TableNames.schema, create: .keyed)!
@@ -363,7 +412,7 @@ public final class Realm {
         try? refreshSnapshot()
     }
 
-    private func activeTransaction() throws(Realm.Error) -> WriteTransaction {
+    func activeTransaction() throws(Realm.Error) -> WriteTransaction {
         guard let transaction else { throw .notInWriteTransaction }
         return transaction
     }
@@ -372,6 +421,12 @@ public final class Realm {
     /// is then ignored). Outside a write transaction this traps: mutations cannot report errors.
     func transactionForMutation(_ what: @autoclosure () -> String) -> WriteTransaction? {
         checkThread()
+        if let migrationTarget {
+            migrationTarget.fail(
+                Realm.Error.invalidValue(
+                    type: "Migration", property: "", reason: "\(what()): old objects of a migration are read-only"))
+            return nil
+        }
         guard let transaction else {
             fatalError("\(what()): \(Realm.Error.notInWriteTransaction)")
         }

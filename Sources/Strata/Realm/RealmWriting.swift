@@ -64,6 +64,13 @@ extension Realm {
         try registerTable(table)
     }
 
+    /// Writes a new row of `values` (no links to resolve) and returns its key.
+    func insertRow(binding: TableBinding, values: [_StoredValue]) throws(Realm.Error) -> Int64 {
+        let key = try newKey(binding, try activeTransactionForWrite())
+        try writeRow(binding: binding, key: key, values: values, update: .error, old: nil)
+        return key
+    }
+
     private func newKey(_ binding: TableBinding, _ transaction: WriteTransaction) throws(Realm.Error) -> Int64 {
         let rows = try handle(binding.rowsTree, create: true)!
         return try mutate { Int64(bitPattern: try transaction.nextSequence(in: rows)) }
@@ -129,6 +136,11 @@ extension Realm {
     private func updateIndexes(binding: TableBinding, key: Int64, old: [_StoredValue]?, new: [_StoredValue]?)
         throws(Realm.Error)
     {
+        if let migration = migrationState {
+            // Rebuilt when the migration ends (see `MigrationState`).
+            migration.touched.insert(binding.className)
+            return
+        }
         let transaction = try activeTransactionForWrite()
         for (index, property) in binding.table.schema.properties.enumerated()
         where property.isIndexed && !property.isPrimary {
@@ -233,7 +245,7 @@ extension Realm {
             try replaceCollection(binding: binding, property: property, key: key, with: value)
             return
         }
-        if property == binding.table.primaryKeyIndex {
+        if property == binding.table.primaryKeyIndex && migrationState == nil {
             guard let new = KeyEncoding.primaryKey(value), new == KeyEncoding.primaryKey(values[property]) else {
                 throw .primaryKeyChange(
                     type: binding.className, property: binding.table.schema.properties[property].name)
@@ -370,6 +382,26 @@ extension Realm {
 
 /// Rewrites rows generically, from the stored class definition alone.
 enum RowRewriter {
+    /// `row` with `column` set to `value`.
+    static func replacing(
+        column: Int, with value: _StoredValue, in row: [UInt8], properties: [StoredClass.StoredProperty]
+    )
+        throws -> [UInt8]
+    {
+        try row.withUnsafeBytes { raw in
+            let view = try RowView(raw)
+            var builder = RowBuilder(columns: max(view.columnCount, properties.count))
+            for index in 0..<builder.columnCount where index < properties.count {
+                let info = _PropertyInfo(type: properties[index].type, isOptional: properties[index].optional)
+                let current =
+                    index == column
+                    ? value : index < view.columnCount ? RowCodec.get(view, column: index, info: info) : .null
+                try RowCodec.set(current, column: index, in: &builder, type: "", property: properties[index].name)
+            }
+            return builder.finish()
+        }
+    }
+
     static func nullify(_ row: RowView, columns: [Int], properties: [StoredClass.StoredProperty]) -> [UInt8] {
         var builder = RowBuilder(columns: row.columnCount)
         for column in 0..<row.columnCount {

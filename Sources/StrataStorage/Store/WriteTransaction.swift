@@ -150,6 +150,35 @@ public final class WriteTransaction {
         return removed
     }
 
+    /// Gives the named tree `name` the name `newName`, keeping its contents (and its sequence counter) without
+    /// copying them. Returns false when there is no tree `name`; throws when `newName` exists.
+    @discardableResult
+    public func renameTree(named name: String, to newName: String) throws(StorageError) -> Bool {
+        guard let source = try tree(named: name) else { return false }
+        guard try tree(named: newName) == nil else { throw .invalidArgument("a tree named \(newName) exists") }
+        let newKey = Array(newName.utf8)
+        guard !newKey.isEmpty, newKey.count <= context.geometry.maxKeySize else {
+            throw .invalidArgument("tree names must be 1 to \(context.geometry.maxKeySize) UTF-8 bytes")
+        }
+        let id = source.id
+        try mutate { () throws(StorageError) in try flush(subtreeOf: id, includingSelf: false) }
+        let root = trees[id].root
+        try mutate { () throws(StorageError) in
+            try newKey.withStorageBytes { (key) throws(StorageError) in
+                try context.put(key, value: .subtree(root), into: &context.catalog)
+            }
+            try Array(name.utf8).withStorageBytes { (key) throws(StorageError) in
+                // Replacing one tree descriptor with another keeps the pages: the old name is left holding an
+                // empty tree, whose removal frees nothing.
+                try context.put(key, value: .subtree(TreeRoot(kind: root.kind)), into: &context.catalog)
+                _ = try context.delete(key, from: &context.catalog)
+            }
+        }
+        invalidate(id)
+        named[name] = nil
+        return true
+    }
+
     /// Names of all named trees, in byte order.
     public func treeNames() throws(StorageError) -> [String] {
         try checkActive()
