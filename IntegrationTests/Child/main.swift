@@ -15,6 +15,8 @@ import StrataTestSupport
 //   trap-wrong-thread PATH  store a Note, print "stored", then read it from another thread (traps)
 //   crash-in-migration PATH open the file with a newer Note model; the migration block rewrites every note,
 //                           creates 5,000 more, prints "migrating" and crashes before the migration ends
+//   outbox-crash PATH       consume the Reading outbox: acknowledge the first delivery, print "received V" for
+//                           the second and crash before acknowledging it
 //
 // Output is line-buffered and flushed after every line so that the parent sees acknowledgements at once.
 #if canImport(Glibc)
@@ -72,6 +74,29 @@ func run() throws {
         }
         _ = try Realm(configuration: configuration)
         say("no crash")
+    case "outbox-crash":
+        let realm = try Realm(
+            configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Reading.self]))
+        let outbox = realm.outbox(Reading.self)
+        let finished = DispatchSemaphore(value: 0)
+        Task {
+            var count = 0
+            do {
+                for try await delivery in outbox {
+                    count += 1
+                    if count == 1 {
+                        try await delivery.acknowledge()
+                    } else {
+                        say("received \(delivery.object.value)")
+                        fatalError("crash before acknowledging")
+                    }
+                }
+            } catch {
+                fail("\(error)")
+            }
+            finished.signal()
+        }
+        finished.wait()
     case "commit-loop":
         let store = try Store.open(path: path, options: StoreOptions(pageSize: 1024, durability: .full))
         var generator = SeededGenerator(seed: UInt64(arguments.count > 3 ? arguments[3] : "1") ?? 1)
@@ -141,6 +166,11 @@ do {
 /// The model of the trap modes.
 final class Note: Object {
     @Persisted var text = ""
+}
+
+/// The outbox model of outbox-crash.
+final class Reading: AsymmetricObject {
+    @Persisted var value = 0
 }
 
 /// The next version of `Note` (crash-in-migration).

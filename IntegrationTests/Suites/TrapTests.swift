@@ -73,6 +73,42 @@ extension TrapTests {
     }
 }
 
+extension TrapTests {
+    @Test func anOutboxDeliveryNotAcknowledgedBeforeACrashIsDeliveredAgain() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path + "/outbox.strata"
+        let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Reading.self])
+        func create() throws -> Outbox<Reading> {
+            let realm = try Realm(configuration: configuration)
+            try realm.write {
+                for value in [1, 2, 3] { realm.create(Reading.self, value: ["value": value]) }
+            }
+            return realm.outbox(Reading.self)
+        }
+        let outbox = try create()
+        let child = try Child(["outbox-crash", path])
+        var lines: [String] = []
+        while let line = child.readLine() { lines.append(line) }
+        let errors = child.errorOutput()
+        #expect(child.wait() != 0)
+        #expect(lines == ["received 2"])
+        #expect(errors.contains("crash before acknowledging"))
+        // 1 was acknowledged before the crash; 2 was received but not acknowledged, so it comes again.
+        var values: [Int] = []
+        for try await delivery in outbox {
+            values.append(delivery.object.value)
+            try await delivery.acknowledge()
+            if values.count == 2 { break }
+        }
+        #expect(values == [2, 3])
+    }
+}
+
+/// The outbox model of the child's outbox-crash mode.
+final class Reading: AsymmetricObject {
+    @Persisted var value = 0
+}
+
 /// The next version of the child's model.
 final class WordyTrapNote: Object {
     @Persisted var text = ""

@@ -143,6 +143,12 @@ final class TableSchema: @unchecked Sendable {
                     throw .invalidValue(
                         type: className, property: name, reason: "asymmetric objects cannot be linked to")
                 }
+                guard kind != .asymmetric || target is EmbeddedObject.Type else {
+                    throw .invalidValue(
+                        type: className, property: name,
+                        reason: "asymmetric objects can only link to embedded objects (the outbox delivers "
+                            + "self-contained copies)")
+                }
             }
             boxIndex[ObjectIdentifier(box)] = properties.count
             properties.append(

@@ -367,6 +367,7 @@ public final class Realm {
         self.transaction = nil
         handles = [:]
         generation &+= 1
+        CommitSignal.shared.post(path + "\u{0}")
         try refreshSnapshot()
     }
 
@@ -747,6 +748,11 @@ public final class Realm {
                 throw Realm.Error.invalidValue(
                     type: type(of: object).className(), property: "",
                     reason: "only objects managed by this Realm can be deleted")
+            }
+            guard managed.binding.table.kind != .asymmetric else {
+                throw Realm.Error.invalidValue(
+                    type: managed.binding.className, property: "",
+                    reason: "asymmetric objects are removed by acknowledging their outbox delivery")
             }
             try remove(binding: managed.binding, key: managed.key, direct: true)
         } catch {

@@ -138,6 +138,12 @@ extension Realm {
         case .null: return nil
         case .mixed(let bytes): return bytes
         case .object(let target):
+            guard binding.table.kind != .asymmetric else {
+                throw mixedFailure(
+                    binding, property,
+                    "an asymmetric object's mixed values cannot link to objects (its outbox copies "
+                        + "are self-contained)")
+            }
             let targetBinding: TableBinding
             let key: Int64
             if let managed = target.managed {

@@ -225,6 +225,7 @@ extension Realm {
         binding.table.attach(object, to: managed)
         object.managed = managed
         try writeRow(binding: binding, key: key, values: values, update: .error, old: nil)
+        try writeCollections(binding: binding, key: key, values: values)
         return key
     }
 
