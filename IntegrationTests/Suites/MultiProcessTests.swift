@@ -84,6 +84,45 @@ struct MultiProcessTests {
         #expect(counts.last! <= grownWhilePinned, "pinned: \(grownWhilePinned), after: \(counts)")
     }
 
+    /// Compaction on launch replaces the file, so it must not happen while another process has it open; once the
+    /// other process is gone it does, and the copy holds the same data.
+    @Test func compactionOnLaunchWaitsForOtherProcessesToClose() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("compact.strata")
+        do {
+            let store = try Store.open(path: path, options: StoreOptions(durability: .none))
+            for round in 0..<20 { try writeRound(store, round) }
+            try store.write { txn in
+                let data = try txn.tree(named: "data")!
+                for k in 0..<190 { _ = try txn.delete(bigEndian(UInt64(k)), in: data) }
+            }
+        }
+        let reader = try Child(["pin", path])
+        let pinned = try #require(reader.readLine())
+        var asked = 0
+        #expect(
+            try !Store.compactOnLaunch(path: path) { _, _ in
+                asked += 1
+                return true
+            })
+        #expect(asked == 0)
+        reader.send("check")
+        #expect(reader.readLine() == "same")
+        #expect(reader.wait() == 0)
+        var sizes: (total: Int, used: Int) = (0, 0)
+        #expect(
+            try Store.compactOnLaunch(path: path) { total, used in
+                sizes = (total, used)
+                return used < total / 2
+            })
+        #expect(sizes.used < sizes.total / 2, "\(sizes)")
+        let store = try Store.open(path: path)
+        #expect(try store.read().pageCount * store.pageSize <= sizes.used)
+        #expect(try store.read().tree(named: "data")?.count == 10)
+        #expect(try store.verify().isValid)
+        _ = pinned
+    }
+
     /// A reader process killed while pinning an old version must not hold pages back forever: its slot's lock
     /// died with it.
     @Test func killedReaderDoesNotPinForever() throws {

@@ -40,9 +40,10 @@ extension Realm {
         /// needs; returning true rewrites the file compactly before the Realm opens. Skipped when another process
         /// has the file open.
         public var shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)?
-        /// The most versions this process may keep pinned on the file at once (live Realms, frozen snapshots and
-        /// write transactions each pin the version they read); nil for no limit. Beyond it, opening, refreshing
-        /// or committing fails with ``Realm/Error/maximumActiveVersions(limit:)``.
+        /// The most versions this process may keep pinned on the file at once (each Realm, and later each frozen
+        /// snapshot, pins the version it reads; a pinned version keeps its pages from reuse, so a forgotten old
+        /// Realm makes the file grow); nil for no limit. A commit that would exceed it is rolled back and throws
+        /// ``Realm/Error/maximumActiveVersions(limit:)``.
         public var maximumNumberOfActiveVersions: UInt?
         /// The model classes; nil registers types as the app uses them (Swift on Linux cannot list classes).
         public var objectTypes: [ObjectBase.Type]? {

@@ -167,9 +167,11 @@ public final class Realm {
             return try Store.inMemory(identifier: identifier)
         }
         let path = (configuration.fileURL ?? Configuration.defaultFileURL).path
-        return try Store.open(
-            path: path,
-            options: StoreOptions(readOnly: configuration.readOnly, createIfMissing: !configuration.readOnly))
+        let options = StoreOptions(readOnly: configuration.readOnly, createIfMissing: !configuration.readOnly)
+        if let shouldCompact = configuration.shouldCompactOnLaunch, !configuration.readOnly {
+            try Store.compactOnLaunch(path: path, options: options, shouldCompact: shouldCompact)
+        }
+        return try Store.open(path: path, options: options)
     }
 
     // MARK: Schema
@@ -350,13 +352,24 @@ public final class Realm {
         try loadStoredSchema()
     }
 
-    /// Commits the write transaction. If an operation in it failed, rolls it back and throws that error.
+    /// Commits the write transaction. If an operation in it failed, rolls it back and throws that error. With
+    /// ``Configuration/maximumNumberOfActiveVersions`` set, a commit that would leave more versions pinned in this
+    /// process than the limit is rolled back and throws ``Error/maximumActiveVersions(limit:)``.
     public func commitWrite() throws {
         try checkThreadThrowing()
         guard let transaction else { throw Realm.Error.notInWriteTransaction }
         if let failure {
             cancelWrite()
             throw failure
+        }
+        if let limit = configuration.maximumNumberOfActiveVersions {
+            // After the commit this Realm reads the new version and lets go of its current one.
+            var pins = store.pinnedVersions
+            if let mine = pins[snapshot.version] { pins[snapshot.version] = mine > 1 ? mine - 1 : nil }
+            if pins.count + 1 > Int(limit) {
+                cancelWrite()
+                throw Realm.Error.maximumActiveVersions(limit: limit)
+            }
         }
         do {
             _ = try transaction.commit()

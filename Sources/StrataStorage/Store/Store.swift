@@ -136,4 +136,8 @@ public final class Store: Sendable {
 
     /// Number of distinct versions pinned by readers in this process.
     public var pinnedVersionCount: Int { shared.pinnedVersionCount }
+
+    /// The versions pinned by read transactions of this process (all handles on the file), with the number of
+    /// pins of each.
+    public var pinnedVersions: [UInt64: Int] { shared.pinnedVersions }
 }

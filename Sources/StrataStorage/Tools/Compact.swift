@@ -94,6 +94,55 @@ extension Store {
     }
 }
 
+extension Store {
+    /// Rewrites the file at `path` compactly when it is not open anywhere else and `shouldCompact(totalBytes,
+    /// usedBytes)` returns true. Returns whether it did.
+    ///
+    /// The file is not compacted when this process already has it open or another process does. The check and
+    /// the swap happen under the lock file's initialisation lock, which every opener takes to claim its slot, and
+    /// openers that read the old file before the swap notice the new inode and open again. The copy is written
+    /// and synced beside the file, then renamed over it, so a crash leaves either file whole.
+    @discardableResult
+    public static func compactOnLaunch(
+        path: String, options: StoreOptions = StoreOptions(),
+        shouldCompact: (_ totalBytes: Int, _ usedBytes: Int) -> Bool
+    ) throws(StorageError) -> Bool {
+        guard !options.readOnly, access(path, F_OK) == 0, !SharedFile.isOpen(path: path) else { return false }
+        let store = try Store.open(path: path, options: options)
+        defer { store.close() }
+        guard let lock = store.shared.lockFile else { return false }
+        return try lock.withInitializationLock { () throws(StorageError) -> Bool in
+            let statistics = try store.statistics()
+            guard statistics.otherProcesses.isEmpty else { return false }
+            let total = statistics.pageCount * statistics.pageSize
+            let used = (statistics.pageCount - statistics.freePages) * statistics.pageSize
+            guard shouldCompact(total, used) else { return false }
+            // No writer of this process can start meanwhile either.
+            let transaction = try store.beginWrite()
+            defer { transaction.abort() }
+            let temporary = path + ".compacting"
+            for file in [temporary, temporary + ".lock", temporary + ".log"] { unlink(file) }
+            do throws(StorageError) {
+                try store.compact(to: temporary)
+            } catch {
+                for file in [temporary, temporary + ".lock", temporary + ".log"] { unlink(file) }
+                throw error
+            }
+            for file in [temporary + ".lock", temporary + ".log"] { unlink(file) }
+            guard rename(temporary, path) == 0 else {
+                let error = Errno.error("rename", path: path)
+                unlink(temporary)
+                throw error
+            }
+            // The commit log described the old file: the next opener starts a new one.
+            unlink(path + ".log")
+            lock.logState = nil
+            DiskFile.syncDirectory(of: path)
+            return true
+        }
+    }
+}
+
 /// Size and contents of a store, for tools.
 public struct StoreStatistics: Sendable {
     /// One named tree.

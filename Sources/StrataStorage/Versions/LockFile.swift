@@ -55,26 +55,52 @@ final class LockFile: @unchecked Sendable {
 
     /// The process's lock file for `dataPath` (device and inode identify it), opened and its slot claimed on
     /// first use. Returns nil when `optional` is set and the lock file cannot be created (read-only media).
+    ///
+    /// The registry is keyed by the lock file's own device and inode: closing any descriptor of a file drops all
+    /// of the process's byte-range locks on it, so a process must never hold two descriptors of one lock file
+    /// (which keying by the data file would allow when the data file is replaced, see `Store.compactOnLaunch`).
     static func shared(forDataFile dataPath: String, identity: String, optional: Bool) throws(StorageError) -> LockFile?
     {
         try registry.withLock { (files: inout [String: WeakLockFile]) throws(StorageError) -> LockFile? in
-            if let existing = files[identity]?.value { return existing }
             let path = dataPath + ".lock"
+            var info = stat()
+            if stat(path, &info) == 0, let existing = files["\(info.st_dev):\(info.st_ino)"]?.value {
+                return existing
+            }
             let fd = posixOpen(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             if fd < 0 {
                 let code = errno
                 if optional && (code == EACCES || code == EROFS || code == EPERM) { return nil }
                 throw Errno.error("open", path: path, code: code)
             }
+            guard fstat(fd, &info) == 0 else {
+                let error = Errno.error("fstat", path: path)
+                _ = posixClose(fd)
+                throw error
+            }
+            let key = "\(info.st_dev):\(info.st_ino)"
+            if let existing = files[key]?.value {
+                // Created between the look and the open by this process: keep the one descriptor.
+                _ = posixClose(fd)
+                return existing
+            }
             do throws(StorageError) {
                 let file = try LockFile(fd: fd, path: path)
-                files[identity] = WeakLockFile(file)
+                files[key] = WeakLockFile(file)
                 return file
             } catch {
                 _ = posixClose(fd)
                 throw error
             }
         }
+    }
+
+    /// Runs `body` holding the initialisation lock, which every process takes while it claims a slot: no other
+    /// process can finish opening the file meanwhile.
+    func withInitializationLock<R>(_ body: () throws(StorageError) -> R) throws(StorageError) -> R {
+        _ = try RangeLock.lock(fd, at: Self.initByte, wait: true, path: path)
+        defer { RangeLock.unlock(fd, at: Self.initByte) }
+        return try body()
     }
 
     private init(fd: Int32, path: String) throws(StorageError) {

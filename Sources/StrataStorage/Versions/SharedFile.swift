@@ -85,10 +85,26 @@ final class SharedFile: @unchecked Sendable {
 
     /// Opens (or joins this process's existing handle to) the file at `path`.
     static func open(path: String, options: StoreOptions) throws(StorageError) -> SharedFile {
+        // The file may be replaced while this opens (compaction on launch by another process): then open again.
+        for _ in 0..<8 {
+            if let shared = try openOnce(path: path, options: options) { return shared }
+        }
+        throw .incompatibleFile(path: path, reason: "the file kept being replaced while it was opened")
+    }
+
+    /// Whether this process has the file at `path` open.
+    static func isOpen(path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        return registry.withLock { $0["file:\(info.st_dev):\(info.st_ino)"]?.value != nil }
+    }
+
+    /// Opens the file at `path`; nil if it was replaced by another file meanwhile.
+    private static func openOnce(path: String, options: StoreOptions) throws(StorageError) -> SharedFile? {
         if options.createIfMissing && !options.readOnly && access(path, F_OK) != 0 {
             try createFile(at: path, options: options)
         }
-        return try registry.withLock { (files: inout [String: WeakFile]) throws(StorageError) -> SharedFile in
+        return try registry.withLock { (files: inout [String: WeakFile]) throws(StorageError) -> SharedFile? in
             let disk = try DiskFile(path: path, writable: !options.readOnly, create: false)
             var info = stat()
             guard fstat(disk.fd, &info) == 0 else { throw Errno.error("fstat", path: path) }
@@ -128,6 +144,12 @@ final class SharedFile: @unchecked Sendable {
                 }
             }
             if lock == nil { lock = try LockFile.shared(forDataFile: path, identity: key, optional: options.readOnly) }
+            // Having a slot, this process now counts as a user of the file, so it cannot be replaced any more; if
+            // it was replaced before, what was read so far belongs to the old file.
+            var current = stat()
+            if stat(path, &current) == 0, current.st_dev != info.st_dev || current.st_ino != info.st_ino {
+                return nil
+            }
             if log == nil { log = try openCommitLog(path: logPath, main: disk, lock: lock, options: options) }
             var counter: UInt64 = 0
             if let lock {
@@ -460,6 +482,9 @@ final class SharedFile: @unchecked Sendable {
 
     /// Number of distinct versions pinned in this process.
     var pinnedVersionCount: Int { state.withLock { $0.pins.count } }
+
+    /// The versions pinned in this process, with the number of pins of each.
+    var pinnedVersions: [UInt64: Int] { state.withLock { $0.pins } }
 
     /// The oldest pinned version in this process, if any.
     var oldestPinnedInProcess: UInt64? { state.withLock { $0.pins.keys.min() } }
