@@ -29,10 +29,24 @@ extension Optional: RealmCollectionValue where Wrapped: RealmCollectionValue {}
 public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
     let owner: Realm
     let binding: TableBinding
+    /// Filters, sorts, distinct and limit applied to the class's objects; nil for all of them in key order.
+    let query: ResultsQuery?
 
-    init(realm: Realm, binding: TableBinding) {
+    init(realm: Realm, binding: TableBinding, query: ResultsQuery? = nil) {
         self.owner = realm
         self.binding = binding
+        self.query = query
+    }
+
+    /// The keys of the objects, in order, when a query narrows or orders them.
+    func queryKeys() -> [Int64]? {
+        guard let query else { return nil }
+        owner.checkThread()
+        do {
+            return try query.keys(realm: owner, binding: binding)
+        } catch {
+            fatalError("Results<\(binding.className)>: \(error)")
+        }
     }
 
     /// The Realm the objects belong to.
@@ -46,6 +60,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
     /// The number of objects in the Realm's current version.
     public var count: Int {
         owner.checkThread()
+        if let keys = queryKeys() { return keys.count }
         return owner.rowCount(tree: binding.rowsTree)
     }
 
@@ -53,7 +68,15 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
     public subscript(position: Int) -> Element {
         owner.checkThread()
         do {
-            let key = try owner.objectKey(tree: binding.rowsTree, at: position)
+            let key: Int64
+            if let keys = queryKeys() {
+                guard keys.indices.contains(position) else {
+                    throw StorageError.indexOutOfRange(index: position, count: keys.count)
+                }
+                key = keys[position]
+            } else {
+                key = try owner.objectKey(tree: binding.rowsTree, at: position)
+            }
             guard let element = owner.object(binding, key: key) as? Element else {
                 fatalError("\(binding.className) is not \(Element.self)")
             }
@@ -68,6 +91,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
     public func makeIterator() -> Iterator {
         owner.checkThread()
         do {
+            if let keys = queryKeys() { return Iterator(realm: owner, binding: binding, cursor: nil, keys: keys) }
             if let cursor = owner.rowCursor(binding) {
                 return Iterator(realm: owner, binding: binding, cursor: cursor, keys: [])
             }
@@ -121,13 +145,14 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
     }
 }
 
-/// A collection holding every object of one type (bulk deletion).
+/// A collection that may hold every object of one type (bulk deletion).
 protocol WholeTable {
     var realmForDeletion: Realm { get }
-    var bindingForDeletion: TableBinding { get }
+    /// The type's binding when the collection holds every object of it; nil otherwise.
+    var bindingForDeletion: TableBinding? { get }
 }
 
 extension Results: WholeTable {
     var realmForDeletion: Realm { owner }
-    var bindingForDeletion: TableBinding { binding }
+    var bindingForDeletion: TableBinding? { query == nil ? binding : nil }
 }

@@ -776,10 +776,12 @@ public final class Realm {
     /// Deletes every object of `objects`. Deleting every object of a type (`realm.objects(T.self)`) clears the
     /// type's trees at once instead of deleting row by row.
     public func delete<S: Sequence>(_ objects: S) where S.Element: ObjectBase {
-        if let whole = objects as? any WholeTable, whole.realmForDeletion === self {
+        if let whole = objects as? any WholeTable, whole.realmForDeletion === self,
+            let binding = whole.bindingForDeletion
+        {
             guard transactionForMutation("delete(\(S.self))") != nil else { return }
             do {
-                try removeAll(binding: whole.bindingForDeletion)
+                try removeAll(binding: binding)
             } catch {
                 fail(error)
             }

@@ -1,0 +1,736 @@
+import Foundation
+import StrataStorage
+
+/// A key path resolved against the schema: each step a property of a known class, or an `@` operator.
+struct BoundPath {
+    enum Step {
+        /// Property `index` of `binding`'s class (a value, a to-one link, or a collection).
+        case property(TableBinding, Int)
+        /// `@count` / `@size`: elements of the collection before it, or bytes of a string or data.
+        case count
+        /// `@sum`, `@avg`, `@min`, `@max` over the values before it.
+        case aggregate(String)
+        /// `@keys` of the map before it.
+        case keys
+    }
+
+    var steps: [Step]
+    /// The type the path produces and whether it produces several values (it passes through a collection).
+    var type: PropertyType
+    var isOptional: Bool
+    var isMultiple: Bool
+    var objectClassName: String?
+    /// `Class.property.property`, for messages.
+    var text: String
+    /// The column of a one-step path over a plain value: read straight from the row.
+    var directColumn: (column: Int, info: _PropertyInfo)?
+}
+
+/// A predicate bound to a class, ready to run against rows.
+indirect enum BoundPredicate {
+    case constant(Bool)
+    case and(BoundPredicate, BoundPredicate)
+    case or(BoundPredicate, BoundPredicate)
+    case not(BoundPredicate)
+    case compare(BoundPath, RQLOperator, BoundOperand, options: StringOptions, quantifier: RQLQuantifier?)
+    case between(BoundPath, _StoredValue, _StoredValue, quantifier: RQLQuantifier?)
+}
+
+enum BoundOperand {
+    case value(_StoredValue)
+    case values([_StoredValue])
+    case path(BoundPath)
+}
+
+struct StringOptions {
+    var caseInsensitive = false
+    var diacriticInsensitive = false
+}
+
+/// Resolves parsed queries against a class's schema and arguments.
+struct QueryBinder {
+    let realm: Realm
+    let root: TableBinding
+    let query: String
+    let arguments: [Any?]
+
+    func failure(_ reason: String, at position: Int) -> Realm.Error {
+        .invalidQuery(query: query, position: position, reason: reason)
+    }
+
+    func bind(_ predicate: RQLPredicate) throws(Realm.Error) -> BoundPredicate {
+        switch predicate {
+        case .constant(let value): return .constant(value)
+        case .and(let a, let b): return .and(try bind(a), try bind(b))
+        case .or(let a, let b): return .or(try bind(a), try bind(b))
+        case .not(let a): return .not(try bind(a))
+        case .between(let operand, let low, let high, let quantifier, let position):
+            guard case .keyPath(let components, let at) = operand else {
+                throw failure("BETWEEN needs a property on its left", at: position)
+            }
+            let path = try bindPath(components, at: at)
+            let bounds = try [low, high].map { (bound) throws(Realm.Error) -> _StoredValue in
+                guard case .value(let value) = try bindOperand(bound, for: path) else {
+                    throw failure("BETWEEN bounds must be values", at: bound.position)
+                }
+                return value
+            }
+            return .between(path, bounds[0], bounds[1], quantifier: quantifier)
+        case .compare(var comparison):
+            if case .keyPath = comparison.left {
+            } else if case .keyPath = comparison.right, let mirrored = Self.mirror(comparison.op) {
+                swap(&comparison.left, &comparison.right)
+                comparison.op = mirrored
+            } else {
+                throw failure("one side of the comparison must be a property", at: comparison.position)
+            }
+            guard case .keyPath(let components, let at) = comparison.left else {
+                throw failure("the left side of \(comparison.op.rawValue) must be a property", at: comparison.position)
+            }
+            let path = try bindPath(components, at: at)
+            let right = try bindOperand(comparison.right, for: path, op: comparison.op)
+            try check(comparison.op, path: path, right: right, at: comparison.right.position)
+            if comparison.quantifier != nil && !path.isMultiple {
+                throw failure(
+                    "\(comparison.quantifier!.rawValue) needs a key path through a collection; \(path.text) is a single value",
+                    at: comparison.position)
+            }
+            return .compare(
+                path, comparison.op, right,
+                options: StringOptions(
+                    caseInsensitive: comparison.caseInsensitive, diacriticInsensitive: comparison.diacriticInsensitive),
+                quantifier: comparison.quantifier)
+        }
+    }
+
+    private static func mirror(_ op: RQLOperator) -> RQLOperator? {
+        switch op {
+        case .equal, .notEqual: op
+        case .less: .greater
+        case .lessOrEqual: .greaterOrEqual
+        case .greater: .less
+        case .greaterOrEqual: .lessOrEqual
+        default: nil
+        }
+    }
+
+    /// Resolves `components` from the root class.
+    func bindPath(_ components: [String], at position: Int) throws(Realm.Error) -> BoundPath {
+        var binding = root
+        var path = BoundPath(
+            steps: [], type: .object, isOptional: false, isMultiple: false, objectClassName: root.className,
+            text: root.className)
+        var atCollection: _CollectionKind?
+        var atObject = true
+        for (offset, component) in components.enumerated() {
+            if component.hasPrefix("@") {
+                switch component {
+                case "@count", "@size":
+                    guard atCollection != nil || (!atObject && [.string, .data].contains(path.type)) else {
+                        throw failure(
+                            "\(component) needs a collection, string or data; \(path.text) is not one", at: position)
+                    }
+                    path.steps.append(.count)
+                    path.type = .int
+                    path.isOptional = false
+                    path.isMultiple = false
+                case "@sum", "@avg", "@min", "@max":
+                    guard atCollection != nil else {
+                        throw failure("\(component) needs a collection; \(path.text) is not one", at: position)
+                    }
+                    if offset + 1 < components.count {
+                        // `dogs.@sum.age`: aggregate a property of the linked objects.
+                        let property = components[offset + 1]
+                        guard offset + 2 == components.count, !atObject || path.objectClassName != nil else {
+                            throw failure("\(component) must end the key path", at: position)
+                        }
+                        let inner = try bindPath(
+                            components[..<offset] + [property], at: position)
+                        path = inner
+                    }
+                    guard
+                        [.int, .float, .double, .decimal128].contains(path.type) || component == "@min"
+                            || component == "@max"
+                    else {
+                        throw failure("\(component) needs numbers; \(path.text) holds \(path.type)", at: position)
+                    }
+                    path.steps.append(.aggregate(component))
+                    if component == "@avg" && path.type == .int { path.type = .double }
+                    path.isOptional = true
+                    path.isMultiple = false
+                    path.text += "." + component
+                    return finish(path)
+                case "@keys":
+                    guard atCollection == .map else {
+                        throw failure("@keys needs a map; \(path.text) is not one", at: position)
+                    }
+                    path.steps.append(.keys)
+                    path.type = .string
+                    path.isOptional = false
+                case "@values":
+                    guard atCollection == .map else {
+                        throw failure("@values needs a map; \(path.text) is not one", at: position)
+                    }
+                default:
+                    throw failure("unknown operator \(component)", at: position)
+                }
+                path.text += "." + component
+                atCollection = nil
+                atObject = false
+                continue
+            }
+            guard atObject, let className = path.objectClassName else {
+                throw failure("\(path.text) is \(path.type), it has no property \(component)", at: position)
+            }
+            if path.steps.isEmpty == false { binding = try realm.bindingForQuery(className) }
+            guard let index = binding.table.propertyIndex(named: component),
+                binding.table.infos[index].type != .linkingObjects
+            else {
+                throw failure("\(className) has no property \(component)", at: position)
+            }
+            let property = binding.table.schema.properties[index]
+            let info = binding.table.infos[index]
+            path.steps.append(.property(binding, index))
+            path.text = path.steps.count == 1 ? "\(className).\(property.name)" : path.text + "." + property.name
+            path.type = property.type
+            path.isOptional = property.isOptional || path.isOptional
+            path.objectClassName = property.objectClassName
+            atCollection = info.collection
+            if info.collection != nil { path.isMultiple = true }
+            atObject = property.type == .object
+        }
+        return finish(path)
+    }
+
+    private func finish(_ path: BoundPath) -> BoundPath {
+        var path = path
+        if path.steps.count == 1, case .property(let binding, let index) = path.steps[0],
+            binding.table.infos[index].collection == nil, binding.table.infos[index].type != .any
+        {
+            path.directColumn = (binding.columns[index], binding.table.infos[index])
+        }
+        return path
+    }
+
+    private func bindOperand(_ operand: RQLOperand, for path: BoundPath, op: RQLOperator = .equal)
+        throws(Realm.Error) -> BoundOperand
+    {
+        switch operand {
+        case .literal(let value, _): return .value(value)
+        case .argument(let number, let position):
+            guard number < arguments.count else {
+                throw failure(
+                    "$\(number) has no argument (\(arguments.count) given)", at: position)
+            }
+            return try convert(arguments[number], for: path, at: position)
+        case .list(let elements, _):
+            var values: [_StoredValue] = []
+            for element in elements {
+                switch try bindOperand(element, for: path) {
+                case .value(let value): values.append(value)
+                case .values(let more): values += more
+                case .path: throw failure("a list holds values, not properties", at: element.position)
+                }
+            }
+            return .values(values)
+        case .keyPath(let components, let position):
+            return .path(try bindPath(components, at: position))
+        }
+    }
+
+    /// An argument as a stored value (objects as their keys, sequences as lists).
+    private func convert(_ argument: Any?, for path: BoundPath, at position: Int) throws(Realm.Error) -> BoundOperand {
+        guard let argument else { return .value(.null) }
+        if let value = argument as? AnyRealmValue {
+            switch value {
+            case .none: return .value(.null)
+            case .int(let int): return .value(.int(Int64(int)))
+            case .bool(let bool): return .value(.bool(bool))
+            case .float(let float): return .value(.float(float))
+            case .double(let double): return .value(.double(double))
+            case .string(let string): return .value(.string(string))
+            case .data(let data): return .value(.data(data))
+            case .date(let date): return .value(.date(date))
+            case .objectId(let id): return .value(.objectId(id))
+            case .decimal128(let decimal): return .value(.decimal128(decimal))
+            case .uuid(let uuid): return .value(.uuid(uuid))
+            case .object(let object): return try convert(object, for: path, at: position)
+            case .list, .dictionary: throw failure("collections cannot be query arguments", at: position)
+            }
+        }
+        if let object = argument as? ObjectBase {
+            guard let managed = object.managed, managed.realm === realm else {
+                throw failure("an object argument must be managed by this Realm", at: position)
+            }
+            guard path.type == .object || path.type == .any,
+                managed.table.className == path.objectClassName || path.type == .any
+            else {
+                throw failure(
+                    "\(path.text) holds \(path.objectClassName ?? path.type.description), not \(managed.table.className)",
+                    at: position)
+            }
+            return .value(.int(managed.key))
+        }
+        if argument is String { return .value(.string(argument as! String)) }
+        if let sequence = argument as? any Sequence, !(argument is Data) {
+            var values: [_StoredValue] = []
+            for element in sequence {
+                switch try convert(element, for: path, at: position) {
+                case .value(let value): values.append(value)
+                case .values(let more): values += more
+                case .path: break
+                }
+            }
+            return .values(values)
+        }
+        switch argument {
+        case let value as Bool: return .value(.bool(value))
+        case let value as Int: return .value(.int(Int64(value)))
+        case let value as Int8: return .value(.int(Int64(value)))
+        case let value as Int16: return .value(.int(Int64(value)))
+        case let value as Int32: return .value(.int(Int64(value)))
+        case let value as Int64: return .value(.int(value))
+        case let value as UInt8: return .value(.int(Int64(value)))
+        case let value as UInt16: return .value(.int(Int64(value)))
+        case let value as UInt32: return .value(.int(Int64(value)))
+        case let value as Float: return .value(.float(value))
+        case let value as Double: return .value(.double(value))
+        case let value as Data: return .value(.data(value))
+        case let value as Date: return .value(.date(value))
+        case let value as UUID: return .value(.uuid(value))
+        case let value as ObjectId: return .value(.objectId(value))
+        case let value as Decimal128: return .value(.decimal128(value))
+        case let value as any _Persistable:
+            // Enums and custom-persisted types: their stored value.
+            return .value(value._stored)
+        default:
+            throw failure("\(type(of: argument)) is not a valid query argument", at: position)
+        }
+    }
+
+    /// Checks that the operator and value fit the property.
+    private func check(_ op: RQLOperator, path: BoundPath, right: BoundOperand, at position: Int) throws(Realm.Error) {
+        switch op {
+        case .beginsWith, .endsWith, .contains, .like:
+            guard path.type == .string || path.type == .data || path.type == .any else {
+                throw failure(
+                    "\(op.rawValue) needs a string or data property; \(path.text) is \(path.type)", at: position)
+            }
+        default: break
+        }
+        let values: [_StoredValue]
+        switch right {
+        case .value(let value): values = [value]
+        case .values(let list):
+            guard op == .in else { throw failure("a list of values needs IN", at: position) }
+            values = list
+        case .path(let other):
+            guard Self.comparable(path.type, other.type) else {
+                throw failure(
+                    "\(path.text) (\(path.type)) cannot be compared with \(other.text) (\(other.type))", at: position)
+            }
+            return
+        }
+        if op == .in, case .value = right {
+            throw failure("IN needs a list: {…} or an array argument", at: position)
+        }
+        for value in values where !Self.fits(value, path.type) {
+            throw failure(
+                "\(path.text) is \(path.type) and cannot be compared with \(Self.describe(value))", at: position)
+        }
+        if case .object = path.type, [.less, .lessOrEqual, .greater, .greaterOrEqual].contains(op) {
+            throw failure("links can only be compared with == and !=", at: position)
+        }
+    }
+
+    static func describe(_ value: _StoredValue) -> String {
+        switch value {
+        case .null: "nil"
+        case .int(let v): "the integer \(v)"
+        case .bool(let v): "\(v)"
+        case .float(let v): "the number \(v)"
+        case .double(let v): "the number \(v)"
+        case .string(let v): "the string '\(v)'"
+        case .data: "data"
+        case .date(let v): "the date \(v)"
+        case .objectId(let v): "oid(\(v.stringValue))"
+        case .uuid(let v): "uuid(\(v.uuidString))"
+        case .decimal128(let v): "the decimal \(v)"
+        case .object, .collection, .mixed: "an object"
+        }
+    }
+
+    private static let numeric: Set<PropertyType> = [.int, .float, .double, .decimal128]
+
+    private static func comparable(_ a: PropertyType, _ b: PropertyType) -> Bool {
+        a == b || a == .any || b == .any || (numeric.contains(a) && numeric.contains(b))
+    }
+
+    private static func fits(_ value: _StoredValue, _ type: PropertyType) -> Bool {
+        switch value {
+        case .null: return true
+        case .int, .float, .double, .decimal128: return numeric.contains(type) || type == .any || type == .object
+        case .bool: return type == .bool || type == .any
+        case .string: return type == .string || type == .any
+        case .data: return type == .data || type == .any
+        case .date: return type == .date || type == .any
+        case .objectId: return type == .objectId || type == .any
+        case .uuid: return type == .uuid || type == .any
+        case .object, .collection, .mixed: return type == .any
+        }
+    }
+}
+
+// MARK: Running
+
+extension Realm {
+    /// The binding used to query class `name` (a model type's binding when this Realm has one).
+    func bindingForQuery(_ name: String) throws(Realm.Error) -> TableBinding {
+        if let binding = boundBinding(named: name) { return binding }
+        return try dynamicBinding(name)
+    }
+
+    /// The values `path` produces for object `key` (links as their keys).
+    func queryValues(_ path: BoundPath, key: Int64, row: RowView?) throws(Realm.Error) -> [_StoredValue] {
+        if let direct = path.directColumn, let row {
+            return [RowCodec.get(row, column: direct.column, info: direct.info)]
+        }
+        var objects: [Int64] = [key]
+        var values: [_StoredValue] = []
+        var firstRow = row
+        var index = 0
+        while index < path.steps.count {
+            let step = path.steps[index]
+            let next = index + 1 < path.steps.count ? path.steps[index + 1] : nil
+            switch step {
+            case .property(let binding, let property):
+                let info = binding.table.infos[property]
+                var nextObjects: [Int64] = []
+                values = []
+                for object in objects {
+                    if let kind = info.collection {
+                        if case .count? = next {
+                            values.append(
+                                .int(Int64(try queryCollectionCount(binding, property: property, key: object))))
+                            continue
+                        }
+                        if kind == .map, case .keys? = next {
+                            values += try queryMapKeys(binding, property: property, key: object).map { .string($0) }
+                            continue
+                        }
+                        let elements = try queryCollectionValues(binding, property: property, key: object)
+                        if info.type == .object, let next, case .property = next {
+                            for case .int(let target) in elements { nextObjects.append(target) }
+                        } else {
+                            values += elements
+                        }
+                        continue
+                    }
+                    let value: _StoredValue
+                    if let row = firstRow {
+                        value = RowCodec.get(row, column: binding.columns[property], info: info)
+                    } else {
+                        value =
+                            try withRow(tree: binding.rowsTree, key: object) {
+                                RowCodec.get($0, column: binding.columns[property], info: info)
+                            } ?? .null
+                    }
+                    if info.type == .object, let next, case .property = next {
+                        if case .int(let target) = value { nextObjects.append(target) }
+                    } else if info.type == .any, case .mixed(let bytes) = value {
+                        values.append(try decodeMixed(bytes, owner: nil, property: property, level: 0))
+                    } else {
+                        values.append(value)
+                    }
+                }
+                firstRow = nil
+                objects = nextObjects
+                if case .count? = next, info.collection != nil { index += 1 }
+                if case .keys? = next, info.collection == .map { index += 1 }
+            case .count:
+                // @size of strings and data (collections were counted with their property).
+                values = values.map { value in
+                    switch value {
+                    case .string(let string): .int(Int64(string.utf8.count))
+                    case .data(let data): .int(Int64(data.count))
+                    default: .null
+                    }
+                }
+            case .aggregate(let name):
+                values = [QueryValues.aggregate(name, values)]
+            case .keys:
+                break
+            }
+            index += 1
+        }
+        return values
+    }
+
+    private func queryCollectionCount(_ binding: TableBinding, property: Int, key: Int64) throws(Realm.Error) -> Int {
+        if let transaction = writeTransactionIfAny {
+            guard let tree = try collectionHandle(binding, property: property, key: key, create: false) else {
+                return 0
+            }
+            return try storage { try transaction.count(in: tree) }
+        }
+        return try collectionView(binding, property: property, key: key)?.count ?? 0
+    }
+
+    /// The element values of a list or set, or the values of a map (links as keys).
+    private func queryCollectionValues(_ binding: TableBinding, property: Int, key: Int64) throws(Realm.Error)
+        -> [_StoredValue]
+    {
+        var element = binding.table.infos[property]
+        element.collection = nil
+        var values: [_StoredValue] = []
+        try forEachQueryElement(binding, property: property, key: key) { _, bytes throws(Realm.Error) in
+            var value = try storage {
+                try bytes.withUnsafeBytes { RowCodec.get(try RowView($0), column: 0, info: element) }
+            }
+            if case .mixed(let mixed) = value {
+                value = try decodeMixed(mixed, owner: nil, property: property, level: 0)
+            }
+            values.append(value)
+        }
+        return values
+    }
+
+    private func queryMapKeys(_ binding: TableBinding, property: Int, key: Int64) throws(Realm.Error) -> [String] {
+        var keys: [String] = []
+        try forEachQueryElement(binding, property: property, key: key) { key, _ in
+            keys.append(String(decoding: key, as: UTF8.self))
+        }
+        return keys
+    }
+
+    private func forEachQueryElement(
+        _ binding: TableBinding, property: Int, key: Int64, _ body: ([UInt8], [UInt8]) throws(Realm.Error) -> Void
+    ) throws(Realm.Error) {
+        var entries: [([UInt8], [UInt8])] = []
+        if let transaction = writeTransactionIfAny {
+            guard let tree = try collectionHandle(binding, property: property, key: key, create: false) else { return }
+            try storage {
+                var cursor = try transaction.makeCursor(for: tree)
+                var more = try cursor.first()
+                while more {
+                    entries.append((try cursor.key(), try cursor.value()))
+                    more = try cursor.next()
+                }
+            }
+        } else if let tree = try collectionView(binding, property: property, key: key) {
+            try storage {
+                var cursor = tree.makeCursor()
+                var more = try cursor.first()
+                while more {
+                    entries.append((try cursor.key(), try cursor.value()))
+                    more = try cursor.next()
+                }
+            }
+        }
+        for (key, value) in entries { try body(key, value) }
+    }
+
+    /// Whether object `key` (whose row is `row`) satisfies `predicate`.
+    func queryMatches(_ predicate: BoundPredicate, key: Int64, row: RowView?) throws(Realm.Error) -> Bool {
+        switch predicate {
+        case .constant(let value): return value
+        case .and(let a, let b):
+            guard try queryMatches(a, key: key, row: row) else { return false }
+            return try queryMatches(b, key: key, row: row)
+        case .or(let a, let b):
+            if try queryMatches(a, key: key, row: row) { return true }
+            return try queryMatches(b, key: key, row: row)
+        case .not(let a): return try !queryMatches(a, key: key, row: row)
+        case .between(let path, let low, let high, let quantifier):
+            let values = try queryValues(path, key: key, row: row)
+            return QueryValues.quantify(quantifier, values) { value in
+                guard let lower = QueryValues.order(value, low), let upper = QueryValues.order(value, high) else {
+                    return false
+                }
+                return lower >= 0 && upper <= 0
+            }
+        case .compare(let path, let op, let right, let options, let quantifier):
+            let values = try queryValues(path, key: key, row: row)
+            let targets: [_StoredValue]
+            switch right {
+            case .value(let value): targets = [value]
+            case .values(let list): targets = list
+            case .path(let other): targets = try queryValues(other, key: key, row: row)
+            }
+            return QueryValues.quantify(quantifier, values) { value in
+                if op == .in { return targets.contains { QueryValues.compare(value, .equal, $0, options) } }
+                if case .path = right {
+                    return targets.contains { QueryValues.compare(value, op, $0, options) }
+                }
+                return QueryValues.compare(value, op, targets[0], options)
+            }
+        }
+    }
+}
+
+/// Comparison and aggregation of stored values.
+enum QueryValues {
+    /// `ANY` (the default), `ALL` or `NONE` of `values` satisfying `test`.
+    static func quantify(_ quantifier: RQLQuantifier?, _ values: [_StoredValue], _ test: (_StoredValue) -> Bool)
+        -> Bool
+    {
+        switch quantifier {
+        case .all?: values.allSatisfy(test)
+        case .none?: !values.contains(where: test)
+        default: values.contains(where: test)
+        }
+    }
+
+    static func compare(_ a: _StoredValue, _ op: RQLOperator, _ b: _StoredValue, _ options: StringOptions) -> Bool {
+        switch op {
+        case .equal: return equal(a, b, options)
+        case .notEqual: return !equal(a, b, options)
+        case .less: return order(a, b, options).map { $0 < 0 } ?? false
+        case .lessOrEqual: return order(a, b, options).map { $0 <= 0 } ?? false
+        case .greater: return order(a, b, options).map { $0 > 0 } ?? false
+        case .greaterOrEqual: return order(a, b, options).map { $0 >= 0 } ?? false
+        case .beginsWith, .endsWith, .contains, .like:
+            if case .data(let data) = a, case .data(let pattern) = b {
+                switch op {
+                case .beginsWith: return data.starts(with: pattern)
+                case .endsWith: return data.reversed().starts(with: pattern.reversed())
+                case .contains: return pattern.isEmpty || data.range(of: pattern) != nil
+                default: return false
+                }
+            }
+            guard case .string(let text) = a, case .string(let pattern) = b else { return false }
+            let haystack = fold(text, options)
+            let needle = fold(pattern, options)
+            switch op {
+            case .beginsWith: return haystack.hasPrefix(needle)
+            case .endsWith: return haystack.hasSuffix(needle)
+            case .contains: return needle.isEmpty || haystack.contains(needle)
+            default: return like(Array(haystack.unicodeScalars), Array(needle.unicodeScalars))
+            }
+        case .in: return equal(a, b, options)
+        }
+    }
+
+    static func fold(_ string: String, _ options: StringOptions) -> String {
+        var fold: String.CompareOptions = []
+        if options.caseInsensitive { fold.insert(.caseInsensitive) }
+        if options.diacriticInsensitive { fold.insert(.diacriticInsensitive) }
+        return fold.isEmpty ? string : string.folding(options: fold, locale: nil)
+    }
+
+    /// `*` matches any run of characters, `?` one character.
+    static func like(_ text: [Unicode.Scalar], _ pattern: [Unicode.Scalar]) -> Bool {
+        var t = 0
+        var p = 0
+        var star = -1
+        var mark = 0
+        while t < text.count {
+            if p < pattern.count && (pattern[p] == "?" || pattern[p] == text[t]) {
+                t += 1
+                p += 1
+            } else if p < pattern.count && pattern[p] == "*" {
+                star = p
+                mark = t
+                p += 1
+            } else if star >= 0 {
+                p = star + 1
+                mark += 1
+                t = mark
+            } else {
+                return false
+            }
+        }
+        while p < pattern.count && pattern[p] == "*" { p += 1 }
+        return p == pattern.count
+    }
+
+    static func equal(_ a: _StoredValue, _ b: _StoredValue, _ options: StringOptions = StringOptions()) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case (.null, _), (_, .null): return false
+        case (.string(let x), .string(let y)):
+            return options.caseInsensitive || options.diacriticInsensitive
+                ? fold(x, options) == fold(y, options) : x == y
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.data(let x), .data(let y)): return x == y
+        case (.uuid(let x), .uuid(let y)): return x == y
+        case (.objectId(let x), .objectId(let y)): return x == y
+        case (.object(let x), .object(let y)): return x.isSameObject(as: y)
+        default: return order(a, b, options) == 0
+        }
+    }
+
+    /// -1, 0 or 1; nil when the values have no order between them.
+    static func order(_ a: _StoredValue, _ b: _StoredValue, _ options: StringOptions = StringOptions()) -> Int? {
+        func sign<T: Comparable>(_ x: T, _ y: T) -> Int { x < y ? -1 : x > y ? 1 : 0 }
+        switch (a, b) {
+        case (.int(let x), .int(let y)): return sign(x, y)
+        case (.string(let x), .string(let y)):
+            if options.caseInsensitive || options.diacriticInsensitive {
+                return sign(fold(x, options), fold(y, options))
+            }
+            return sign(x, y)
+        case (.date(let x), .date(let y)): return sign(x, y)
+        case (.bool(let x), .bool(let y)): return sign(x ? 1 : 0, y ? 1 : 0)
+        case (.uuid(let x), .uuid(let y)): return sign(x.uuidString, y.uuidString)
+        case (.objectId(let x), .objectId(let y)):
+            return x.bytes == y.bytes ? 0 : (x.bytes.lexicographicallyPrecedes(y.bytes) ? -1 : 1)
+        case (.data(let x), .data(let y)): return x == y ? 0 : (x.lexicographicallyPrecedes(y) ? -1 : 1)
+        case (.decimal128(let x), .decimal128(let y)): return sign(x, y)
+        case (.decimal128(let x), _): return number(b).map { sign(x, Decimal128($0)) }
+        case (_, .decimal128(let y)): return number(a).map { sign(Decimal128($0), y) }
+        default:
+            guard let x = number(a), let y = number(b) else { return nil }
+            return sign(x, y)
+        }
+    }
+
+    static func number(_ value: _StoredValue) -> Double? {
+        switch value {
+        case .int(let int): Double(int)
+        case .float(let float): Double(float)
+        case .double(let double): double
+        case .decimal128(let decimal): decimal.doubleValue
+        default: nil
+        }
+    }
+
+    /// `@sum`, `@avg`, `@min` or `@max` of `values` (nils skipped; nil when nothing is left, except `@sum`: 0).
+    static func aggregate(_ name: String, _ values: [_StoredValue]) -> _StoredValue {
+        let present = values.filter { if case .null = $0 { false } else { true } }
+        switch name {
+        case "@min", "@max":
+            var best: _StoredValue?
+            for value in present {
+                guard let current = best else {
+                    best = value
+                    continue
+                }
+                if let order = order(value, current), name == "@min" ? order < 0 : order > 0 { best = value }
+            }
+            return best ?? .null
+        case "@sum":
+            if present.allSatisfy({ if case .int = $0 { true } else { false } }) {
+                return .int(present.reduce(Int64(0)) { if case .int(let v) = $1 { $0 &+ v } else { $0 } })
+            }
+            if present.contains(where: { if case .decimal128 = $0 { true } else { false } }) {
+                return .decimal128(
+                    present.reduce(Decimal128(0)) { sum, value in
+                        if case .decimal128(let d) = value { return sum + d }
+                        return sum + Decimal128(number(value) ?? 0)
+                    })
+            }
+            return .double(present.compactMap(number).reduce(0, +))
+        default:
+            guard !present.isEmpty else { return .null }
+            if present.contains(where: { if case .decimal128 = $0 { true } else { false } }) {
+                let sum = present.reduce(Decimal128(0)) { sum, value in
+                    if case .decimal128(let d) = value { return sum + d }
+                    return sum + Decimal128(number(value) ?? 0)
+                }
+                return .decimal128(sum / Decimal128(present.count))
+            }
+            return .double(present.compactMap(number).reduce(0, +) / Double(present.count))
+        }
+    }
+}

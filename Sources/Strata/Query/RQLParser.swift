@@ -1,0 +1,488 @@
+import Foundation
+
+/// The Realm Query Language, parsed: a predicate tree over key paths, literals and `$n` arguments, before it is
+/// bound to a schema (see `QueryBinder`). Positions are UTF-8 offsets into the query text, for error messages.
+struct RQLQuery {
+    var predicate: RQLPredicate
+    var sort: [(keyPath: String, ascending: Bool)] = []
+    var distinct: [String] = []
+    var limit: Int?
+}
+
+indirect enum RQLPredicate {
+    case constant(Bool)
+    case and(RQLPredicate, RQLPredicate)
+    case or(RQLPredicate, RQLPredicate)
+    case not(RQLPredicate)
+    case compare(RQLComparison)
+    case between(RQLOperand, low: RQLOperand, high: RQLOperand, quantifier: RQLQuantifier?, position: Int)
+}
+
+struct RQLComparison {
+    var left: RQLOperand
+    var op: RQLOperator
+    var right: RQLOperand
+    var caseInsensitive = false
+    var diacriticInsensitive = false
+    var quantifier: RQLQuantifier?
+    var position: Int
+}
+
+enum RQLOperator: String {
+    case equal = "=="
+    case notEqual = "!="
+    case less = "<"
+    case lessOrEqual = "<="
+    case greater = ">"
+    case greaterOrEqual = ">="
+    case beginsWith = "BEGINSWITH"
+    case endsWith = "ENDSWITH"
+    case contains = "CONTAINS"
+    case like = "LIKE"
+    case `in` = "IN"
+}
+
+enum RQLQuantifier: String {
+    case any = "ANY"
+    case all = "ALL"
+    case none = "NONE"
+}
+
+indirect enum RQLOperand {
+    /// Property names and `@` operators (`@count`, `@sum`...), as written.
+    case keyPath([String], position: Int)
+    case literal(_StoredValue, position: Int)
+    case argument(Int, position: Int)
+    case list([RQLOperand], position: Int)
+
+    var position: Int {
+        switch self {
+        case .keyPath(_, let position), .literal(_, let position), .argument(_, let position),
+            .list(_, let position):
+            position
+        }
+    }
+}
+
+/// Turns query text into an `RQLQuery`, throwing `Realm.Error.invalidQuery` with the position of the offending
+/// token.
+struct RQLParser {
+    private enum Token: Equatable {
+        case identifier(String)
+        case at(String)
+        case string(String)
+        case integer(Int64)
+        case number(Double)
+        case argument(Int)
+        case symbol(String)
+        case option(String)
+        case end
+    }
+
+    private let text: String
+    private let bytes: [UInt8]
+    private var tokens: [(token: Token, position: Int)] = []
+    private var index = 0
+
+    static func parse(_ text: String) throws(Realm.Error) -> RQLQuery {
+        var parser = RQLParser(text: text)
+        try parser.tokenize()
+        return try parser.query()
+    }
+
+    private init(text: String) {
+        self.text = text
+        bytes = Array(text.utf8)
+    }
+
+    private func failure(_ reason: String, at position: Int) -> Realm.Error {
+        .invalidQuery(query: text, position: position, reason: reason)
+    }
+
+    // MARK: Tokens
+
+    private mutating func tokenize() throws(Realm.Error) {
+        var at = 0
+        func peek(_ offset: Int = 0) -> UInt8? { at + offset < bytes.count ? bytes[at + offset] : nil }
+        func isIdentifierByte(_ byte: UInt8) -> Bool {
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x5F || byte >= 0x80
+        }
+        while at < bytes.count {
+            let byte = bytes[at]
+            let start = at
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D:
+                at += 1
+            case 0x27, 0x22:  // ' "
+                at += 1
+                var value: [UInt8] = []
+                var closed = false
+                while let next = peek() {
+                    at += 1
+                    if next == byte {
+                        closed = true
+                        break
+                    }
+                    if next == 0x5C, let escaped = peek() {  // backslash
+                        at += 1
+                        switch escaped {
+                        case 0x6E: value.append(0x0A)
+                        case 0x74: value.append(0x09)
+                        case 0x72: value.append(0x0D)
+                        default: value.append(escaped)
+                        }
+                    } else {
+                        value.append(next)
+                    }
+                }
+                guard closed else { throw failure("the string is not closed", at: start) }
+                tokens.append((.string(String(decoding: value, as: UTF8.self)), start))
+            case 0x24:  // $
+                at += 1
+                var digits = ""
+                while let next = peek(), next >= 0x30 && next <= 0x39 {
+                    digits.append(Character(UnicodeScalar(next)))
+                    at += 1
+                }
+                guard let number = Int(digits) else { throw failure("expected an argument number after $", at: start) }
+                tokens.append((.argument(number), start))
+            case 0x40:  // @
+                at += 1
+                var name = ""
+                while let next = peek(), isIdentifierByte(next) {
+                    name.append(Character(UnicodeScalar(next)))
+                    at += 1
+                }
+                guard !name.isEmpty else { throw failure("expected an operator name after @", at: start) }
+                tokens.append((.at(name.lowercased()), start))
+            case 0x5B:  // [ options ]
+                var end = at + 1
+                while end < bytes.count, bytes[end] != 0x5D { end += 1 }
+                guard end < bytes.count else { throw failure("the option is not closed with ]", at: start) }
+                let option = String(decoding: bytes[(at + 1)..<end], as: UTF8.self).lowercased()
+                guard ["c", "d", "cd", "dc"].contains(option) else {
+                    throw failure("unknown option [\(option)] (use [c], [d] or [cd])", at: start)
+                }
+                tokens.append((.option(option), start))
+                at = end + 1
+            case _
+            where (byte >= 0x30 && byte <= 0x39)
+                || (byte == 0x2E && (peek(1).map { $0 >= 0x30 && $0 <= 0x39 } ?? false)):
+                var literal = ""
+                var isFloat = false
+                while let next = peek(),
+                    (next >= 0x30 && next <= 0x39) || next == 0x2E || next == 0x65 || next == 0x45
+                        || ((next == 0x2B || next == 0x2D) && (literal.last == "e" || literal.last == "E"))
+                {
+                    if next == 0x2E || next == 0x65 || next == 0x45 { isFloat = true }
+                    literal.append(Character(UnicodeScalar(next)))
+                    at += 1
+                }
+                if let next = peek(), isIdentifierByte(next) {
+                    throw failure("unexpected character after number \(literal)", at: at)
+                }
+                if !isFloat, let value = Int64(literal) {
+                    tokens.append((.integer(value), start))
+                } else if let value = Double(literal) {
+                    tokens.append((.number(value), start))
+                } else {
+                    throw failure("malformed number \(literal)", at: start)
+                }
+            default:
+                if isIdentifierByte(byte) {
+                    var name = ""
+                    while let next = peek(), isIdentifierByte(next) {
+                        name.append(Character(UnicodeScalar(next)))
+                        at += 1
+                    }
+                    // Multi-byte characters were appended byte by byte: rebuild the name from the UTF-8.
+                    name = String(decoding: bytes[start..<at], as: UTF8.self)
+                    tokens.append((.identifier(name), start))
+                    continue
+                }
+                let two = at + 1 < bytes.count ? String(decoding: bytes[at...(at + 1)], as: UTF8.self) : ""
+                if ["==", "!=", "<>", "<=", ">=", "=<", "=>", "&&", "||"].contains(two) {
+                    tokens.append((.symbol(two), start))
+                    at += 2
+                } else if let scalar = Unicode.Scalar(UInt32(byte)), "=<>!(){},.-".unicodeScalars.contains(scalar) {
+                    tokens.append((.symbol(String(Character(scalar))), start))
+                    at += 1
+                } else {
+                    throw failure("unexpected character '\(String(decoding: [byte], as: UTF8.self))'", at: start)
+                }
+            }
+        }
+        tokens.append((.end, bytes.count))
+    }
+
+    private var current: Token { tokens[index].token }
+    private var position: Int { tokens[index].position }
+
+    private mutating func advance() { if index < tokens.count - 1 { index += 1 } }
+
+    private func keyword(_ token: Token) -> String? {
+        if case .identifier(let name) = token { return name.uppercased() }
+        return nil
+    }
+
+    private mutating func accept(keyword word: String) -> Bool {
+        guard keyword(current) == word else { return false }
+        advance()
+        return true
+    }
+
+    private mutating func accept(symbol: String) -> Bool {
+        guard current == .symbol(symbol) else { return false }
+        advance()
+        return true
+    }
+
+    private mutating func expect(symbol: String, _ what: String) throws(Realm.Error) {
+        guard accept(symbol: symbol) else { throw failure("expected \(what)", at: position) }
+    }
+
+    private func describe(_ token: Token) -> String {
+        switch token {
+        case .identifier(let name): "'\(name)'"
+        case .at(let name): "'@\(name)'"
+        case .string(let value): "the string '\(value)'"
+        case .integer(let value): "\(value)"
+        case .number(let value): "\(value)"
+        case .argument(let number): "$\(number)"
+        case .symbol(let symbol): "'\(symbol)'"
+        case .option(let option): "[\(option)]"
+        case .end: "the end of the query"
+        }
+    }
+
+    // MARK: Grammar
+
+    private static let postfixWords: Set<String> = ["SORT", "DISTINCT", "LIMIT"]
+
+    private mutating func query() throws(Realm.Error) -> RQLQuery {
+        var query = RQLQuery(predicate: try orExpression())
+        while let word = keyword(current), Self.postfixWords.contains(word) {
+            let start = position
+            advance()
+            try expect(symbol: "(", "( after \(word)")
+            switch word {
+            case "SORT":
+                repeat {
+                    let path = try keyPathText()
+                    var ascending = true
+                    if let direction = keyword(current), ["ASC", "ASCENDING", "DESC", "DESCENDING"].contains(direction)
+                    {
+                        ascending = direction.hasPrefix("ASC")
+                        advance()
+                    }
+                    query.sort.append((path, ascending))
+                } while accept(symbol: ",")
+            case "DISTINCT":
+                repeat { query.distinct.append(try keyPathText()) } while accept(symbol: ",")
+            default:
+                guard case .integer(let value) = current, value >= 0 else {
+                    throw failure("LIMIT takes a non-negative integer", at: position)
+                }
+                if query.limit != nil { throw failure("LIMIT appears twice", at: start) }
+                query.limit = Int(value)
+                advance()
+            }
+            try expect(symbol: ")", ") to close \(word)")
+        }
+        guard current == .end else {
+            throw failure("unexpected \(describe(current)) (expected AND, OR or the end of the query)", at: position)
+        }
+        return query
+    }
+
+    private mutating func keyPathText() throws(Realm.Error) -> String {
+        guard case .keyPath(let components, _) = try keyPath() else {
+            throw failure("expected a property name", at: position)
+        }
+        return components.joined(separator: ".")
+    }
+
+    private mutating func orExpression() throws(Realm.Error) -> RQLPredicate {
+        var result = try andExpression()
+        while accept(keyword: "OR") || accept(symbol: "||") { result = .or(result, try andExpression()) }
+        return result
+    }
+
+    private mutating func andExpression() throws(Realm.Error) -> RQLPredicate {
+        var result = try notExpression()
+        while accept(keyword: "AND") || accept(symbol: "&&") { result = .and(result, try notExpression()) }
+        return result
+    }
+
+    private mutating func notExpression() throws(Realm.Error) -> RQLPredicate {
+        if accept(keyword: "NOT") || accept(symbol: "!") { return .not(try notExpression()) }
+        return try primary()
+    }
+
+    private mutating func primary() throws(Realm.Error) -> RQLPredicate {
+        if accept(symbol: "(") {
+            let inner = try orExpression()
+            try expect(symbol: ")", ") to close (")
+            return inner
+        }
+        if accept(keyword: "TRUEPREDICATE") { return .constant(true) }
+        if accept(keyword: "FALSEPREDICATE") { return .constant(false) }
+        if current == .end { throw failure("expected a condition", at: position) }
+        return try comparison()
+    }
+
+    private mutating func comparison() throws(Realm.Error) -> RQLPredicate {
+        let start = position
+        var quantifier: RQLQuantifier?
+        if let word = keyword(current), ["ANY", "SOME", "ALL", "NONE"].contains(word),
+            index + 1 < tokens.count, case .identifier = tokens[index + 1].token
+        {
+            quantifier = word == "ALL" ? .all : word == "NONE" ? RQLQuantifier.none : .any
+            advance()
+        }
+        let left = try operand()
+        if accept(keyword: "BETWEEN") {
+            let open = position
+            try expect(symbol: "{", "{ after BETWEEN")
+            let low = try operand()
+            try expect(symbol: ",", ", between the bounds of BETWEEN")
+            let high = try operand()
+            try expect(symbol: "}", "} to close BETWEEN")
+            _ = open
+            return .between(left, low: low, high: high, quantifier: quantifier, position: start)
+        }
+        let operatorPosition = position
+        let op: RQLOperator
+        switch current {
+        case .symbol("=="), .symbol("="): op = .equal
+        case .symbol("!="), .symbol("<>"): op = .notEqual
+        case .symbol("<"): op = .less
+        case .symbol("<="), .symbol("=<"): op = .lessOrEqual
+        case .symbol(">"): op = .greater
+        case .symbol(">="), .symbol("=>"): op = .greaterOrEqual
+        default:
+            switch keyword(current) {
+            case "BEGINSWITH": op = .beginsWith
+            case "ENDSWITH": op = .endsWith
+            case "CONTAINS": op = .contains
+            case "LIKE": op = .like
+            case "IN": op = .in
+            default:
+                throw failure(
+                    "expected a comparison operator after the left operand, found \(describe(current))",
+                    at: operatorPosition)
+            }
+        }
+        advance()
+        var comparison = RQLComparison(
+            left: left, op: op, right: .literal(.null, position: 0), quantifier: quantifier, position: start)
+        if case .option(let option) = current {
+            comparison.caseInsensitive = option.contains("c")
+            comparison.diacriticInsensitive = option.contains("d")
+            advance()
+        }
+        comparison.right = try operand()
+        return .compare(comparison)
+    }
+
+    private mutating func operand() throws(Realm.Error) -> RQLOperand {
+        let start = position
+        switch current {
+        case .string(let value):
+            advance()
+            return .literal(.string(value), position: start)
+        case .integer(let value):
+            advance()
+            return .literal(.int(value), position: start)
+        case .number(let value):
+            advance()
+            return .literal(.double(value), position: start)
+        case .argument(let number):
+            advance()
+            return .argument(number, position: start)
+        case .symbol("-"):
+            advance()
+            switch current {
+            case .integer(let value):
+                advance()
+                return .literal(.int(-value), position: start)
+            case .number(let value):
+                advance()
+                return .literal(.double(-value), position: start)
+            default: throw failure("expected a number after -", at: position)
+            }
+        case .symbol("{"):
+            advance()
+            var elements: [RQLOperand] = []
+            if !accept(symbol: "}") {
+                repeat { elements.append(try operand()) } while accept(symbol: ",")
+                try expect(symbol: "}", "} to close the list")
+            }
+            return .list(elements, position: start)
+        case .identifier(let name):
+            switch name.uppercased() {
+            case "NIL", "NULL":
+                advance()
+                return .literal(.null, position: start)
+            case "TRUE":
+                advance()
+                return .literal(.bool(true), position: start)
+            case "FALSE":
+                advance()
+                return .literal(.bool(false), position: start)
+            case "OID", "UUID":
+                if index + 1 < tokens.count, tokens[index + 1].token == .symbol("(") {
+                    return try typedLiteral(name.uppercased())
+                }
+            default: break
+            }
+            return try keyPath()
+        case .at:
+            return try keyPath()
+        default:
+            throw failure("expected a property, a value or an argument, found \(describe(current))", at: start)
+        }
+    }
+
+    /// `oid(…)` and `uuid(…)`, with the value written bare or quoted.
+    private mutating func typedLiteral(_ kind: String) throws(Realm.Error) -> RQLOperand {
+        let start = position
+        advance()
+        advance()
+        var raw = ""
+        while current != .symbol(")") && current != .end {
+            switch current {
+            case .identifier(let text): raw += text
+            case .string(let text): raw += text
+            case .integer(let value): raw += String(value)
+            case .symbol("-"): raw += "-"
+            default: throw failure("malformed \(kind.lowercased())(…) literal", at: position)
+            }
+            advance()
+        }
+        try expect(symbol: ")", ") to close \(kind.lowercased())(")
+        if kind == "OID" {
+            guard let id = try? ObjectId(string: raw) else { throw failure("'\(raw)' is not an ObjectId", at: start) }
+            return .literal(.objectId(id), position: start)
+        }
+        guard let uuid = UUID(uuidString: raw) else { throw failure("'\(raw)' is not a UUID", at: start) }
+        return .literal(.uuid(uuid), position: start)
+    }
+
+    private mutating func keyPath() throws(Realm.Error) -> RQLOperand {
+        let start = position
+        var components: [String] = []
+        while true {
+            switch current {
+            case .identifier(let name): components.append(name)
+            case .at(let name): components.append("@" + name)
+            default:
+                throw failure("expected a property name, found \(describe(current))", at: position)
+            }
+            advance()
+            guard accept(symbol: ".") else { break }
+        }
+        return .keyPath(components, position: start)
+    }
+}

@@ -1,0 +1,341 @@
+public import Foundation
+import StrataStorage
+
+/// How to order a collection: a key path (through to-one links) and a direction.
+public struct SortDescriptor: Sendable, Hashable {
+    /// The property, or a key path through to-one links (`"owner.name"`).
+    public var keyPath: String
+    /// Smallest first (nil first) when true.
+    public var ascending: Bool
+
+    /// Orders by `keyPath`.
+    public init(keyPath: String, ascending: Bool = true) {
+        self.keyPath = keyPath
+        self.ascending = ascending
+    }
+}
+
+/// The filters, sorts, distinct and limit a `Results` applies to its class's objects, in the order they were
+/// added, and the object keys they produced at the Realm's last generation.
+final class ResultsQuery {
+    enum Stage {
+        case filter(BoundPredicate)
+        case sort([(path: BoundPath, ascending: Bool)])
+        case distinct([BoundPath])
+        case limit(Int)
+    }
+
+    let stages: [Stage]
+    private var cachedKeys: [Int64] = []
+    private var cachedGeneration = UInt64.max
+
+    init(stages: [Stage]) { self.stages = stages }
+
+    /// `self`'s stages followed by `more`.
+    func appending(_ more: [Stage]) -> ResultsQuery { ResultsQuery(stages: stages + more) }
+
+    /// The matching keys in order; recomputed when the Realm's data may have changed.
+    func keys(realm: Realm, binding: TableBinding) throws(Realm.Error) -> [Int64] {
+        if cachedGeneration == realm.generation { return cachedKeys }
+        var index = 0
+        var filters: [BoundPredicate] = []
+        while index < stages.count, case .filter(let predicate) = stages[index] {
+            filters.append(predicate)
+            index += 1
+        }
+        var keys = try scan(realm: realm, binding: binding, filters: filters)
+        while index < stages.count {
+            switch stages[index] {
+            case .filter(let predicate):
+                var kept: [Int64] = []
+                for key in keys {
+                    let matches = try realm.withRow(tree: binding.rowsTree, key: key) { row in
+                        try realm.queryMatches(predicate, key: key, row: row)
+                    }
+                    if matches == true { kept.append(key) }
+                }
+                keys = kept
+            case .sort(let descriptors):
+                var sortKeys: [(key: Int64, values: [_StoredValue])] = []
+                sortKeys.reserveCapacity(keys.count)
+                for key in keys {
+                    let values = try descriptors.map { (descriptor) throws(Realm.Error) -> _StoredValue in
+                        try realm.queryValues(descriptor.path, key: key, row: nil).first ?? .null
+                    }
+                    sortKeys.append((key, values))
+                }
+                // Swift's sort is not stable: the position breaks ties.
+                let ordered = sortKeys.enumerated().sorted { a, b in
+                    for (column, descriptor) in descriptors.enumerated() {
+                        let order = Self.order(a.element.values[column], b.element.values[column])
+                        if order != 0 { return descriptor.ascending ? order < 0 : order > 0 }
+                    }
+                    return a.offset < b.offset
+                }
+                keys = ordered.map(\.element.key)
+            case .distinct(let paths):
+                var seen: Set<[QueryHashKey]> = []
+                var unique: [Int64] = []
+                for key in keys {
+                    let values = try paths.map { (path) throws(Realm.Error) -> QueryHashKey in
+                        QueryHashKey(try realm.queryValues(path, key: key, row: nil).first ?? .null)
+                    }
+                    if seen.insert(values).inserted { unique.append(key) }
+                }
+                keys = unique
+            case .limit(let limit):
+                if keys.count > limit { keys.removeLast(keys.count - limit) }
+            }
+            index += 1
+        }
+        cachedKeys = keys
+        cachedGeneration = realm.generation
+        return keys
+    }
+
+    /// Sort order: nil before every value, then values by `QueryValues.order` (incomparable values keep their
+    /// places).
+    static func order(_ a: _StoredValue, _ b: _StoredValue) -> Int {
+        switch (a, b) {
+        case (.null, .null): return 0
+        case (.null, _): return -1
+        case (_, .null): return 1
+        default: return QueryValues.order(a, b) ?? 0
+        }
+    }
+
+    /// Every object key of the class whose row passes `filters`, in key order: one pass over the rows.
+    private func scan(realm: Realm, binding: TableBinding, filters: [BoundPredicate]) throws(Realm.Error) -> [Int64] {
+        var keys: [Int64] = []
+        if var cursor = realm.rowCursor(binding) {
+            try realm.storage {
+                var more = try cursor.first()
+                while more {
+                    let key = try cursor.withKey { KeyEncoding.decodeObjectKey($0) }
+                    let matches: Bool =
+                        filters.isEmpty
+                        ? true
+                        : try cursor.withValue { bytes in
+                            let row = try RowView(bytes)
+                            for filter in filters where try !realm.queryMatches(filter, key: key, row: row) {
+                                return false
+                            }
+                            return true
+                        }
+                    if matches { keys.append(key) }
+                    more = try cursor.next()
+                }
+            }
+            return keys
+        }
+        for key in try realm.objectKeys(tree: binding.rowsTree) {
+            let matches =
+                try realm.withRow(tree: binding.rowsTree, key: key) { (row) throws(Realm.Error) -> Bool in
+                    for filter in filters where try !realm.queryMatches(filter, key: key, row: row) { return false }
+                    return true
+                } ?? false
+            if matches { keys.append(key) }
+        }
+        return keys
+    }
+}
+
+/// A stored value as a hashable key (for `distinct`).
+struct QueryHashKey: Hashable {
+    let value: AnyHashable
+
+    init(_ stored: _StoredValue) {
+        switch stored {
+        case .null: value = AnyHashable(0 as UInt8)
+        case .int(let v): value = AnyHashable(v)
+        case .bool(let v): value = AnyHashable(v)
+        case .float(let v): value = AnyHashable(Double(v))
+        case .double(let v): value = AnyHashable(v)
+        case .string(let v): value = AnyHashable(v)
+        case .data(let v): value = AnyHashable(v)
+        case .date(let v): value = AnyHashable(v)
+        case .objectId(let v): value = AnyHashable(v.bytes)
+        case .uuid(let v): value = AnyHashable(v)
+        case .decimal128(let v): value = AnyHashable(v.description)
+        case .object(let v): value = AnyHashable(ObjectIdentifier(v))
+        case .collection(let v): value = AnyHashable(ObjectIdentifier(v))
+        case .mixed(let v): value = AnyHashable(v)
+        }
+    }
+}
+
+extension Results {
+    /// The objects that match `predicate`, a Realm Query Language query (`"age > $0 AND name BEGINSWITH[c] 'a'"`),
+    /// with `$0`, `$1`… taken from `args`. A trailing `SORT(…)`, `DISTINCT(…)` or `LIMIT(n)` applies too.
+    /// Traps with the query and the offending position on a malformed query; use ``checkedFilter(_:_:)`` to
+    /// handle the error instead.
+    public func filter(_ predicate: String, _ args: Any...) -> Results<Element> {
+        do {
+            return try narrowed(predicate, args)
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+
+    /// ``filter(_:_:)``, throwing ``Realm/Error/invalidQuery(query:position:reason:)`` for a malformed query, an
+    /// unknown property or a value of the wrong type.
+    public func checkedFilter(_ predicate: String, _ args: Any...) throws -> Results<Element> {
+        try narrowed(predicate, args)
+    }
+
+    private func narrowed(_ text: String, _ args: [Any]) throws(Realm.Error) -> Results<Element> {
+        owner.checkThread()
+        let parsed = try RQLParser.parse(text)
+        let binder = QueryBinder(realm: owner, root: binding, query: text, arguments: args)
+        var stages: [ResultsQuery.Stage] = [.filter(try binder.bind(parsed.predicate))]
+        if !parsed.sort.isEmpty {
+            stages.append(
+                .sort(
+                    try parsed.sort.map { (entry) throws(Realm.Error) in
+                        (try sortPath(entry.keyPath, binder: binder), entry.ascending)
+                    }))
+        }
+        if !parsed.distinct.isEmpty {
+            stages.append(
+                .distinct(
+                    try parsed.distinct.map { (path) throws(Realm.Error) in try sortPath(path, binder: binder) }))
+        }
+        if let limit = parsed.limit { stages.append(.limit(limit)) }
+        return with(stages)
+    }
+
+    private func with(_ stages: [ResultsQuery.Stage]) -> Results<Element> {
+        Results(realm: owner, binding: binding, query: query?.appending(stages) ?? ResultsQuery(stages: stages))
+    }
+
+    /// A single-valued key path for sorting and distinct.
+    private func sortPath(_ text: String, binder: QueryBinder) throws(Realm.Error) -> BoundPath {
+        let path = try binder.bindPath(text.split(separator: ".").map(String.init), at: 0)
+        guard !path.isMultiple else {
+            throw binder.failure("\(path.text) passes through a collection; sort and distinct need one value", at: 0)
+        }
+        return path
+    }
+
+    private func binder(_ text: String) -> QueryBinder {
+        QueryBinder(realm: owner, root: binding, query: text, arguments: [])
+    }
+
+    /// The objects ordered by `keyPath` (a property, or a path through to-one links). Stable: objects with equal
+    /// values keep their order. Nil sorts first ascending; strings compare by Unicode scalar values.
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    /// The objects ordered by each descriptor in turn.
+    public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
+        owner.checkThread()
+        do {
+            let paths = try descriptors.map { (descriptor) throws(Realm.Error) in
+                (try sortPath(descriptor.keyPath, binder: binder(descriptor.keyPath)), descriptor.ascending)
+            }
+            return with([.sort(paths)])
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+
+    /// The first object for each distinct combination of values at `keyPaths`, in the current order.
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
+        owner.checkThread()
+        do {
+            let paths = try keyPaths.map { (path) throws(Realm.Error) in try sortPath(path, binder: binder(path)) }
+            return with([.distinct(paths)])
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+
+    /// The values of `property` over the objects (nils included).
+    private func propertyValues(_ property: String) -> [_StoredValue] {
+        owner.checkThread()
+        do {
+            let path = try sortPath(property, binder: binder(property))
+            var values: [_StoredValue] = []
+            for key in try keysInOrder() { values += try owner.queryValues(path, key: key, row: nil) }
+            return values
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+
+    private func keysInOrder() throws(Realm.Error) -> [Int64] {
+        if let keys = queryKeys() { return keys }
+        return try owner.objectKeys(tree: binding.rowsTree)
+    }
+
+    /// The smallest value of `property` (nil when there are no objects or all values are nil).
+    public func min<T: _Persistable>(ofProperty property: String) -> T? {
+        T._fromStored(QueryValues.aggregate("@min", propertyValues(property)))
+    }
+
+    /// The largest value of `property`.
+    public func max<T: _Persistable>(ofProperty property: String) -> T? {
+        T._fromStored(QueryValues.aggregate("@max", propertyValues(property)))
+    }
+
+    /// The sum of `property` (0 when there are no objects).
+    public func sum<T: _Persistable>(ofProperty property: String) -> T {
+        let total = QueryValues.aggregate("@sum", propertyValues(property))
+        if let value = T._fromStored(total) { return value }
+        if let number = QueryValues.number(total) {
+            if let value = T._fromStored(.double(number)) { return value }
+            if let value = T._fromStored(.int(Int64(number))) { return value }
+            if let value = T._fromStored(.float(Float(number))) { return value }
+        }
+        return T._defaultValue()
+    }
+
+    /// The mean of `property`; nil when there are no values.
+    public func average<T: _Persistable>(ofProperty property: String) -> T? {
+        let mean = QueryValues.aggregate("@avg", propertyValues(property))
+        if let value = T._fromStored(mean) { return value }
+        guard let number = QueryValues.number(mean) else { return nil }
+        return T._fromStored(.double(number)) ?? T._fromStored(.float(Float(number)))
+    }
+
+    /// The position of the first object matching `predicate`, or nil.
+    public func index(matching predicate: String, _ args: Any...) -> Int? {
+        owner.checkThread()
+        do {
+            let parsed = try RQLParser.parse(predicate)
+            let bound = try QueryBinder(realm: owner, root: binding, query: predicate, arguments: args).bind(
+                parsed.predicate)
+            for (position, key) in try keysInOrder().enumerated() {
+                let matches = try owner.withRow(tree: binding.rowsTree, key: key) { row in
+                    try owner.queryMatches(bound, key: key, row: row)
+                }
+                if matches == true { return position }
+            }
+            return nil
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+
+    /// The objects at `indexes`, in order.
+    public func objects(at indexes: IndexSet) -> [Element] { indexes.map { self[$0] } }
+}
+
+extension Results where Element: ObjectBase {
+    /// The position of `object`, or nil if it is not in the results.
+    public func index(of object: Element) -> Int? {
+        guard let managed = object.managed, managed.realm === owner, managed.table.className == binding.className
+        else { return nil }
+        do {
+            return try keysInOrderForIndex().firstIndex(of: managed.key)
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+
+    private func keysInOrderForIndex() throws(Realm.Error) -> [Int64] {
+        if let keys = queryKeys() { return keys }
+        return try owner.objectKeys(tree: binding.rowsTree)
+    }
+}

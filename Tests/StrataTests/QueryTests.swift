@@ -1,0 +1,302 @@
+import Foundation
+import StrataStorage
+import Testing
+
+@testable import Strata
+
+final class QueryItem: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var count = 0
+    @Persisted var score: Double = 0
+    @Persisted var rating: Int?
+    @Persisted var name = ""
+    @Persisted var nickname: String?
+    @Persisted var active = false
+    @Persisted var created = Date(timeIntervalSince1970: 0)
+    @Persisted var tags: List<String>
+    @Persisted var numbers: List<Int>
+    @Persisted var owner: QueryOwner?
+    @Persisted var friends: List<QueryOwner>
+}
+
+final class QueryOwner: Object {
+    @Persisted var name = ""
+    @Persisted var age = 0
+}
+
+/// The same data as plain Swift values: the reference the engine's answers are checked against.
+private struct Mirror {
+    var id: Int
+    var count: Int
+    var score: Double
+    var rating: Int?
+    var name: String
+    var nickname: String?
+    var active: Bool
+    var created: Date
+    var tags: [String]
+    var numbers: [Int]
+    var owner: (name: String, age: Int)?
+    var friends: [(name: String, age: Int)]
+}
+
+private struct SeededRandom: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return state >> 33 ^ state
+    }
+}
+
+@Suite("Queries")
+struct QueryTests {
+    static let names = ["alpha", "Beta", "gamma", "Ärger", "delta", "Éclair", "éclair", "zeta", "", "a🙂a"]
+    static let epoch = Date(timeIntervalSince1970: 1_700_000_000)
+
+    private func populate(_ realm: Realm, count: Int, seed: UInt64) throws -> [Mirror] {
+        var random = SeededRandom(state: seed)
+        var owners: [QueryOwner] = []
+        var ownerValues: [(name: String, age: Int)] = []
+        try realm.write {
+            for index in 0..<6 {
+                let owner = realm.create(QueryOwner.self, value: ["name": "o\(index)", "age": 20 + index * 7])
+                owners.append(owner)
+                ownerValues.append(("o\(index)", 20 + index * 7))
+            }
+        }
+        var mirrors: [Mirror] = []
+        try realm.write {
+            for id in 0..<count {
+                let ownerIndex = Int.random(in: -1..<owners.count, using: &random)
+                let friendIndexes = (0..<Int.random(in: 0...3, using: &random)).map { _ in
+                    Int.random(in: 0..<owners.count, using: &random)
+                }
+                let mirror = Mirror(
+                    id: id, count: Int.random(in: 0...9, using: &random),
+                    score: Double(Int.random(in: 0...100, using: &random)) / 100,
+                    rating: Bool.random(using: &random) ? nil : Int.random(in: 0...5, using: &random),
+                    name: Self.names.randomElement(using: &random)!,
+                    nickname: Bool.random(using: &random) ? nil : Self.names.randomElement(using: &random)!,
+                    active: Bool.random(using: &random),
+                    created: Self.epoch.addingTimeInterval(Double(Int.random(in: -5...5, using: &random)) * 86_400),
+                    tags: (0..<Int.random(in: 0...3, using: &random)).map { _ in
+                        ["x", "y", "z"].randomElement(using: &random)!
+                    },
+                    numbers: (0..<Int.random(in: 0...4, using: &random)).map { _ in
+                        Int.random(in: 0...9, using: &random)
+                    },
+                    owner: ownerIndex < 0 ? nil : ownerValues[ownerIndex],
+                    friends: friendIndexes.map { ownerValues[$0] })
+                mirrors.append(mirror)
+                let item = realm.create(
+                    QueryItem.self,
+                    value: [
+                        "id": id, "count": mirror.count, "score": mirror.score, "rating": mirror.rating as Any,
+                        "name": mirror.name, "nickname": mirror.nickname as Any, "active": mirror.active,
+                        "created": mirror.created, "tags": mirror.tags, "numbers": mirror.numbers,
+                    ])
+                item.owner = ownerIndex < 0 ? nil : owners[ownerIndex]
+                item.friends.append(objectsIn: friendIndexes.map { owners[$0] })
+            }
+        }
+        return mirrors
+    }
+
+    private static func fold(_ text: String, _ options: String.CompareOptions) -> String {
+        text.folding(options: options, locale: nil)
+    }
+
+    /// (query, arguments, the same condition in Swift)
+    private static var cases: [(String, [Any], (Mirror) -> Bool)] {
+        [
+            ("count > 5", [], { $0.count > 5 }),
+            ("count >= $0", [5], { $0.count >= 5 }),
+            ("5 < count", [], { $0.count > 5 }),
+            ("count == 3 OR count == 7", [], { $0.count == 3 || $0.count == 7 }),
+            ("count = 3 || count == 7 && active == true", [], { $0.count == 3 || ($0.count == 7 && $0.active) }),
+            ("NOT (count < 5)", [], { !($0.count < 5) }),
+            ("!(count < 5) AND score < 0.5", [], { $0.count >= 5 && $0.score < 0.5 }),
+            ("score BETWEEN {0.25, 0.75}", [], { $0.score >= 0.25 && $0.score <= 0.75 }),
+            ("score > count", [], { $0.score > Double($0.count) }),
+            ("rating == nil", [], { $0.rating == nil }),
+            ("rating != NULL AND rating > 2", [], { ($0.rating ?? -1) > 2 }),
+            ("rating <= 2", [], { $0.rating.map { $0 <= 2 } ?? false }),
+            ("name BEGINSWITH 'a'", [], { $0.name.hasPrefix("a") }),
+            ("name ENDSWITH[c] 'A'", [], { fold($0.name, .caseInsensitive).hasSuffix("a") }),
+            ("name CONTAINS[cd] 'e'", [], { fold($0.name, [.caseInsensitive, .diacriticInsensitive]).contains("e") }),
+            ("name ==[c] 'éclair'", [], { fold($0.name, .caseInsensitive) == "éclair" }),
+            ("name ==[cd] 'eclair'", [], { fold($0.name, [.caseInsensitive, .diacriticInsensitive]) == "eclair" }),
+            ("name LIKE '*a?a'", [], { QueryValues.like(Array($0.name.unicodeScalars), Array("*a?a".unicodeScalars)) }),
+            ("name LIKE[c] 'A*'", [], { fold($0.name, .caseInsensitive).hasPrefix("a") }),
+            ("name == ''", [], { $0.name.isEmpty }),
+            ("name > 'c'", [], { $0.name > "c" }),
+            ("name IN {'alpha', 'zeta'}", [], { ["alpha", "zeta"].contains($0.name) }),
+            ("name IN $0", [["Beta", "delta"]], { ["Beta", "delta"].contains($0.name) }),
+            ("id IN $0", [[1, 5, 9, 500]], { [1, 5, 9, 500].contains($0.id) }),
+            ("nickname == nil", [], { $0.nickname == nil }),
+            ("nickname BEGINSWITH 'a'", [], { $0.nickname?.hasPrefix("a") ?? false }),
+            ("active == true", [], { $0.active }),
+            ("active != $0", [true], { !$0.active }),
+            ("created > $0", [epoch], { $0.created > epoch }),
+            (
+                "created BETWEEN {$0, $1}", [epoch, epoch.addingTimeInterval(86_400 * 2)],
+                {
+                    $0.created >= epoch && $0.created <= epoch.addingTimeInterval(86_400 * 2)
+                }
+            ),
+            ("tags.@count == 0", [], { $0.tags.isEmpty }),
+            ("tags.@size >= 2", [], { $0.tags.count >= 2 }),
+            ("ANY tags == 'x'", [], { $0.tags.contains("x") }),
+            ("tags == 'x'", [], { $0.tags.contains("x") }),
+            ("ALL tags == 'y'", [], { $0.tags.allSatisfy { $0 == "y" } }),
+            ("NONE tags == 'z'", [], { !$0.tags.contains("z") }),
+            ("ALL numbers > 3", [], { $0.numbers.allSatisfy { $0 > 3 } }),
+            ("numbers.@sum > 10", [], { $0.numbers.reduce(0, +) > 10 }),
+            (
+                "numbers.@avg < 4", [],
+                { !$0.numbers.isEmpty && Double($0.numbers.reduce(0, +)) / Double($0.numbers.count) < 4 }
+            ),
+            ("numbers.@max == 9", [], { $0.numbers.max() == 9 }),
+            ("numbers.@min <= 1", [], { ($0.numbers.min() ?? 99) <= 1 }),
+            ("ANY numbers IN {1, 2}", [], { $0.numbers.contains { [1, 2].contains($0) } }),
+            ("owner.name == 'o1'", [], { $0.owner?.name == "o1" }),
+            ("owner == nil", [], { $0.owner == nil }),
+            ("owner.age > 30", [], { ($0.owner?.age ?? 0) > 30 }),
+            ("ANY friends.age > 40", [], { $0.friends.contains { $0.age > 40 } }),
+            ("friends.@count > 1 AND owner != nil", [], { $0.friends.count > 1 && $0.owner != nil }),
+            ("friends.@sum.age > 60", [], { $0.friends.map(\.age).reduce(0, +) > 60 }),
+            ("TRUEPREDICATE", [], { _ in true }),
+            ("FALSEPREDICATE OR count == 1", [], { $0.count == 1 }),
+        ]
+    }
+
+    @Test func queriesAgreeWithSwiftFilters() throws {
+        let realm = try Realm(
+            configuration: Realm.Configuration(inMemoryIdentifier: "queries-\(UUID())", objectTypes: [QueryItem.self]))
+        let mirrors = try populate(realm, count: 400, seed: 7)
+        let all = realm.objects(QueryItem.self)
+        for (query, arguments, reference) in Self.cases {
+            let expected = mirrors.filter(reference).map(\.id)
+            let results = try all.checkedFilterArguments(query, arguments)
+            #expect(results.map(\.id) == expected, "\(query)")
+            #expect(results.count == expected.count, "\(query)")
+            // Inside a write transaction the same query reads the uncommitted state.
+            try realm.write {
+                let inWrite = try all.checkedFilterArguments(query, arguments).map(\.id)
+                #expect(inWrite == expected, "\(query) in a write")
+            }
+        }
+    }
+
+    @Test func sortDistinctLimitAndAggregates() throws {
+        let realm = try Realm(
+            configuration: Realm.Configuration(inMemoryIdentifier: "queries-\(UUID())", objectTypes: [QueryItem.self]))
+        let mirrors = try populate(realm, count: 300, seed: 11)
+        let all = realm.objects(QueryItem.self)
+        // Stable multi-key sort, nil first ascending.
+        let sorted = all.sorted(by: [
+            SortDescriptor(keyPath: "rating"), SortDescriptor(keyPath: "score", ascending: false),
+        ])
+        let expected = mirrors.enumerated().sorted { a, b in
+            let x = a.element
+            let y = b.element
+            if x.rating != y.rating { return (x.rating ?? Int.min) < (y.rating ?? Int.min) }
+            if x.score != y.score { return x.score > y.score }
+            return a.offset < b.offset
+        }.map(\.element.id)
+        #expect(sorted.map(\.id) == expected)
+        #expect(all.sorted(byKeyPath: "owner.age", ascending: false).map(\.id).count == mirrors.count)
+        let byOwner = all.sorted(byKeyPath: "owner.age", ascending: false).map { $0.owner?.age ?? -1 }
+        #expect(byOwner == byOwner.sorted(by: >))
+        // RQL SORT / DISTINCT / LIMIT, applied after the filter.
+        let top = all.filter("count > 2 SORT(score DESC, id ASC) LIMIT(5)")
+        let topExpected = mirrors.filter { $0.count > 2 }.sorted { ($0.score, -$0.id) > ($1.score, -$1.id) }.prefix(5)
+        #expect(top.map(\.id) == topExpected.map(\.id))
+        let distinct = all.filter("TRUEPREDICATE DISTINCT(count)")
+        var seen = Set<Int>()
+        #expect(distinct.map(\.id) == mirrors.filter { seen.insert($0.count).inserted }.map(\.id))
+        #expect(all.distinct(by: ["active"]).count == Set(mirrors.map(\.active)).count)
+        // Chained filters.
+        #expect(
+            all.filter("count > 2").filter("active == true").map(\.id)
+                == mirrors.filter { $0.count > 2 && $0.active }.map(\.id))
+        // Aggregates.
+        #expect(all.sum(ofProperty: "count") == mirrors.map(\.count).reduce(0, +))
+        #expect(all.max(ofProperty: "score") == mirrors.map(\.score).max())
+        #expect(all.min(ofProperty: "rating") == mirrors.compactMap(\.rating).min())
+        let average: Double? = all.average(ofProperty: "count")
+        #expect(
+            average.map { abs($0 - Double(mirrors.map(\.count).reduce(0, +)) / Double(mirrors.count)) < 1e-9 } == true)
+        #expect(all.filter("id < 0").sum(ofProperty: "count") == 0)
+        #expect((all.filter("id < 0").average(ofProperty: "count") as Double?) == nil)
+        #expect(all.index(matching: "count == $0", 9) == mirrors.firstIndex { $0.count == 9 })
+        let third = all.filter("count > 4")[2]
+        #expect(all.filter("count > 4").index(of: third) == 2)
+    }
+
+    @Test func resultsAreLiveAndDeletingFilteredResultsDeletesOnlyThem() throws {
+        let realm = try Realm(
+            configuration: Realm.Configuration(inMemoryIdentifier: "queries-\(UUID())", objectTypes: [QueryItem.self]))
+        let big = realm.objects(QueryItem.self).filter("count >= 5")
+        #expect(big.isEmpty)
+        try realm.write {
+            for id in 0..<10 { realm.create(QueryItem.self, value: ["id": id, "count": id]) }
+            #expect(big.count == 5)
+        }
+        #expect(big.map(\.id) == [5, 6, 7, 8, 9])
+        try realm.write { realm.delete(big) }
+        #expect(realm.objects(QueryItem.self).map(\.id) == [0, 1, 2, 3, 4])
+        #expect(big.isEmpty)
+    }
+
+    @Test func malformedQueriesPointAtTheOffendingToken() {
+        let realm = try! Realm(
+            configuration: Realm.Configuration(inMemoryIdentifier: "queries-\(UUID())", objectTypes: [QueryItem.self]))
+        let all = realm.objects(QueryItem.self)
+        let owner = try! realm.write { realm.create(QueryOwner.self, value: ["name": "o"]) }
+        let cases: [(String, Int, String)] = [
+            ("count >", 7, "expected a property, a value or an argument"),
+            ("count >> 3", 7, "expected a property, a value or an argument"),
+            ("count 3", 6, "expected a comparison operator"),
+            ("(count > 3", 10, ") to close ("),
+            ("name == 'open", 8, "the string is not closed"),
+            ("name ==[x] 'a'", 7, "unknown option [x]"),
+            ("count > 3 LIMIT(-1)", 16, "LIMIT takes a non-negative integer"),
+            ("count > 3 extra", 10, "unexpected 'extra'"),
+            ("count > $2", 8, "$2 has no argument"),
+            ("colour == 'red'", 0, "QueryItem has no property colour"),
+            ("owner.colour == 'red'", 0, "QueryOwner has no property colour"),
+            ("count == 'x'", 9, "QueryItem.count is int and cannot be compared with the string 'x'"),
+            ("count BEGINSWITH 'x'", 17, "BEGINSWITH needs a string or data property; QueryItem.count is int"),
+            ("count IN 3", 9, "IN needs a list"),
+            ("ALL count > 3", 0, "ALL needs a key path through a collection"),
+            ("count.@count > 3", 0, "@count needs a collection, string or data"),
+            ("owner > $0", 8, "links can only be compared with == and !="),
+            ("", 0, "expected a condition"),
+            ("count > 3 #", 10, "unexpected character '#'"),
+        ]
+        for (query, position, reason) in cases {
+            do {
+                _ = try all.checkedFilterArguments(query, query.contains("$0") ? [owner] : [])
+                Issue.record("\(query) was accepted")
+            } catch let Realm.Error.invalidQuery(text, at, message) {
+                #expect(text == query)
+                #expect(at == position, "\(query): \(message)")
+                #expect(message.contains(reason), "\(query): \(message)")
+            } catch {
+                Issue.record("\(query): \(error)")
+            }
+        }
+    }
+}
+
+extension Results {
+    /// `checkedFilter` with an array of arguments (tests build them at run time).
+    func checkedFilterArguments(_ query: String, _ arguments: [Any]) throws -> Results<Element> {
+        switch arguments.count {
+        case 0: try checkedFilter(query)
+        case 1: try checkedFilter(query, arguments[0])
+        default: try checkedFilter(query, arguments[0], arguments[1])
+        }
+    }
+}
