@@ -6,10 +6,10 @@ import Testing
 
 final class QueryItem: Object {
     @Persisted(primaryKey: true) var id = 0
-    @Persisted var count = 0
+    @Persisted(indexed: true) var count = 0
     @Persisted var score: Double = 0
     @Persisted var rating: Int?
-    @Persisted var name = ""
+    @Persisted(indexed: true) var name = ""
     @Persisted var nickname: String?
     @Persisted var active = false
     @Persisted var created = Date(timeIntervalSince1970: 0)
@@ -50,7 +50,9 @@ private struct SeededRandom: RandomNumberGenerator {
 
 @Suite("Queries")
 struct QueryTests {
-    static let names = ["alpha", "Beta", "gamma", "Ärger", "delta", "Éclair", "éclair", "zeta", "", "a🙂a"]
+    static let names = [
+        "alpha", "Beta", "gamma", "Ärger", "delta", "Éclair", "éclair", "zeta", "", "a🙂a", "alpha\u{0}x",
+    ]
     static let epoch = Date(timeIntervalSince1970: 1_700_000_000)
 
     private func populate(_ realm: Realm, count: Int, seed: UInt64) throws -> [Mirror] {
@@ -232,6 +234,41 @@ struct QueryTests {
         #expect(all.index(matching: "count == $0", 9) == mirrors.firstIndex { $0.count == 9 })
         let third = all.filter("count > 4")[2]
         #expect(all.filter("count > 4").index(of: third) == 2)
+    }
+
+    @Test func equalityOnKeysAndIndexesUsesTheIndex() throws {
+        let realm = try Realm(
+            configuration: Realm.Configuration(inMemoryIdentifier: "queries-\(UUID())", objectTypes: [QueryItem.self]))
+        let mirrors = try populate(realm, count: 300, seed: 3)
+        let all = realm.objects(QueryItem.self)
+        let plans: [(String, [Any], Bool, (Mirror) -> Bool)] = [
+            ("id == 5", [], true, { $0.id == 5 }),
+            ("id IN {1, 2, 999}", [], true, { [1, 2].contains($0.id) }),
+            ("count == 3 AND score > 0.5", [], true, { $0.count == 3 && $0.score > 0.5 }),
+            ("count == 3 OR name == 'alpha'", [], true, { $0.count == 3 || $0.name == "alpha" }),
+            ("name IN $0", [["alpha", "zeta"]], true, { ["alpha", "zeta"].contains($0.name) }),
+            ("count == 3 OR score > 0.5", [], false, { $0.count == 3 || $0.score > 0.5 }),
+            ("name ==[c] 'ALPHA'", [], false, { $0.name.lowercased() == "alpha" }),
+            ("count == 3.0", [], false, { $0.count == 3 }),
+        ]
+        for (query, arguments, indexed, reference) in plans {
+            let results = try all.checkedFilterArguments(query, arguments)
+            #expect(results.map(\.id) == mirrors.filter(reference).map(\.id), "\(query)")
+            #expect((results.query?.indexCandidateCount != nil) == indexed, "\(query)")
+            // And inside a write, after changes the index must reflect.
+            try realm.write {
+                realm.create(QueryItem.self, value: ["id": 10_000, "count": 3, "name": "alpha", "score": 0.9])
+                #expect(
+                    results.map(\.id).contains(10_000)
+                        == reference(
+                            Mirror(
+                                id: 10_000, count: 3, score: 0.9, rating: nil, name: "alpha", nickname: nil,
+                                active: false,
+                                created: Date(timeIntervalSince1970: 0), tags: [], numbers: [], owner: nil, friends: [])
+                        ), "\(query)")
+                realm.cancelWrite()
+            }
+        }
     }
 
     @Test func resultsAreLiveAndDeletingFilteredResultsDeletesOnlyThem() throws {

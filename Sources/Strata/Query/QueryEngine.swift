@@ -390,6 +390,42 @@ extension Realm {
         return try dynamicBinding(name)
     }
 
+    /// The objects whose primary key or indexed property `property` may equal `value` (index entries cut long
+    /// values, so callers recheck the rows).
+    func indexedKeys(_ binding: TableBinding, property: Int, value: _StoredValue) throws(Realm.Error) -> [Int64] {
+        if property == binding.table.primaryKeyIndex {
+            guard let encoded = KeyEncoding.primaryKey(value) else { return [] }
+            return try lookupPrimaryKey(binding, encoded).map { [$0] } ?? []
+        }
+        guard var prefix = KeyEncoding.indexEntry(value, key: 0) else { return [] }
+        prefix.removeLast(8)
+        let name = TableNames.index(binding.className, binding.table.schema.properties[property].name)
+        var keys: [Int64] = []
+        /// Whether `entry` still starts with the prefix (entries of longer values may sort among the value's own).
+        func take(_ entry: [UInt8]) -> Bool {
+            guard entry.starts(with: prefix) else { return false }
+            if entry.count == prefix.count + 8 {
+                keys.append(KeyEncoding.decodeObjectKey(Array(entry[prefix.count...])))
+            }
+            return true
+        }
+        if let transaction = writeTransactionIfAny {
+            guard let tree = try handle(name, create: false) else { return [] }
+            try storage {
+                var cursor = try transaction.makeCursor(for: tree)
+                var more = try cursor.seek(atOrAfter: prefix)
+                while more, take(try cursor.key()) { more = try cursor.next() }
+            }
+        } else if let tree = treeView(name) {
+            try storage {
+                var cursor = tree.makeCursor()
+                var more = try cursor.seek(atOrAfter: prefix)
+                while more, take(try cursor.key()) { more = try cursor.next() }
+            }
+        }
+        return keys
+    }
+
     /// The values `path` produces for object `key` (links as their keys).
     func queryValues(_ path: BoundPath, key: Int64, row: RowView?) throws(Realm.Error) -> [_StoredValue] {
         if let direct = path.directColumn, let row {

@@ -26,6 +26,8 @@ final class ResultsQuery {
     }
 
     let stages: [Stage]
+    /// How the last run found its objects: from an index (how many candidates) or by scanning (nil).
+    private(set) var indexCandidateCount: Int?
     private var cachedKeys: [Int64] = []
     private var cachedGeneration = UInt64.max
 
@@ -43,7 +45,26 @@ final class ResultsQuery {
             filters.append(predicate)
             index += 1
         }
-        var keys = try scan(realm: realm, binding: binding, filters: filters)
+        var keys: [Int64]
+        var indexed: Set<Int64>?
+        for filter in filters where indexed == nil {
+            indexed = try Self.indexCandidates(filter, realm: realm, binding: binding)
+        }
+        indexCandidateCount = indexed?.count
+        if let candidates = indexed {
+            // An index narrowed the objects down: check the whole condition on those rows only, in key order.
+            keys = []
+            for key in candidates.sorted() {
+                let matches = try realm.withRow(tree: binding.rowsTree, key: key) {
+                    (row) throws(Realm.Error) -> Bool in
+                    for filter in filters where try !realm.queryMatches(filter, key: key, row: row) { return false }
+                    return true
+                }
+                if matches == true { keys.append(key) }
+            }
+        } else {
+            keys = try scan(realm: realm, binding: binding, filters: filters)
+        }
         while index < stages.count {
             switch stages[index] {
             case .filter(let predicate):
@@ -91,6 +112,55 @@ final class ResultsQuery {
         cachedKeys = keys
         cachedGeneration = realm.generation
         return keys
+    }
+
+    /// The objects an equality or `IN` on a primary key or indexed property (alone, within `AND`, or on both
+    /// sides of `OR`) allows; nil when the condition cannot use an index.
+    static func indexCandidates(_ predicate: BoundPredicate, realm: Realm, binding: TableBinding) throws(Realm.Error)
+        -> Set<Int64>?
+    {
+        switch predicate {
+        case .and(let a, let b):
+            let left = try indexCandidates(a, realm: realm, binding: binding)
+            let right = try indexCandidates(b, realm: realm, binding: binding)
+            if let left, let right { return left.count <= right.count ? left : right }
+            return left ?? right
+        case .or(let a, let b):
+            guard let left = try indexCandidates(a, realm: realm, binding: binding),
+                let right = try indexCandidates(b, realm: realm, binding: binding)
+            else { return nil }
+            return left.union(right)
+        case .compare(let path, let op, let right, let options, let quantifier):
+            guard op == .equal || op == .in, quantifier == nil, !options.caseInsensitive,
+                !options.diacriticInsensitive, path.steps.count == 1,
+                case .property(let owner, let property) = path.steps[0], owner === binding,
+                binding.table.infos[property].collection == nil
+            else { return nil }
+            let schema = binding.table.schema.properties[property]
+            guard schema.isPrimary || schema.isIndexed else { return nil }
+            let values: [_StoredValue]
+            switch right {
+            case .value(let value): values = [value]
+            case .values(let list): values = list
+            case .path: return nil
+            }
+            guard values.allSatisfy({ storedLike($0, schema.type) }) else { return nil }
+            var keys = Set<Int64>()
+            for value in values { keys.formUnion(try realm.indexedKeys(binding, property: property, value: value)) }
+            return keys
+        default:
+            return nil
+        }
+    }
+
+    /// Whether `value` is stored as it is for a property of `type` (so its index encoding matches).
+    private static func storedLike(_ value: _StoredValue, _ type: PropertyType) -> Bool {
+        switch (value, type) {
+        case (.null, _), (.int, .int), (.string, .string), (.uuid, .uuid), (.objectId, .objectId), (.bool, .bool),
+            (.date, .date):
+            true
+        default: false
+        }
     }
 
     /// Sort order: nil before every value, then values by `QueryValues.order` (incomparable values keep their
