@@ -29,6 +29,10 @@ enum Workload: String, CaseIterable {
     case lookup = "Primary-key lookups"
     case iterate = "Iterate, read 2 properties"
     case update = "Update 1 property, 1 write"
+    case queryRange = "Query: count of an Int range (unindexed), x10"
+    case queryPrefix = "Query: count of String BEGINSWITH (unindexed), x10"
+    case queryIn = "Query: primary key IN 100 values, x10"
+    case querySort = "Query: all sorted by a Double, read ids"
     case delete = "Delete all, 1 write"
 }
 
@@ -73,6 +77,9 @@ func check(_ condition: Bool, _ what: String) throws {
 
 let base = Date(timeIntervalSince1970: 1_700_000_000)
 
+/// How many of "item 0" … "item N-1" start with "item 9".
+func expectedPrefixMatches(_ size: Int) -> Int { (0..<size).filter { String($0).hasPrefix("9") }.count }
+
 /// Strata: a file in `directory`, durable commits.
 func runStrata(size: Int, order: [Int], directory: URL) throws -> [Workload: Duration] {
     let configuration = Realm.Configuration(
@@ -113,6 +120,27 @@ func runStrata(size: Int, order: [Int], directory: URL) throws -> [Workload: Dur
         }
     }
     try check(realm.object(ofType: Item.self, forPrimaryKey: size - 1)?.count == size, "strata update")
+    var matches = 0
+    times[.queryRange] = time {
+        for round in 0..<10 {
+            matches = realm.objects(Item.self).filter("count >= $0 AND count < $1", size / 4 + round, size / 2).count
+        }
+    }
+    try check(matches == size / 2 - size / 4 - 9, "strata range")
+    times[.queryPrefix] = time {
+        for _ in 0..<10 { matches = realm.objects(Item.self).filter("name BEGINSWITH 'item 9'").count }
+    }
+    try check(matches == expectedPrefixMatches(size), "strata prefix")
+    let keys = (0..<100).map { $0 * (size / 100) }
+    times[.queryIn] = time {
+        for _ in 0..<10 { matches = realm.objects(Item.self).filter("id IN $0", keys).count }
+    }
+    try check(matches == 100, "strata in")
+    var ids = 0
+    times[.querySort] = time {
+        for item in realm.objects(Item.self).sorted(byKeyPath: "score", ascending: false) { ids &+= item.id }
+    }
+    try check(ids == size * (size - 1) / 2, "strata sort")
     times[.delete] = try time {
         try realm.write { realm.delete(realm.objects(Item.self)) }
     }
@@ -178,6 +206,39 @@ func runGRDB(size: Int, order: [Int], directory: URL) throws -> [Workload: Durat
         }
     }
     try check(try queue.read { try ItemRecord.fetchOne($0, key: size - 1)?.count } == size, "grdb update")
+    var matches = 0
+    times[.queryRange] = try time {
+        try queue.read { db in
+            for round in 0..<10 {
+                matches = try ItemRecord.filter(
+                    sql: "count >= ? AND count < ?", arguments: [size / 4 + round, size / 2]
+                )
+                .fetchCount(db)
+            }
+        }
+    }
+    try check(matches == size / 2 - size / 4 - 9, "grdb range")
+    times[.queryPrefix] = try time {
+        try queue.read { db in
+            for _ in 0..<10 { matches = try ItemRecord.filter(sql: "name GLOB 'item 9*'").fetchCount(db) }
+        }
+    }
+    try check(matches == expectedPrefixMatches(size), "grdb prefix")
+    let keys = (0..<100).map { $0 * (size / 100) }
+    times[.queryIn] = try time {
+        try queue.read { db in
+            for _ in 0..<10 { matches = try ItemRecord.filter(keys: keys).fetchCount(db) }
+        }
+    }
+    try check(matches == 100, "grdb in")
+    var ids = 0
+    times[.querySort] = try time {
+        try queue.read { db in
+            let cursor = try Int.fetchCursor(db, sql: "SELECT id FROM item ORDER BY score DESC")
+            while let id = try cursor.next() { ids &+= id }
+        }
+    }
+    try check(ids == size * (size - 1) / 2, "grdb sort")
     times[.delete] = try time {
         try queue.write { db in _ = try ItemRecord.deleteAll(db) }
     }

@@ -638,9 +638,9 @@ enum QueryValues {
             let haystack = fold(text, options)
             let needle = fold(pattern, options)
             switch op {
-            case .beginsWith: return haystack.hasPrefix(needle)
-            case .endsWith: return haystack.hasSuffix(needle)
-            case .contains: return needle.isEmpty || haystack.contains(needle)
+            case .beginsWith: return haystack.utf8.starts(with: needle.utf8)
+            case .endsWith: return haystack.utf8.reversed().starts(with: needle.utf8.reversed())
+            case .contains: return Array(haystack.utf8).withUnsafeBytes { contains($0, Array(needle.utf8)) }
             default: return like(Array(haystack.unicodeScalars), Array(needle.unicodeScalars))
             }
         case .in: return equal(a, b, options)
@@ -685,8 +685,7 @@ enum QueryValues {
         case (.null, .null): return true
         case (.null, _), (_, .null): return false
         case (.string(let x), .string(let y)):
-            return options.caseInsensitive || options.diacriticInsensitive
-                ? fold(x, options) == fold(y, options) : x == y
+            return fold(x, options).utf8.elementsEqual(fold(y, options).utf8)
         case (.bool(let x), .bool(let y)): return x == y
         case (.data(let x), .data(let y)): return x == y
         case (.uuid(let x), .uuid(let y)): return x == y
@@ -702,10 +701,7 @@ enum QueryValues {
         switch (a, b) {
         case (.int(let x), .int(let y)): return sign(x, y)
         case (.string(let x), .string(let y)):
-            if options.caseInsensitive || options.diacriticInsensitive {
-                return sign(fold(x, options), fold(y, options))
-            }
-            return sign(x, y)
+            return compareBytes(fold(x, options).utf8, fold(y, options).utf8)
         case (.date(let x), .date(let y)): return sign(x, y)
         case (.bool(let x), .bool(let y)): return sign(x ? 1 : 0, y ? 1 : 0)
         case (.uuid(let x), .uuid(let y)): return sign(x.uuidString, y.uuidString)
@@ -768,5 +764,148 @@ enum QueryValues {
             }
             return .double(present.compactMap(number).reduce(0, +) / Double(present.count))
         }
+    }
+}
+
+// MARK: Compiled conditions
+
+/// A condition on the object's own row, compiled to a closure that reads the row's bytes in place: no values,
+/// strings or arrays are created per row.
+typealias RowCondition = (RowView) -> Bool
+
+extension BoundPredicate {
+    /// The condition as a `RowCondition`, when it only compares the object's own plain columns with constants;
+    /// nil otherwise (the general evaluator then runs it). Both give the same answers.
+    func compiled() -> RowCondition? {
+        switch self {
+        case .constant(let value): return { _ in value }
+        case .and(let a, let b):
+            guard let x = a.compiled(), let y = b.compiled() else { return nil }
+            return { x($0) && y($0) }
+        case .or(let a, let b):
+            guard let x = a.compiled(), let y = b.compiled() else { return nil }
+            return { x($0) || y($0) }
+        case .not(let a):
+            guard let x = a.compiled() else { return nil }
+            return { !x($0) }
+        case .between(let path, let low, let high, nil):
+            guard let lower = Self.compare(path, .greaterOrEqual, low, StringOptions()),
+                let upper = Self.compare(path, .lessOrEqual, high, StringOptions())
+            else { return nil }
+            return { lower($0) && upper($0) }
+        case .compare(let path, let op, .value(let value), let options, nil):
+            return Self.compare(path, op, value, options)
+        case .compare(let path, .in, .values(let values), let options, nil):
+            let tests = values.compactMap { Self.compare(path, .equal, $0, options) }
+            guard tests.count == values.count else { return nil }
+            return { row in tests.contains { $0(row) } }
+        default:
+            return nil
+        }
+    }
+
+    private static func compare(_ path: BoundPath, _ op: RQLOperator, _ value: _StoredValue, _ options: StringOptions)
+        -> RowCondition?
+    {
+        guard let (column, info) = path.directColumn else { return nil }
+        if case .null = value {
+            switch op {
+            case .equal: return { $0.isNull(column) }
+            case .notEqual: return { !$0.isNull(column) }
+            default: return { _ in false }
+            }
+        }
+        /// Applies `op` to the row's value (absent when null) and the constant, by their order.
+        func ordered(_ order: @escaping (RowView) -> Int?) -> RowCondition? {
+            switch op {
+            case .equal: return { order($0) == 0 }
+            case .notEqual: return { order($0) != 0 }
+            case .less: return { order($0).map { $0 < 0 } ?? false }
+            case .lessOrEqual: return { order($0).map { $0 <= 0 } ?? false }
+            case .greater: return { order($0).map { $0 > 0 } ?? false }
+            case .greaterOrEqual: return { order($0).map { $0 >= 0 } ?? false }
+            default: return nil
+            }
+        }
+        func sign<T: Comparable>(_ x: T, _ y: T) -> Int { x < y ? -1 : x > y ? 1 : 0 }
+        switch (info.type, value) {
+        case (.int, .int(let constant)):
+            return ordered { $0.isNull(column) ? nil : sign($0.int(column), constant) }
+        case (.int, _), (.double, _), (.float, _):
+            guard let constant = QueryValues.number(value), !(value.isDecimal) else { return nil }
+            switch info.type {
+            case .int: return ordered { $0.isNull(column) ? nil : sign(Double($0.int(column)), constant) }
+            case .double: return ordered { $0.isNull(column) ? nil : sign($0.double(column), constant) }
+            default: return ordered { $0.isNull(column) ? nil : sign(Double($0.float(column)), constant) }
+            }
+        case (.date, .date(let date)):
+            let constant = date.timeIntervalSinceReferenceDate
+            return ordered { $0.isNull(column) ? nil : sign($0.double(column), constant) }
+        case (.bool, .bool(let constant)):
+            return ordered { $0.isNull(column) ? nil : sign($0.bool(column) ? 1 : 0, constant ? 1 : 0) }
+        case (.string, .string(let text)) where !options.caseInsensitive && !options.diacriticInsensitive:
+            let needle = Array(text.utf8)
+            switch op {
+            case .beginsWith:
+                return { row in !row.isNull(column) && row.withBytes(column) { $0.starts(with: needle) } }
+            case .endsWith:
+                return { row in
+                    !row.isNull(column)
+                        && row.withBytes(column) { bytes in
+                            bytes.count >= needle.count && bytes[(bytes.count - needle.count)...].elementsEqual(needle)
+                        }
+                }
+            case .contains:
+                return { row in !row.isNull(column) && row.withBytes(column) { QueryValues.contains($0, needle) } }
+            case .like:
+                return nil
+            default:
+                return ordered { row in
+                    row.isNull(column) ? nil : row.withBytes(column) { QueryValues.compareBytes($0, needle) }
+                }
+            }
+        default:
+            return nil
+        }
+    }
+}
+
+extension _StoredValue {
+    var isDecimal: Bool { if case .decimal128 = self { true } else { false } }
+}
+
+extension QueryValues {
+    /// Byte order of two UTF-8 strings (that is, Unicode scalar order): -1, 0 or 1.
+    static func compareBytes(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Int {
+        var x = a.makeIterator()
+        var y = b.makeIterator()
+        while true {
+            switch (x.next(), y.next()) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case (let p?, let q?): if p != q { return p < q ? -1 : 1 }
+            }
+        }
+    }
+
+    /// Whether `needle` occurs in `haystack`.
+    static func contains(_ haystack: UnsafeRawBufferPointer, _ needle: [UInt8]) -> Bool {
+        guard let first = needle.first else { return true }
+        guard haystack.count >= needle.count else { return false }
+        var start = 0
+        let last = haystack.count - needle.count
+        while start <= last {
+            if haystack[start] == first {
+                var matched = true
+                for offset in 1..<needle.count where haystack[start + offset] != needle[offset] {
+                    matched = false
+                    break
+                }
+                if matched { return true }
+            }
+            start += 1
+        }
+        return false
     }
 }

@@ -46,6 +46,8 @@ final class ResultsQuery {
             index += 1
         }
         var keys: [Int64]
+        /// Whether `keys` are in key order (the rows can then be read with one cursor walk).
+        var ascendingKeys = true
         var indexed: Set<Int64>?
         for filter in filters where indexed == nil {
             indexed = try Self.indexCandidates(filter, realm: realm, binding: binding)
@@ -77,23 +79,35 @@ final class ResultsQuery {
                 }
                 keys = kept
             case .sort(let descriptors):
-                var sortKeys: [(key: Int64, values: [_StoredValue])] = []
-                sortKeys.reserveCapacity(keys.count)
-                for key in keys {
-                    let values = try descriptors.map { (descriptor) throws(Realm.Error) -> _StoredValue in
-                        try realm.queryValues(descriptor.path, key: key, row: nil).first ?? .null
+                let values = try sortValues(
+                    descriptors.map(\.path), keys: keys, ascendingKeys: ascendingKeys, realm: realm, binding: binding)
+                let ascending = descriptors.map(\.ascending)
+                var order = Array(keys.indices)
+                if descriptors.count == 1, let numbers = Self.numbers(values[0]) {
+                    // One numeric key: compare unboxed numbers (nil first), position breaking ties.
+                    let up = ascending[0]
+                    order.sort { a, b in
+                        let x = numbers[a]
+                        let y = numbers[b]
+                        if x != y {
+                            guard let x else { return up }
+                            guard let y else { return !up }
+                            return up ? x < y : x > y
+                        }
+                        return a < b
                     }
-                    sortKeys.append((key, values))
-                }
-                // Swift's sort is not stable: the position breaks ties.
-                let ordered = sortKeys.enumerated().sorted { a, b in
-                    for (column, descriptor) in descriptors.enumerated() {
-                        let order = Self.order(a.element.values[column], b.element.values[column])
-                        if order != 0 { return descriptor.ascending ? order < 0 : order > 0 }
+                } else {
+                    // Swift's sort is not stable: the position breaks ties.
+                    order.sort { a, b in
+                        for column in descriptors.indices {
+                            let comparison = Self.order(values[column][a], values[column][b])
+                            if comparison != 0 { return ascending[column] ? comparison < 0 : comparison > 0 }
+                        }
+                        return a < b
                     }
-                    return a.offset < b.offset
                 }
-                keys = ordered.map(\.element.key)
+                keys = order.map { keys[$0] }
+                ascendingKeys = false
             case .distinct(let paths):
                 var seen: Set<[QueryHashKey]> = []
                 var unique: [Int64] = []
@@ -112,6 +126,60 @@ final class ResultsQuery {
         cachedKeys = keys
         cachedGeneration = realm.generation
         return keys
+    }
+
+    /// The value of each path for each key (one array per path, in key position). Plain columns of many keys in
+    /// key order are read with one walk over the rows instead of one lookup per key.
+    private func sortValues(
+        _ paths: [BoundPath], keys: [Int64], ascendingKeys: Bool, realm: Realm, binding: TableBinding
+    ) throws(Realm.Error) -> [[_StoredValue]] {
+        var values = paths.map { _ in [_StoredValue](repeating: .null, count: keys.count) }
+        let direct = paths.compactMap(\.directColumn)
+        if ascendingKeys, direct.count == paths.count, keys.count * 8 >= realm.rowCount(tree: binding.rowsTree),
+            var cursor = realm.rowCursor(binding)
+        {
+            try realm.storage {
+                var position = 0
+                var more = try cursor.first()
+                while more, position < keys.count {
+                    let key = try cursor.withKey { KeyEncoding.decodeObjectKey($0) }
+                    if key == keys[position] {
+                        try cursor.withValue { bytes in
+                            let row = try RowView(bytes)
+                            for (index, column) in direct.enumerated() {
+                                values[index][position] = RowCodec.get(row, column: column.column, info: column.info)
+                            }
+                        }
+                        position += 1
+                    }
+                    more = try cursor.next()
+                }
+            }
+            return values
+        }
+        for (position, key) in keys.enumerated() {
+            for (index, path) in paths.enumerated() {
+                values[index][position] = try realm.queryValues(path, key: key, row: nil).first ?? .null
+            }
+        }
+        return values
+    }
+
+    /// `values` as numbers (nil for nil) when they are all numbers or nil.
+    private static func numbers(_ values: [_StoredValue]) -> [Double?]? {
+        var numbers: [Double?] = []
+        numbers.reserveCapacity(values.count)
+        for value in values {
+            switch value {
+            case .null: numbers.append(nil)
+            case .int(let int) where abs(int) < 1 << 53: numbers.append(Double(int))
+            case .double(let double) where !double.isNaN: numbers.append(double)
+            case .float(let float) where !float.isNaN: numbers.append(Double(float))
+            case .date(let date): numbers.append(date.timeIntervalSinceReferenceDate)
+            default: return nil
+            }
+        }
+        return numbers
     }
 
     /// The objects an equality or `IN` on a primary key or indexed property (alone, within `AND`, or on both
@@ -178,20 +246,32 @@ final class ResultsQuery {
     private func scan(realm: Realm, binding: TableBinding, filters: [BoundPredicate]) throws(Realm.Error) -> [Int64] {
         var keys: [Int64] = []
         if var cursor = realm.rowCursor(binding) {
+            let compiled = filters.compactMap { $0.compiled() }
             try realm.storage {
                 var more = try cursor.first()
+                if compiled.count == filters.count {
+                    // Every condition reads the row in place.
+                    while more {
+                        if let key = try cursor.withEntry({ (key, bytes) -> Int64? in
+                            let row = try RowView(bytes)
+                            for condition in compiled where !condition(row) { return nil }
+                            return KeyEncoding.decodeObjectKey(key)
+                        }) {
+                            keys.append(key)
+                        }
+                        more = try cursor.next()
+                    }
+                    return
+                }
                 while more {
                     let key = try cursor.withKey { KeyEncoding.decodeObjectKey($0) }
-                    let matches: Bool =
-                        filters.isEmpty
-                        ? true
-                        : try cursor.withValue { bytes in
-                            let row = try RowView(bytes)
-                            for filter in filters where try !realm.queryMatches(filter, key: key, row: row) {
-                                return false
-                            }
-                            return true
+                    let matches: Bool = try cursor.withValue { bytes in
+                        let row = try RowView(bytes)
+                        for filter in filters where try !realm.queryMatches(filter, key: key, row: row) {
+                            return false
                         }
+                        return true
+                    }
                     if matches { keys.append(key) }
                     more = try cursor.next()
                 }
