@@ -712,7 +712,8 @@ enum QueryValues {
         case (.decimal128(let x), _): return number(b).map { sign(x, Decimal128($0)) }
         case (_, .decimal128(let y)): return number(a).map { sign(Decimal128($0), y) }
         default:
-            guard let x = number(a), let y = number(b) else { return nil }
+            // NaN is unordered: no comparison with it holds but !=.
+            guard let x = number(a), let y = number(b), !x.isNaN, !y.isNaN else { return nil }
             return sign(x, y)
         }
     }
@@ -829,8 +830,28 @@ extension BoundPredicate {
         }
         func sign<T: Comparable>(_ x: T, _ y: T) -> Int { x < y ? -1 : x > y ? 1 : 0 }
         switch (info.type, value) {
-        case (.int, .int(let constant)):
-            return ordered { $0.isNull(column) ? nil : sign($0.int(column), constant) }
+        case (.int, .int(let k)):
+            // The commonest condition: one closure, no intermediate order value.
+            switch op {
+            case .equal: return { !$0.isNull(column) && $0.int(column) == k }
+            case .notEqual: return { $0.isNull(column) || $0.int(column) != k }
+            case .less: return { !$0.isNull(column) && $0.int(column) < k }
+            case .lessOrEqual: return { !$0.isNull(column) && $0.int(column) <= k }
+            case .greater: return { !$0.isNull(column) && $0.int(column) > k }
+            case .greaterOrEqual: return { !$0.isNull(column) && $0.int(column) >= k }
+            default: return nil
+            }
+        case (.double, .int), (.double, .double):
+            guard let k = QueryValues.number(value) else { return nil }
+            switch op {
+            case .equal: return { !$0.isNull(column) && $0.double(column) == k }
+            case .notEqual: return { $0.isNull(column) || $0.double(column) != k }
+            case .less: return { !$0.isNull(column) && $0.double(column) < k }
+            case .lessOrEqual: return { !$0.isNull(column) && $0.double(column) <= k }
+            case .greater: return { !$0.isNull(column) && $0.double(column) > k }
+            case .greaterOrEqual: return { !$0.isNull(column) && $0.double(column) >= k }
+            default: return nil
+            }
         case (.int, _), (.double, _), (.float, _):
             guard let constant = QueryValues.number(value), !(value.isDecimal) else { return nil }
             switch info.type {

@@ -136,23 +136,19 @@ final class ResultsQuery {
         var values = paths.map { _ in [_StoredValue](repeating: .null, count: keys.count) }
         let direct = paths.compactMap(\.directColumn)
         if ascendingKeys, direct.count == paths.count, keys.count * 8 >= realm.rowCount(tree: binding.rowsTree),
-            var cursor = realm.rowCursor(binding)
+            let rows = realm.treeView(binding.rowsTree)
         {
             try realm.storage {
                 var position = 0
-                var more = try cursor.first()
-                while more, position < keys.count {
-                    let key = try cursor.withKey { KeyEncoding.decodeObjectKey($0) }
-                    if key == keys[position] {
-                        try cursor.withValue { bytes in
-                            let row = try RowView(bytes)
-                            for (index, column) in direct.enumerated() {
-                                values[index][position] = RowCodec.get(row, column: column.column, info: column.info)
-                            }
-                        }
-                        position += 1
+                try rows.forEachEntry { key, bytes in
+                    guard position < keys.count else { return false }
+                    guard KeyEncoding.decodeObjectKey(key) == keys[position] else { return true }
+                    let row = try RowView(bytes)
+                    for (index, column) in direct.enumerated() {
+                        values[index][position] = RowCodec.get(row, column: column.column, info: column.info)
                     }
-                    more = try cursor.next()
+                    position += 1
+                    return true
                 }
             }
             return values
@@ -245,35 +241,26 @@ final class ResultsQuery {
     /// Every object key of the class whose row passes `filters`, in key order: one pass over the rows.
     private func scan(realm: Realm, binding: TableBinding, filters: [BoundPredicate]) throws(Realm.Error) -> [Int64] {
         var keys: [Int64] = []
-        if var cursor = realm.rowCursor(binding) {
+        if let rows = realm.treeView(binding.rowsTree) {
             let compiled = filters.compactMap { $0.compiled() }
             try realm.storage {
-                var more = try cursor.first()
                 if compiled.count == filters.count {
-                    // Every condition reads the row in place.
-                    while more {
-                        if let key = try cursor.withEntry({ (key, bytes) -> Int64? in
-                            let row = try RowView(bytes)
-                            for condition in compiled where !condition(row) { return nil }
-                            return KeyEncoding.decodeObjectKey(key)
-                        }) {
-                            keys.append(key)
-                        }
-                        more = try cursor.next()
+                    // Every condition reads the row in place, leaf by leaf, through one closure.
+                    let test = compiled.dropFirst().reduce(compiled.first ?? { _ in true }) { all, next in
+                        { all($0) && next($0) }
+                    }
+                    try rows.forEachEntry { key, bytes in
+                        if test(try RowView(bytes)) { keys.append(KeyEncoding.decodeObjectKey(key)) }
+                        return true
                     }
                     return
                 }
-                while more {
-                    let key = try cursor.withKey { KeyEncoding.decodeObjectKey($0) }
-                    let matches: Bool = try cursor.withValue { bytes in
-                        let row = try RowView(bytes)
-                        for filter in filters where try !realm.queryMatches(filter, key: key, row: row) {
-                            return false
-                        }
-                        return true
-                    }
-                    if matches { keys.append(key) }
-                    more = try cursor.next()
+                try rows.forEachEntry { keyBytes, bytes in
+                    let key = KeyEncoding.decodeObjectKey(keyBytes)
+                    let row = try RowView(bytes)
+                    for filter in filters where try !realm.queryMatches(filter, key: key, row: row) { return true }
+                    keys.append(key)
+                    return true
                 }
             }
             return keys

@@ -32,6 +32,25 @@ struct CursorCore<Source: PageSource> {
         return try leaf.leafEntry(index, file: read.source.file)
     }
 
+    /// Calls `body` with every entry from the current one to the end of the tree, walking each leaf's entries
+    /// directly (no per-entry cursor step); stops when `body` returns false. Leaves the cursor unpositioned.
+    mutating func forEachRemaining(_ body: (LeafEntry) throws -> Bool) throws {
+        let file = read.source.file
+        while let current = leaf {
+            var position = index
+            let count = current.count
+            while position < count {
+                guard try body(try current.leafEntry(position, file: file)) else {
+                    reset()
+                    return
+                }
+                position += 1
+            }
+            index = count - 1
+            guard try next() else { return }
+        }
+    }
+
     private mutating func reset() {
         path.removeAll(keepingCapacity: true)
         leaf = nil

@@ -13,8 +13,9 @@
 public enum RowFormat {
     /// The format byte of rows written by this version.
     public static let version: UInt8 = 1
-    static let headerSize = 3
+    @usableFromInline static let headerSize = 3
 
+    @inlinable
     static func slotsOffset(columns: Int) -> Int { headerSize + (columns + 7) / 8 }
 }
 
@@ -111,6 +112,7 @@ public struct RowView {
     @usableFromInline let tailOffset: Int
 
     /// Wraps `bytes`; throws if they are not a row of this format.
+    @inlinable
     public init(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
         guard bytes.count >= RowFormat.headerSize, bytes[0] == RowFormat.version else {
             throw .invalidArgument("not a stored object (unknown row format)")
