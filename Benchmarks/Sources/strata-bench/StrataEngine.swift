@@ -44,14 +44,10 @@ final class StrataEngine: Engine {
         let snapshot = try store.read()
         guard let view = try snapshot.tree(named: StrataEngine.treeName) else { throw BenchError.engine("no tree") }
         var summary = ScanSummary()
-        var cursor = view.makeCursor()
-        var more = try cursor.first()
-        while more {
-            try cursor.withEntry { key, value in
-                summary.addKey(key)
-                summary.addValue(value)
-            }
-            more = try cursor.next()
+        try view.forEachEntry { key, value in
+            summary.addKey(key)
+            summary.addValue(value)
+            return true
         }
         return summary
     }
