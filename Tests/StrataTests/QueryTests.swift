@@ -337,3 +337,74 @@ extension Results {
         }
     }
 }
+
+@Suite("Type-safe queries")
+struct WhereQueryTests {
+    @Test func typeSafeQueriesMatchTheirRQLEquivalents() throws {
+        let realm = try Realm(
+            configuration: Realm.Configuration(inMemoryIdentifier: "where-\(UUID())", objectTypes: [QueryItem.self]))
+        try realm.write {
+            let owners = (0..<4).map { realm.create(QueryOwner.self, value: ["name": "o\($0)", "age": 20 + $0 * 10]) }
+            for id in 0..<200 {
+                let item = realm.create(
+                    QueryItem.self,
+                    value: [
+                        "id": id, "count": id % 10, "score": Double(id % 7) / 7, "rating": id % 3 == 0 ? nil : id % 5,
+                        "name": QueryTests.names[id % QueryTests.names.count],
+                        "nickname": id % 4 == 0 ? nil : QueryTests.names[(id / 3) % QueryTests.names.count],
+                        "active": id % 2 == 0,
+                        "created": QueryTests.epoch.addingTimeInterval(Double(id % 9 - 4) * 86_400),
+                        "tags": Array(["x", "y", "z"].prefix(id % 4)), "numbers": (0..<(id % 5)).map { ($0 * id) % 10 },
+                    ])
+                item.owner = id % 5 == 4 ? nil : owners[id % 4]
+                item.friends.append(objectsIn: owners.prefix(id % 3))
+            }
+        }
+        let all = realm.objects(QueryItem.self)
+        let epoch = QueryTests.epoch
+        let pairs: [(Results<QueryItem>, String)] = [
+            (all.where { $0.count > 5 }, "count > 5"),
+            (
+                all.where { $0.count == 3 || ($0.count == 7 && $0.active) },
+                "count == 3 OR (count == 7 AND active == true)"
+            ),
+            (all.where { !($0.count < 5) }, "NOT count < 5"),
+            (all.where { $0.active }, "active == true"),
+            (all.where { $0.score.contains(0.25...0.75) }, "score BETWEEN {0.25, 0.75}"),
+            (all.where { $0.count.contains(2..<5) }, "count >= 2 AND count < 5"),
+            (all.where { $0.rating == nil }, "rating == nil"),
+            (all.where { $0.rating > 2 }, "rating > 2"),
+            (all.where { $0.name.starts(with: "a") }, "name BEGINSWITH 'a'"),
+            (
+                all.where { $0.name.contains("E", options: [.caseInsensitive, .diacriticInsensitive]) },
+                "name CONTAINS[cd] 'E'"
+            ),
+            (all.where { $0.name.like("*a?a") }, "name LIKE '*a?a'"),
+            (all.where { $0.name.in(["alpha", "zeta"]) }, "name IN {'alpha', 'zeta'}"),
+            (all.where { $0.nickname.ends(with: "a") }, "nickname ENDSWITH 'a'"),
+            (all.where { $0.nickname == nil }, "nickname == nil"),
+            (all.where { $0.created > epoch }, "created > $0"),
+            (all.where { $0.tags.count == 0 }, "tags.@count == 0"),
+            (all.where { $0.tags.contains("y") }, "ANY tags == 'y'"),
+            (all.where { $0.numbers.containsAny(in: [1, 2]) }, "ANY numbers IN {1, 2}"),
+            (all.where { $0.numbers.sum > 10 }, "numbers.@sum > 10"),
+            (all.where { $0.numbers.max == 9 }, "numbers.@max == 9"),
+            (all.where { $0.owner.name == "o1" }, "owner.name == 'o1'"),
+            (all.where { $0.owner == nil }, "owner == nil"),
+            (all.where { $0.owner.age >= 40 }, "owner.age >= 40"),
+            (all.where { $0.friends.age > 20 }, "ANY friends.age > 20"),
+            (all.where { $0.friends.count > 1 && $0.owner != nil }, "friends.@count > 1 AND owner != nil"),
+        ]
+        for (typed, text) in pairs {
+            let expected = try all.checkedFilter(text, epoch).map(\.id)
+            #expect(typed.map(\.id) == expected, "\(text)")
+            #expect(!expected.isEmpty || text.contains("@max") || text.contains("nil"), "\(text) matches nothing")
+        }
+        // Type-safe and string filters chain.
+        #expect(
+            all.where { $0.count > 2 }.filter("active == true").map(\.id)
+                == all.filter("count > 2 AND active == true").map(\.id))
+        let owner = realm.objects(QueryOwner.self).first!
+        #expect(all.where { $0.owner == owner }.map(\.id) == all.filter("owner == $0", owner).map(\.id))
+    }
+}

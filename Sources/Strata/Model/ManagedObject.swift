@@ -8,6 +8,9 @@ final class ManagedObject {
     @usableFromInline let binding: TableBinding
     let key: Int64
 
+    /// Set on accessors that record the properties key paths read instead of reading them.
+    @usableFromInline var recorder: KeyPathRecorder?
+
     init(realm: Realm, binding: TableBinding, key: Int64) {
         self.realm = realm
         self.binding = binding
@@ -55,6 +58,11 @@ final class ManagedObject {
 
     @usableFromInline
     func fetchRow(property index: Int) -> RowView? {
+        if let recorder {
+            // An accessor that only notes which property a key path reads (see `KeyPathRecorder`).
+            recorder.properties.append(index)
+            return nil
+        }
         realm.checkThread()
         do {
             guard let bytes = try realm.stableRow(binding, key: key) else {
@@ -130,6 +138,7 @@ final class ManagedObject {
         {
             return value
         }
+        if recorder != nil { return Value._recordingPlaceholder() }
         if isCollection(property: index) { return collection(property: index, as: Value.self) }
         let stored = readStored(property: index)
         guard let value = Value._fromStored(stored) else { mismatch(stored, property: index, expected: Value.self) }

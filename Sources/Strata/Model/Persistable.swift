@@ -86,6 +86,10 @@ extension _Persistable {
     /// See ``_Persistable``: the general path.
     @inlinable
     public static func _read(from row: RowView, column: Int) -> Self? { nil }
+
+    /// What an accessor that records key paths (type-safe queries) returns: any value of the type.
+    @inlinable
+    public static func _recordingPlaceholder() -> Self { _defaultValue() }
 }
 
 extension Bool: _Persistable {

@@ -32,7 +32,7 @@ indirect enum BoundPredicate {
     case and(BoundPredicate, BoundPredicate)
     case or(BoundPredicate, BoundPredicate)
     case not(BoundPredicate)
-    case compare(BoundPath, RQLOperator, BoundOperand, options: StringOptions, quantifier: RQLQuantifier?)
+    case compare(BoundPath, RQLOperator, BoundOperand, options: CompareOptions, quantifier: RQLQuantifier?)
     case between(BoundPath, _StoredValue, _StoredValue, quantifier: RQLQuantifier?)
 }
 
@@ -42,7 +42,7 @@ enum BoundOperand {
     case path(BoundPath)
 }
 
-struct StringOptions {
+struct CompareOptions {
     var caseInsensitive = false
     var diacriticInsensitive = false
 }
@@ -97,7 +97,7 @@ struct QueryBinder {
             }
             return .compare(
                 path, comparison.op, right,
-                options: StringOptions(
+                options: CompareOptions(
                     caseInsensitive: comparison.caseInsensitive, diacriticInsensitive: comparison.diacriticInsensitive),
                 quantifier: comparison.quantifier)
         }
@@ -617,7 +617,7 @@ enum QueryValues {
         }
     }
 
-    static func compare(_ a: _StoredValue, _ op: RQLOperator, _ b: _StoredValue, _ options: StringOptions) -> Bool {
+    static func compare(_ a: _StoredValue, _ op: RQLOperator, _ b: _StoredValue, _ options: CompareOptions) -> Bool {
         switch op {
         case .equal: return equal(a, b, options)
         case .notEqual: return !equal(a, b, options)
@@ -647,7 +647,7 @@ enum QueryValues {
         }
     }
 
-    static func fold(_ string: String, _ options: StringOptions) -> String {
+    static func fold(_ string: String, _ options: CompareOptions) -> String {
         var fold: String.CompareOptions = []
         if options.caseInsensitive { fold.insert(.caseInsensitive) }
         if options.diacriticInsensitive { fold.insert(.diacriticInsensitive) }
@@ -680,7 +680,7 @@ enum QueryValues {
         return p == pattern.count
     }
 
-    static func equal(_ a: _StoredValue, _ b: _StoredValue, _ options: StringOptions = StringOptions()) -> Bool {
+    static func equal(_ a: _StoredValue, _ b: _StoredValue, _ options: CompareOptions = CompareOptions()) -> Bool {
         switch (a, b) {
         case (.null, .null): return true
         case (.null, _), (_, .null): return false
@@ -696,7 +696,7 @@ enum QueryValues {
     }
 
     /// -1, 0 or 1; nil when the values have no order between them.
-    static func order(_ a: _StoredValue, _ b: _StoredValue, _ options: StringOptions = StringOptions()) -> Int? {
+    static func order(_ a: _StoredValue, _ b: _StoredValue, _ options: CompareOptions = CompareOptions()) -> Int? {
         func sign<T: Comparable>(_ x: T, _ y: T) -> Int { x < y ? -1 : x > y ? 1 : 0 }
         switch (a, b) {
         case (.int(let x), .int(let y)): return sign(x, y)
@@ -790,8 +790,8 @@ extension BoundPredicate {
             guard let x = a.compiled() else { return nil }
             return { !x($0) }
         case .between(let path, let low, let high, nil):
-            guard let lower = Self.compare(path, .greaterOrEqual, low, StringOptions()),
-                let upper = Self.compare(path, .lessOrEqual, high, StringOptions())
+            guard let lower = Self.compare(path, .greaterOrEqual, low, CompareOptions()),
+                let upper = Self.compare(path, .lessOrEqual, high, CompareOptions())
             else { return nil }
             return { lower($0) && upper($0) }
         case .compare(let path, let op, .value(let value), let options, nil):
@@ -805,7 +805,7 @@ extension BoundPredicate {
         }
     }
 
-    private static func compare(_ path: BoundPath, _ op: RQLOperator, _ value: _StoredValue, _ options: StringOptions)
+    private static func compare(_ path: BoundPath, _ op: RQLOperator, _ value: _StoredValue, _ options: CompareOptions)
         -> RowCondition?
     {
         guard let (column, info) = path.directColumn else { return nil }

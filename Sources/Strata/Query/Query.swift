@@ -1,0 +1,366 @@
+import Foundation
+
+/// Options of string comparisons in type-safe queries.
+public struct StringOptions: OptionSet, Sendable {
+    /// The raw bits.
+    public let rawValue: Int
+    /// Creates options from raw bits.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+    /// `A` matches `a`.
+    public static let caseInsensitive = StringOptions(rawValue: 1)
+    /// `é` matches `e`.
+    public static let diacriticInsensitive = StringOptions(rawValue: 2)
+}
+
+/// A type-safe query over objects of type `T`, built with key paths and operators and handed to
+/// `Results.where(_:)`:
+///
+/// ```swift
+/// let puppies = realm.objects(Dog.self).where {
+///     $0.age < 2 && $0.name.starts(with: "R", options: .caseInsensitive) && $0.owner.city == "Oslo"
+/// }
+/// ```
+///
+/// Member access follows properties (through optional links and into collections of objects, where a condition
+/// holds when it holds for any element); `==`, `!=`, `<`, `<=`, `>`, `>=` compare with values; `&&`, `||` and `!`
+/// combine conditions. Every query has an equivalent in the Realm Query Language and runs through the same
+/// engine.
+@dynamicMemberLookup
+public struct Query<T> {
+    let node: QueryNode
+
+    init(_ node: QueryNode) { self.node = node }
+
+    /// The property at `keyPath`.
+    public subscript<V>(dynamicMember keyPath: KeyPath<T, V>) -> Query<V> {
+        Query<V>(node.appending(.keyPath(keyPath)))
+    }
+}
+
+/// A query expression before its key paths are resolved to property names.
+indirect enum QueryNode {
+    enum Component {
+        case keyPath(AnyKeyPath)
+        case operation(String)
+    }
+    case path([Component])
+    case value(Any?)
+    case values([Any?])
+    case compare(QueryNode, RQLOperator, QueryNode, StringOptions)
+    case between(QueryNode, Any, Any)
+    case and(QueryNode, QueryNode)
+    case or(QueryNode, QueryNode)
+    case not(QueryNode)
+
+    func appending(_ component: Component) -> QueryNode {
+        guard case .path(let components) = self else { return self }
+        return .path(components + [component])
+    }
+
+    /// A Bool-valued path used as a condition means `path == true`.
+    var predicate: QueryNode {
+        if case .path = self { return .compare(self, .equal, .value(true), []) }
+        return self
+    }
+}
+
+// MARK: Following links and collections
+
+/// Optionals, for queries that follow optional links.
+public protocol _QueryOptional {
+    /// The wrapped type.
+    associatedtype Wrapped
+}
+
+extension Optional: _QueryOptional {}
+
+/// Collections a query can look into (their elements, their count).
+public protocol _QueryCollection {
+    /// The element type.
+    associatedtype Element
+}
+
+extension List: _QueryCollection {}
+extension MutableSet: _QueryCollection {}
+extension LinkingObjects: _QueryCollection {}
+
+extension Query where T: _QueryOptional {
+    /// The property at `keyPath` of the linked object.
+    public subscript<V>(dynamicMember keyPath: KeyPath<T.Wrapped, V>) -> Query<V> {
+        Query<V>(node.appending(.keyPath(keyPath)))
+    }
+}
+
+extension Query where T: _QueryCollection {
+    /// The property at `keyPath` of the elements: a condition on it holds when it holds for any element.
+    public subscript<V>(dynamicMember keyPath: KeyPath<T.Element, V>) -> Query<V> {
+        Query<V>(node.appending(.keyPath(keyPath)))
+    }
+
+    /// The number of elements.
+    public var count: Query<Int> { Query<Int>(node.appending(.operation("@count"))) }
+
+    /// Whether any element equals `element`.
+    public func contains(_ element: T.Element) -> Query<Bool> {
+        Query<Bool>(.compare(node, .equal, .value(element), []))
+    }
+
+    /// Whether any element is one of `elements`.
+    public func containsAny<S: Sequence>(in elements: S) -> Query<Bool> where S.Element == T.Element {
+        Query<Bool>(.compare(node, .in, .values(elements.map { $0 }), []))
+    }
+
+    /// The smallest element.
+    public var min: Query<T.Element> { Query<T.Element>(node.appending(.operation("@min"))) }
+    /// The largest element.
+    public var max: Query<T.Element> { Query<T.Element>(node.appending(.operation("@max"))) }
+    /// The sum of the elements.
+    public var sum: Query<T.Element> { Query<T.Element>(node.appending(.operation("@sum"))) }
+    /// The mean of the elements.
+    public var avg: Query<Double> { Query<Double>(node.appending(.operation("@avg"))) }
+}
+
+// MARK: Comparisons
+
+extension Query where T: Equatable {
+    /// Equal to `value`.
+    public static func == (lhs: Query<T>, rhs: T) -> Query<Bool> {
+        Query<Bool>(.compare(lhs.node, .equal, .value(rhs), []))
+    }
+    /// Not equal to `value`.
+    public static func != (lhs: Query<T>, rhs: T) -> Query<Bool> {
+        Query<Bool>(.compare(lhs.node, .notEqual, .value(rhs), []))
+    }
+    /// One of `values`.
+    public func `in`<S: Sequence>(_ values: S) -> Query<Bool> where S.Element == T {
+        Query<Bool>(.compare(node, .in, .values(values.map { $0 }), []))
+    }
+}
+
+extension Query where T: _QueryOptional, T.Wrapped: ObjectBase {
+    /// Links to `object` (nil: links to nothing).
+    public static func == (lhs: Query<T>, rhs: T.Wrapped?) -> Query<Bool> {
+        Query<Bool>(.compare(lhs.node, .equal, .value(rhs), []))
+    }
+    /// Does not link to `object`.
+    public static func != (lhs: Query<T>, rhs: T.Wrapped?) -> Query<Bool> {
+        Query<Bool>(.compare(lhs.node, .notEqual, .value(rhs), []))
+    }
+}
+
+extension Query where T: Comparable {
+    /// Less than `value`.
+    public static func < (lhs: Query<T>, rhs: T) -> Query<Bool> {
+        Query<Bool>(.compare(lhs.node, .less, .value(rhs), []))
+    }
+    /// Less than or equal to `value`.
+    public static func <= (lhs: Query<T>, rhs: T) -> Query<Bool> {
+        Query<Bool>(.compare(lhs.node, .lessOrEqual, .value(rhs), []))
+    }
+    /// Greater than `value`.
+    public static func > (lhs: Query<T>, rhs: T) -> Query<Bool> {
+        Query<Bool>(.compare(lhs.node, .greater, .value(rhs), []))
+    }
+    /// Greater than or equal to `value`.
+    public static func >= (lhs: Query<T>, rhs: T) -> Query<Bool> {
+        Query<Bool>(.compare(lhs.node, .greaterOrEqual, .value(rhs), []))
+    }
+    /// Within `range` (both ends included).
+    public func contains(_ range: ClosedRange<T>) -> Query<Bool> {
+        Query<Bool>(.between(node, range.lowerBound, range.upperBound))
+    }
+    /// Within `range` (upper end excluded).
+    public func contains(_ range: Range<T>) -> Query<Bool> {
+        Query<Bool>(
+            .and(
+                .compare(node, .greaterOrEqual, .value(range.lowerBound), []),
+                .compare(node, .less, .value(range.upperBound), [])))
+    }
+}
+
+extension Query where T: _QueryOptional, T.Wrapped: Comparable {
+    /// Less than `value` (nil never is).
+    public static func < (lhs: Query<T>, rhs: T.Wrapped) -> Query<Bool> {
+        Query<Bool>(.compare(lhs.node, .less, .value(rhs), []))
+    }
+    /// Less than or equal to `value`.
+    public static func <= (lhs: Query<T>, rhs: T.Wrapped) -> Query<Bool> {
+        Query<Bool>(.compare(lhs.node, .lessOrEqual, .value(rhs), []))
+    }
+    /// Greater than `value`.
+    public static func > (lhs: Query<T>, rhs: T.Wrapped) -> Query<Bool> {
+        Query<Bool>(.compare(lhs.node, .greater, .value(rhs), []))
+    }
+    /// Greater than or equal to `value`.
+    public static func >= (lhs: Query<T>, rhs: T.Wrapped) -> Query<Bool> {
+        Query<Bool>(.compare(lhs.node, .greaterOrEqual, .value(rhs), []))
+    }
+}
+
+// MARK: Strings
+
+/// `String` and `String?`, for the string operators of queries.
+public protocol _QueryString {}
+extension String: _QueryString {}
+extension Optional: _QueryString where Wrapped == String {}
+
+extension Query where T: _QueryString {
+    /// Contains `value`.
+    public func contains(_ value: String, options: StringOptions = []) -> Query<Bool> {
+        Query<Bool>(.compare(node, .contains, .value(value), options))
+    }
+    /// Starts with `value`.
+    public func starts(with value: String, options: StringOptions = []) -> Query<Bool> {
+        Query<Bool>(.compare(node, .beginsWith, .value(value), options))
+    }
+    /// Ends with `value`.
+    public func ends(with value: String, options: StringOptions = []) -> Query<Bool> {
+        Query<Bool>(.compare(node, .endsWith, .value(value), options))
+    }
+    /// Equals `value` under `options`.
+    public func equals(_ value: String, options: StringOptions = []) -> Query<Bool> {
+        Query<Bool>(.compare(node, .equal, .value(value), options))
+    }
+    /// Matches `pattern`, where `*` stands for any run of characters and `?` for one.
+    public func like(_ pattern: String, caseInsensitive: Bool = false) -> Query<Bool> {
+        Query<Bool>(.compare(node, .like, .value(pattern), caseInsensitive ? .caseInsensitive : []))
+    }
+}
+
+// MARK: Logic
+
+extension Query where T == Bool {
+    /// Both conditions.
+    public static func && (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> {
+        Query<Bool>(.and(lhs.node.predicate, rhs.node.predicate))
+    }
+    /// Either condition.
+    public static func || (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> {
+        Query<Bool>(.or(lhs.node.predicate, rhs.node.predicate))
+    }
+    /// Not the condition.
+    public static prefix func ! (query: Query<Bool>) -> Query<Bool> { Query<Bool>(.not(query.node.predicate)) }
+}
+
+// MARK: Resolving
+
+/// Notes which property each key path reads, by reading it on a recording accessor.
+@usableFromInline
+final class KeyPathRecorder {
+    @usableFromInline var properties: [Int] = []
+}
+
+extension Realm {
+    /// The persisted name of the property `keyPath` reads on objects of its root type.
+    func propertyName(of keyPath: AnyKeyPath, query: String) throws(Realm.Error) -> String {
+        guard let root = type(of: keyPath).rootType as? ObjectBase.Type else {
+            throw Realm.Error.invalidQuery(
+                query: query, position: 0, reason: "\(keyPath) does not start at a model type")
+        }
+        let binding = try binding(for: root)
+        let managed = ManagedObject(realm: self, binding: binding, key: -1)
+        let recorder = KeyPathRecorder()
+        managed.recorder = recorder
+        let accessor = recordingAccessor(binding, managed)
+        _ = accessor[keyPath: keyPath]
+        guard recorder.properties.count == 1, let index = recorder.properties.first else {
+            throw Realm.Error.invalidQuery(
+                query: query, position: 0,
+                reason:
+                    "\(keyPath) is not a persisted property of \(binding.className) (computed and ignored properties cannot be queried)"
+            )
+        }
+        return binding.table.schema.properties[index].name
+    }
+
+    /// An accessor of `binding`'s type reading through `managed`.
+    private func recordingAccessor(_ binding: TableBinding, _ managed: ManagedObject) -> ObjectBase {
+        if let properties = binding.table.accessorProperties {
+            let stack = BoxStack.local.value
+            stack.accessorOwner = managed
+            stack.accessorColumns = properties
+            stack.accessorNext = 0
+            let object = binding.table.type.init()
+            stack.accessorOwner = nil
+            return object
+        }
+        let object = binding.table.type.init()
+        binding.table.attach(object, to: managed)
+        object.managed = managed
+        return object
+    }
+
+    /// `node` as a parsed predicate with its values as arguments.
+    func resolve(_ node: QueryNode, arguments: inout [Any?], text: String) throws(Realm.Error) -> RQLPredicate {
+        func operand(_ node: QueryNode) throws(Realm.Error) -> RQLOperand {
+            switch node {
+            case .path(let components):
+                var names: [String] = []
+                for component in components {
+                    switch component {
+                    case .keyPath(let keyPath): names.append(try propertyName(of: keyPath, query: text))
+                    case .operation(let name): names.append(name)
+                    }
+                }
+                return .keyPath(names, position: 0)
+            case .value(let value):
+                arguments.append(value)
+                return .argument(arguments.count - 1, position: 0)
+            case .values(let values):
+                arguments.append(values)
+                return .argument(arguments.count - 1, position: 0)
+            default:
+                throw Realm.Error.invalidQuery(query: text, position: 0, reason: "a condition cannot be compared")
+            }
+        }
+        switch node.predicate {
+        case .and(let a, let b):
+            return .and(
+                try resolve(a, arguments: &arguments, text: text), try resolve(b, arguments: &arguments, text: text))
+        case .or(let a, let b):
+            return .or(
+                try resolve(a, arguments: &arguments, text: text), try resolve(b, arguments: &arguments, text: text))
+        case .not(let a):
+            return .not(try resolve(a, arguments: &arguments, text: text))
+        case .between(let path, let low, let high):
+            let left = try operand(path)
+            return .between(
+                left, low: try operand(.value(low)), high: try operand(.value(high)), quantifier: nil, position: 0)
+        case .compare(let left, let op, let right, let options):
+            return .compare(
+                RQLComparison(
+                    left: try operand(left), op: op, right: try operand(right),
+                    caseInsensitive: options.contains(.caseInsensitive),
+                    diacriticInsensitive: options.contains(.diacriticInsensitive), position: 0))
+        default:
+            throw Realm.Error.invalidQuery(query: text, position: 0, reason: "expected a condition")
+        }
+    }
+}
+
+extension Results where Element: ObjectBase {
+    /// The objects matching the type-safe query `query`.
+    ///
+    /// ```swift
+    /// realm.objects(Person.self).where { $0.age >= 18 && $0.dogs.count > 0 }
+    /// ```
+    public func `where`(_ query: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        owner.checkThread()
+        let node = query(Query<Element>(.path([]))).node
+        let text = "where { … } on \(binding.className)"
+        do {
+            var arguments: [Any?] = []
+            let predicate = try owner.resolve(node, arguments: &arguments, text: text)
+            let bound = try QueryBinder(realm: owner, root: binding, query: text, arguments: arguments).bind(predicate)
+            return Results(
+                realm: owner, binding: binding,
+                query: appendingToQuery([.filter(bound)]))
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+
+    private func appendingToQuery(_ stages: [ResultsQuery.Stage]) -> ResultsQuery {
+        self.query?.appending(stages) ?? ResultsQuery(stages: stages)
+    }
+}
