@@ -22,6 +22,7 @@ final class QueryItem: Object {
 final class QueryOwner: Object {
     @Persisted var name = ""
     @Persisted var age = 0
+    @Persisted(originProperty: "owner") var items: LinkingObjects<QueryItem>
 }
 
 /// The same data as plain Swift values: the reference the engine's answers are checked against.
@@ -406,5 +407,41 @@ struct WhereQueryTests {
                 == all.filter("count > 2 AND active == true").map(\.id))
         let owner = realm.objects(QueryOwner.self).first!
         #expect(all.where { $0.owner == owner }.map(\.id) == all.filter("owner == $0", owner).map(\.id))
+    }
+
+    @Test func listsSetsAndLinkingObjectsAreQueryable() throws {
+        let realm = try Realm(
+            configuration: Realm.Configuration(inMemoryIdentifier: "where-\(UUID())", objectTypes: [QueryItem.self]))
+        let item = try realm.write { () -> QueryItem in
+            let owners = (0..<8).map {
+                realm.create(QueryOwner.self, value: ["name": "o\($0)", "age": 20 + ($0 * 7) % 30])
+            }
+            let item = realm.create(QueryItem.self, value: ["id": 1])
+            // List order differs from key order, with a repeat.
+            item.friends.append(objectsIn: [owners[5], owners[1], owners[6], owners[1], owners[3]])
+            for (index, owner) in owners.enumerated() {
+                realm.create(QueryItem.self, value: ["id": 100 + index, "count": index]).owner = owner
+                if index % 2 == 0 {
+                    realm.create(QueryItem.self, value: ["id": 200 + index, "count": 9]).owner = owner
+                }
+            }
+            return item
+        }
+        let friends = Array(item.friends)
+        #expect(item.friends.filter("age > 25").map(\.name) == friends.filter { $0.age > 25 }.map(\.name))
+        #expect(item.friends.where { $0.age > 25 }.map(\.name) == friends.filter { $0.age > 25 }.map(\.name))
+        #expect(
+            item.friends.sorted(byKeyPath: "age", ascending: false).map(\.age)
+                == friends.map(\.age).sorted(by: >))
+        #expect(item.friends.distinct(by: ["name"]).count == Set(friends.map(\.name)).count)
+        let owner = realm.objects(QueryOwner.self).filter("name == 'o2'").first!
+        #expect(owner.items.filter("count > 5").map(\.id) == [202])
+        #expect(owner.items.where { $0.count < 5 }.map(\.id) == [102])
+        #expect(owner.items.sorted(byKeyPath: "count", ascending: false).map(\.id) == [202, 102])
+        // Live: the filtered list follows edits of the list.
+        let older = item.friends.filter("age > 25")
+        let before = older.count
+        try realm.write { item.friends.removeAll() }
+        #expect(older.isEmpty && before > 0)
     }
 }

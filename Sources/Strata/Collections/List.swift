@@ -34,6 +34,12 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     private var backing: Backing
 
+    /// The owning object and property of a managed collection; nil while unmanaged.
+    var managedSource: (owner: ManagedObject, property: Int)? {
+        if case .managed(let owner, let property) = backing { return (owner, property) }
+        return nil
+    }
+
     /// An empty, unmanaged list.
     public init() { backing = .unmanaged([]) }
 

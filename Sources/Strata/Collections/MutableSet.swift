@@ -17,6 +17,12 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
 
     private var backing: Backing
 
+    /// The owning object and property of a managed collection; nil while unmanaged.
+    var managedSource: (owner: ManagedObject, property: Int)? {
+        if case .managed(let owner, let property) = backing { return (owner, property) }
+        return nil
+    }
+
     /// An empty, unmanaged set.
     public init() { backing = .unmanaged([]) }
 

@@ -513,7 +513,7 @@ extension Realm {
     }
 
     /// The element values of a list or set, or the values of a map (links as keys).
-    private func queryCollectionValues(_ binding: TableBinding, property: Int, key: Int64) throws(Realm.Error)
+    func queryCollectionValues(_ binding: TableBinding, property: Int, key: Int64) throws(Realm.Error)
         -> [_StoredValue]
     {
         var element = binding.table.infos[property]

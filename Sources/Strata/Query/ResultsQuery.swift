@@ -26,19 +26,33 @@ final class ResultsQuery {
     }
 
     let stages: [Stage]
+    /// The objects to start from, in order, for results over a list, set or linking objects; nil for every
+    /// object of the class.
+    let base: (() throws(Realm.Error) -> [Int64])?
     /// How the last run found its objects: from an index (how many candidates) or by scanning (nil).
     private(set) var indexCandidateCount: Int?
     private var cachedKeys: [Int64] = []
     private var cachedGeneration = UInt64.max
 
-    init(stages: [Stage]) { self.stages = stages }
+    init(stages: [Stage], base: (() throws(Realm.Error) -> [Int64])? = nil) {
+        self.stages = stages
+        self.base = base
+    }
 
     /// `self`'s stages followed by `more`.
-    func appending(_ more: [Stage]) -> ResultsQuery { ResultsQuery(stages: stages + more) }
+    func appending(_ more: [Stage]) -> ResultsQuery { ResultsQuery(stages: stages + more, base: base) }
 
     /// The matching keys in order; recomputed when the Realm's data may have changed.
     func keys(realm: Realm, binding: TableBinding) throws(Realm.Error) -> [Int64] {
         if cachedGeneration == realm.generation { return cachedKeys }
+        if let base {
+            // A collection's objects, in its order: every stage works on them.
+            let keys = try run(stages[...], on: try base(), ascendingKeys: false, realm: realm, binding: binding)
+            indexCandidateCount = nil
+            cachedKeys = keys
+            cachedGeneration = realm.generation
+            return keys
+        }
         var index = 0
         var filters: [BoundPredicate] = []
         while index < stages.count, case .filter(let predicate) = stages[index] {
@@ -46,8 +60,6 @@ final class ResultsQuery {
             index += 1
         }
         var keys: [Int64]
-        /// Whether `keys` are in key order (the rows can then be read with one cursor walk).
-        var ascendingKeys = true
         var indexed: Set<Int64>?
         for filter in filters where indexed == nil {
             indexed = try Self.indexCandidates(filter, realm: realm, binding: binding)
@@ -67,8 +79,22 @@ final class ResultsQuery {
         } else {
             keys = try scan(realm: realm, binding: binding, filters: filters)
         }
-        while index < stages.count {
-            switch stages[index] {
+        // Scans and index lookups both produce keys in key order.
+        keys = try run(stages[index...], on: keys, ascendingKeys: true, realm: realm, binding: binding)
+        cachedKeys = keys
+        cachedGeneration = realm.generation
+        return keys
+    }
+
+    /// `stages` applied in order to `keys`.
+    private func run(
+        _ stages: ArraySlice<Stage>, on keys: [Int64], ascendingKeys: Bool, realm: Realm, binding: TableBinding
+    ) throws(Realm.Error) -> [Int64] {
+        var keys = keys
+        /// Whether `keys` are in key order (the rows can then be read with one walk).
+        var ascendingKeys = ascendingKeys
+        for stage in stages {
+            switch stage {
             case .filter(let predicate):
                 var kept: [Int64] = []
                 for key in keys {
@@ -121,10 +147,7 @@ final class ResultsQuery {
             case .limit(let limit):
                 if keys.count > limit { keys.removeLast(keys.count - limit) }
             }
-            index += 1
         }
-        cachedKeys = keys
-        cachedGeneration = realm.generation
         return keys
     }
 
@@ -320,7 +343,7 @@ extension Results {
         try narrowed(predicate, args)
     }
 
-    private func narrowed(_ text: String, _ args: [Any]) throws(Realm.Error) -> Results<Element> {
+    func narrowed(_ text: String, _ args: [Any]) throws(Realm.Error) -> Results<Element> {
         owner.checkThread()
         let parsed = try RQLParser.parse(text)
         let binder = QueryBinder(realm: owner, root: binding, query: text, arguments: args)
