@@ -233,6 +233,14 @@ struct QueryTests {
         #expect(all.filter("id < 0").sum(ofProperty: "count") == 0)
         #expect((all.filter("id < 0").average(ofProperty: "count") as Double?) == nil)
         #expect(all.index(matching: "count == $0", 9) == mirrors.firstIndex { $0.count == 9 })
+        // Key-path forms.
+        #expect(
+            all.sorted(by: \.score, ascending: false).map(\.id)
+                == all.sorted(byKeyPath: "score", ascending: false).map(\.id))
+        #expect(all.sum(of: \.count) == mirrors.map(\.count).reduce(0, +))
+        #expect(all.max(of: \.score) == mirrors.map(\.score).max())
+        #expect(all.min(of: \.name) == mirrors.map(\.name).min { $0.utf8.lexicographicallyPrecedes($1.utf8) })
+        #expect(all.average(of: \.count) == average)
         let third = all.filter("count > 4")[2]
         #expect(all.filter("count > 4").index(of: third) == 2)
     }

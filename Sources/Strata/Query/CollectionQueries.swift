@@ -139,3 +139,58 @@ extension LinkingObjects {
         queryResults().distinct(by: keyPaths)
     }
 }
+
+// MARK: Key-path forms
+
+extension Results where Element: ObjectBase {
+    /// The persisted name of the property `keyPath` reads (a single property of `Element`); traps otherwise.
+    private func name<V>(of keyPath: KeyPath<Element, V>, _ what: String) -> String {
+        owner.checkThread()
+        do {
+            return try owner.propertyName(of: keyPath, query: "\(what) on \(binding.className)")
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+
+    /// The objects ordered by the property at `keyPath`.
+    public func sorted<V: Comparable>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
+        sorted(byKeyPath: name(of: keyPath, "sorted(by:)"), ascending: ascending)
+    }
+
+    /// The smallest value of the property at `keyPath`.
+    public func min<V: _Persistable>(of keyPath: KeyPath<Element, V>) -> V? {
+        min(ofProperty: name(of: keyPath, "min"))
+    }
+    /// The largest value of the property at `keyPath`.
+    public func max<V: _Persistable>(of keyPath: KeyPath<Element, V>) -> V? {
+        max(ofProperty: name(of: keyPath, "max"))
+    }
+    /// The sum of the property at `keyPath`.
+    public func sum<V: _Persistable>(of keyPath: KeyPath<Element, V>) -> V { sum(ofProperty: name(of: keyPath, "sum")) }
+    /// The mean of the property at `keyPath`.
+    public func average<V: _Persistable>(of keyPath: KeyPath<Element, V>) -> Double? {
+        average(ofProperty: name(of: keyPath, "average"))
+    }
+}
+
+extension List where Element: ObjectBase {
+    /// The list's objects ordered by the property at `keyPath`.
+    public func sorted<V: Comparable>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
+        queryResults().sorted(by: keyPath, ascending: ascending)
+    }
+}
+
+extension MutableSet where Element: ObjectBase {
+    /// The set's objects ordered by the property at `keyPath`.
+    public func sorted<V: Comparable>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
+        queryResults().sorted(by: keyPath, ascending: ascending)
+    }
+}
+
+extension LinkingObjects {
+    /// The linking objects ordered by the property at `keyPath`.
+    public func sorted<V: Comparable>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
+        queryResults().sorted(by: keyPath, ascending: ascending)
+    }
+}
