@@ -39,11 +39,14 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
     }
 
     /// The keys of the objects, in order, when a query narrows or orders them.
-    func queryKeys() -> [Int64]? {
+    func queryKeys() -> [Int64]? { queryMatches()?.keys }
+
+    /// The keys of the objects and, when the query read them in one pass, their rows.
+    func queryMatches() -> (keys: [Int64], rows: [StableValue]?)? {
         guard let query else { return nil }
         owner.checkThread()
         do {
-            return try query.keys(realm: owner, binding: binding)
+            return try query.matches(realm: owner, binding: binding)
         } catch {
             fatalError("Results<\(binding.className)>: \(error)")
         }
@@ -69,9 +72,12 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
         owner.checkThread()
         do {
             let key: Int64
-            if let keys = queryKeys() {
+            if let (keys, rows) = queryMatches() {
                 guard keys.indices.contains(position) else {
                     throw StorageError.indexOutOfRange(index: position, count: keys.count)
+                }
+                if let rows, let element = owner.object(binding, key: keys[position], row: rows[position]) as? Element {
+                    return element
                 }
                 key = keys[position]
             } else {
@@ -91,7 +97,11 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
     public func makeIterator() -> Iterator {
         owner.checkThread()
         do {
-            if let keys = queryKeys() { return Iterator(realm: owner, binding: binding, cursor: nil, keys: keys) }
+            if let (keys, rows) = queryMatches() {
+                var iterator = Iterator(realm: owner, binding: binding, cursor: nil, keys: keys)
+                iterator.rows = rows
+                return iterator
+            }
             if let cursor = owner.rowCursor(binding) {
                 return Iterator(realm: owner, binding: binding, cursor: cursor, keys: [])
             }
@@ -110,8 +120,11 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
         /// in place instead of copying its path.
         var cursor: TreeCursor?
         var started = false
-        /// Object keys read up front (inside write transactions).
+        /// Object keys read up front (inside write transactions, or a query's matches).
         let keys: [Int64]
+        /// The rows of `keys`, when a query read them: valid while the Realm stays at `generation`.
+        var rows: [StableValue]?
+        private var generation: UInt64
         var position = 0
 
         init(realm: Realm, binding: TableBinding, cursor: TreeCursor?, keys: [Int64]) {
@@ -119,6 +132,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
             self.binding = binding
             self.cursor = cursor
             self.keys = keys
+            generation = realm.generation
         }
 
         /// The next object, or nil at the end.
@@ -140,6 +154,9 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
             }
             guard position < keys.count else { return nil }
             defer { position += 1 }
+            if let rows, realm.generation == generation {
+                return realm.object(binding, key: keys[position], row: rows[position]) as? Element
+            }
             return realm.object(binding, key: keys[position]) as? Element
         }
     }

@@ -32,6 +32,8 @@ final class ResultsQuery {
     /// How the last run found its objects: from an index (how many candidates) or by scanning (nil).
     private(set) var indexCandidateCount: Int?
     private var cachedKeys: [Int64] = []
+    /// The rows of `cachedKeys` in the snapshot they were read from (nil when they were not read in one pass).
+    private var cachedRows: [StableValue]?
     private var cachedGeneration = UInt64.max
 
     init(stages: [Stage], base: (() throws(Realm.Error) -> [Int64])? = nil) {
@@ -44,71 +46,96 @@ final class ResultsQuery {
 
     /// The matching keys in order; recomputed when the Realm's data may have changed.
     func keys(realm: Realm, binding: TableBinding) throws(Realm.Error) -> [Int64] {
-        if cachedGeneration == realm.generation { return cachedKeys }
-        if let base {
-            // A collection's objects, in its order: every stage works on them.
-            let keys = try run(stages[...], on: try base(), ascendingKeys: false, realm: realm, binding: binding)
-            indexCandidateCount = nil
-            cachedKeys = keys
-            cachedGeneration = realm.generation
-            return keys
-        }
-        var index = 0
-        var filters: [BoundPredicate] = []
-        while index < stages.count, case .filter(let predicate) = stages[index] {
-            filters.append(predicate)
-            index += 1
-        }
-        var keys: [Int64]
-        var indexed: Set<Int64>?
-        for filter in filters where indexed == nil {
-            indexed = try Self.indexCandidates(filter, realm: realm, binding: binding)
-        }
-        indexCandidateCount = indexed?.count
-        if let candidates = indexed {
-            // An index narrowed the objects down: check the whole condition on those rows only, in key order.
-            keys = []
-            for key in candidates.sorted() {
-                let matches = try realm.withRow(tree: binding.rowsTree, key: key) {
-                    (row) throws(Realm.Error) -> Bool in
-                    for filter in filters where try !realm.queryMatches(filter, key: key, row: row) { return false }
-                    return true
-                }
-                if matches == true { keys.append(key) }
-            }
-        } else {
-            keys = try scan(realm: realm, binding: binding, filters: filters)
-        }
-        // Scans and index lookups both produce keys in key order.
-        keys = try run(stages[index...], on: keys, ascendingKeys: true, realm: realm, binding: binding)
-        cachedKeys = keys
-        cachedGeneration = realm.generation
-        return keys
+        try matches(realm: realm, binding: binding).keys
     }
 
-    /// `stages` applied in order to `keys`.
-    private func run(
-        _ stages: ArraySlice<Stage>, on keys: [Int64], ascendingKeys: Bool, realm: Realm, binding: TableBinding
-    ) throws(Realm.Error) -> [Int64] {
-        var keys = keys
-        /// Whether `keys` are in key order (the rows can then be read with one walk).
-        var ascendingKeys = ascendingKeys
+    /// The matching keys in order and, when a scan read them, their rows (valid while the Realm's generation
+    /// stays the same).
+    func matches(realm: Realm, binding: TableBinding) throws(Realm.Error) -> (keys: [Int64], rows: [StableValue]?) {
+        if cachedGeneration == realm.generation { return (cachedKeys, cachedRows) }
+        var found: Found
+        var index = 0
+        if let base {
+            // A collection's objects, in its order: every stage works on them.
+            found = try run(stages[...], on: Found(keys: try base(), rows: nil, ascending: false), realm, binding)
+            indexCandidateCount = nil
+        } else {
+            var filters: [BoundPredicate] = []
+            while index < stages.count, case .filter(let predicate) = stages[index] {
+                filters.append(predicate)
+                index += 1
+            }
+            var indexed: Set<Int64>?
+            for filter in filters where indexed == nil {
+                indexed = try Self.indexCandidates(filter, realm: realm, binding: binding)
+            }
+            indexCandidateCount = indexed?.count
+            if let candidates = indexed {
+                // An index narrowed the objects down: check the whole condition on those rows only, in key order.
+                var keys: [Int64] = []
+                for key in candidates.sorted() {
+                    let matches = try realm.withRow(tree: binding.rowsTree, key: key) {
+                        (row) throws(Realm.Error) -> Bool in
+                        for filter in filters where try !realm.queryMatches(filter, key: key, row: row) {
+                            return false
+                        }
+                        return true
+                    }
+                    if matches == true { keys.append(key) }
+                }
+                found = Found(keys: keys, rows: nil, ascending: true)
+            } else {
+                found = try scan(realm: realm, binding: binding, filters: filters)
+            }
+            found = try run(stages[index...], on: found, realm, binding)
+        }
+        cachedKeys = found.keys
+        cachedRows = found.rows
+        cachedGeneration = realm.generation
+        return (found.keys, found.rows)
+    }
+
+    /// Objects found so far: their keys, their rows when read in the same pass, and whether the keys are in key
+    /// order (the rows can then be read with one walk).
+    struct Found {
+        var keys: [Int64]
+        var rows: [StableValue]?
+        var ascending: Bool
+
+        /// Keeps the entries at `positions`, in that order.
+        mutating func select(_ positions: [Int]) {
+            keys = positions.map { keys[$0] }
+            if let all = rows { rows = positions.map { all[$0] } }
+        }
+    }
+
+    /// `stages` applied in order to `found`.
+    private func run(_ stages: ArraySlice<Stage>, on found: Found, _ realm: Realm, _ binding: TableBinding)
+        throws(Realm.Error) -> Found
+    {
+        var found = found
         for stage in stages {
             switch stage {
             case .filter(let predicate):
-                var kept: [Int64] = []
-                for key in keys {
-                    let matches = try realm.withRow(tree: binding.rowsTree, key: key) { row in
-                        try realm.queryMatches(predicate, key: key, row: row)
+                var kept: [Int] = []
+                for (position, key) in found.keys.enumerated() {
+                    let matches: Bool?
+                    if let rows = found.rows {
+                        matches = try realm.storage {
+                            try realm.queryMatches(predicate, key: key, row: try RowView(rows[position].bytes))
+                        }
+                    } else {
+                        matches = try realm.withRow(tree: binding.rowsTree, key: key) { row in
+                            try realm.queryMatches(predicate, key: key, row: row)
+                        }
                     }
-                    if matches == true { kept.append(key) }
+                    if matches == true { kept.append(position) }
                 }
-                keys = kept
+                found.select(kept)
             case .sort(let descriptors):
-                let values = try sortValues(
-                    descriptors.map(\.path), keys: keys, ascendingKeys: ascendingKeys, realm: realm, binding: binding)
+                let values = try sortValues(descriptors.map(\.path), found: found, realm: realm, binding: binding)
                 let ascending = descriptors.map(\.ascending)
-                var order = Array(keys.indices)
+                var order = Array(found.keys.indices)
                 if descriptors.count == 1, let numbers = Self.numbers(values[0]) {
                     // One numeric key: compare unboxed numbers (nil first), position breaking ties.
                     let up = ascending[0]
@@ -132,33 +159,45 @@ final class ResultsQuery {
                         return a < b
                     }
                 }
-                keys = order.map { keys[$0] }
-                ascendingKeys = false
+                found.select(order)
+                found.ascending = false
             case .distinct(let paths):
+                let values = try sortValues(paths, found: found, realm: realm, binding: binding)
                 var seen: Set<[QueryHashKey]> = []
-                var unique: [Int64] = []
-                for key in keys {
-                    let values = try paths.map { (path) throws(Realm.Error) -> QueryHashKey in
-                        QueryHashKey(try realm.queryValues(path, key: key, row: nil).first ?? .null)
-                    }
-                    if seen.insert(values).inserted { unique.append(key) }
+                var kept: [Int] = []
+                for position in found.keys.indices
+                where seen.insert(values.map { QueryHashKey($0[position]) }).inserted {
+                    kept.append(position)
                 }
-                keys = unique
+                found.select(kept)
             case .limit(let limit):
-                if keys.count > limit { keys.removeLast(keys.count - limit) }
+                if found.keys.count > limit { found.select(Array(0..<limit)) }
             }
         }
-        return keys
+        return found
     }
 
-    /// The value of each path for each key (one array per path, in key position). Plain columns of many keys in
-    /// key order are read with one walk over the rows instead of one lookup per key.
-    private func sortValues(
-        _ paths: [BoundPath], keys: [Int64], ascendingKeys: Bool, realm: Realm, binding: TableBinding
-    ) throws(Realm.Error) -> [[_StoredValue]] {
+    /// The value of each path for each object found (one array per path, in position order). Plain columns are
+    /// read from the rows already read, or, for many keys in key order, with one walk over the rows instead of
+    /// one lookup per key.
+    private func sortValues(_ paths: [BoundPath], found: Found, realm: Realm, binding: TableBinding)
+        throws(Realm.Error) -> [[_StoredValue]]
+    {
+        let keys = found.keys
         var values = paths.map { _ in [_StoredValue](repeating: .null, count: keys.count) }
         let direct = paths.compactMap(\.directColumn)
-        if ascendingKeys, direct.count == paths.count, keys.count * 8 >= realm.rowCount(tree: binding.rowsTree),
+        if direct.count == paths.count, let rows = found.rows {
+            try realm.storage {
+                for position in keys.indices {
+                    let row = try RowView(rows[position].bytes)
+                    for (index, column) in direct.enumerated() {
+                        values[index][position] = RowCodec.get(row, column: column.column, info: column.info)
+                    }
+                }
+            }
+            return values
+        }
+        if found.ascending, direct.count == paths.count, keys.count * 8 >= realm.rowCount(tree: binding.rowsTree),
             let rows = realm.treeView(binding.rowsTree)
         {
             try realm.storage {
@@ -178,7 +217,11 @@ final class ResultsQuery {
         }
         for (position, key) in keys.enumerated() {
             for (index, path) in paths.enumerated() {
-                values[index][position] = try realm.queryValues(path, key: key, row: nil).first ?? .null
+                let row = found.rows.map { $0[position].bytes }
+                values[index][position] =
+                    try realm.storage {
+                        try realm.queryValues(path, key: key, row: try row.map { try RowView($0) })
+                    }.first ?? .null
             }
         }
         return values
@@ -262,9 +305,11 @@ final class ResultsQuery {
     }
 
     /// Every object key of the class whose row passes `filters`, in key order: one pass over the rows.
-    private func scan(realm: Realm, binding: TableBinding, filters: [BoundPredicate]) throws(Realm.Error) -> [Int64] {
+    private func scan(realm: Realm, binding: TableBinding, filters: [BoundPredicate]) throws(Realm.Error) -> Found {
         var keys: [Int64] = []
-        if let rows = realm.treeView(binding.rowsTree) {
+        if let tree = realm.treeView(binding.rowsTree) {
+            // Outside a write transaction: keep each match's row for what follows (sorting, creating objects).
+            var rows: [StableValue] = []
             let compiled = filters.compactMap { $0.compiled() }
             try realm.storage {
                 if compiled.count == filters.count {
@@ -272,21 +317,25 @@ final class ResultsQuery {
                     let test = compiled.dropFirst().reduce(compiled.first ?? { _ in true }) { all, next in
                         { all($0) && next($0) }
                     }
-                    try rows.forEachEntry { key, bytes in
-                        if test(try RowView(bytes)) { keys.append(KeyEncoding.decodeObjectKey(key)) }
+                    try tree.forEachStableEntry { key, value in
+                        if test(try RowView(value.bytes)) {
+                            keys.append(KeyEncoding.decodeObjectKey(key))
+                            rows.append(value)
+                        }
                         return true
                     }
                     return
                 }
-                try rows.forEachEntry { keyBytes, bytes in
+                try tree.forEachStableEntry { keyBytes, value in
                     let key = KeyEncoding.decodeObjectKey(keyBytes)
-                    let row = try RowView(bytes)
+                    let row = try RowView(value.bytes)
                     for filter in filters where try !realm.queryMatches(filter, key: key, row: row) { return true }
                     keys.append(key)
+                    rows.append(value)
                     return true
                 }
             }
-            return keys
+            return Found(keys: keys, rows: rows, ascending: true)
         }
         for key in try realm.objectKeys(tree: binding.rowsTree) {
             let matches =
@@ -296,7 +345,7 @@ final class ResultsQuery {
                 } ?? false
             if matches { keys.append(key) }
         }
-        return keys
+        return Found(keys: keys, rows: nil, ascending: true)
     }
 }
 

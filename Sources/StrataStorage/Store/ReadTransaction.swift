@@ -180,6 +180,16 @@ public struct TreeView: Sendable {
         }
     }
 
+    /// ``forEachEntry(_:)`` handing each value as a ``StableValue``, which the caller may keep for later reads while
+    /// this view's read transaction is alive.
+    public func forEachStableEntry(_ body: (_ key: UnsafeRawBufferPointer, _ value: StableValue) throws -> Bool) throws
+    {
+        var core = CursorCore(source: transaction.pages, tree: root)
+        guard try core.first() else { return }
+        let read = core.read
+        try core.forEachRemaining { entry in try body(entry.key, try read.stableValue(of: entry)) }
+    }
+
     /// Every entry, in order.
     public func entries() throws -> [(key: [UInt8], value: [UInt8])] {
         var result: [(key: [UInt8], value: [UInt8])] = []
