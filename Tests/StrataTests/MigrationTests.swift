@@ -100,6 +100,13 @@ final class KeeperV3: Object {
     override class func className() -> String { "Keeper" }
 }
 
+final class KeeperV4: Object {
+    @Persisted var name = ""
+    @Persisted var pen: CageV1?
+    @Persisted var cages: List<CageV1>
+    override class func className() -> String { "Keeper" }
+}
+
 final class Leftover: Object {
     @Persisted var value = 0
 }
@@ -378,6 +385,30 @@ struct MigrationTests {
         #expect(shelter.residents.map(\.name) == ["k1"])
         try realm.write { shelter.cage = realm.objects(CageV1.self).first }
         #expect(realm.objects(CageV1.self).count == 1)
+        try verify(scratch)
+    }
+
+    @Test func aRenamedLinkIsFollowedByDeletionsLaterInTheBlock() throws {
+        let scratch = try Scratch()
+        do {
+            let realm = try Realm(configuration: configuration(scratch, [KeeperV1.self], version: 0))
+            try realm.write {
+                let gone = realm.create(CageV1.self, value: ["label": "gone"])
+                let kept = realm.create(CageV1.self, value: ["label": "kept"])
+                realm.create(KeeperV1.self, value: ["name": "a", "cage": gone, "cages": [gone, kept]])
+                realm.create(KeeperV1.self, value: ["name": "b", "cage": kept])
+            }
+        }
+        let realm = try Realm(
+            configuration: configuration(scratch, [KeeperV4.self], version: 1) { migration, _ in
+                migration.renameProperty(onType: "Keeper", from: "cage", to: "pen")
+                migration.enumerateObjects(ofType: "Cage") { _, new in
+                    if let new, new["label"] as? String == "gone" { migration.delete(new) }
+                }
+            })
+        let keepers = realm.objects(KeeperV4.self).sorted(byKeyPath: "name")
+        #expect(keepers.map { $0.pen?.label } == [nil, "kept"])
+        #expect(keepers.first.map { $0.cages.map(\.label) } == ["kept"])
         try verify(scratch)
     }
 

@@ -17,6 +17,7 @@ final class QueryItem: Object {
     @Persisted var numbers: List<Int>
     @Persisted var owner: QueryOwner?
     @Persisted var friends: List<QueryOwner>
+    @Persisted var circle: MutableSet<QueryOwner>
 }
 
 final class QueryOwner: Object {
@@ -241,6 +242,10 @@ struct QueryTests {
         #expect(all.max(of: \.score) == mirrors.map(\.score).max())
         #expect(all.min(of: \.name) == mirrors.map(\.name).min { $0.utf8.lexicographicallyPrecedes($1.utf8) })
         #expect(all.average(of: \.count) == average)
+        #expect(
+            all.filter("count > 4").objects(at: [0, 2]).map(\.id)
+                == mirrors.filter { $0.count > 4 }.map(\.id).enumerated().filter { [0, 2].contains($0.offset) }.map(
+                    \.element))
         let third = all.filter("count > 4")[2]
         #expect(all.filter("count > 4").index(of: third) == 2)
     }
@@ -277,6 +282,25 @@ struct QueryTests {
                         ), "\(query)")
                 realm.cancelWrite()
             }
+        }
+    }
+
+    @Test func notANumberIsUnorderedInBothEvaluators() throws {
+        let realm = try Realm(
+            configuration: Realm.Configuration(inMemoryIdentifier: "queries-\(UUID())", objectTypes: [QueryItem.self]))
+        try realm.write {
+            realm.create(QueryItem.self, value: ["id": 1, "score": Double.nan] as [String: Any])
+            realm.create(QueryItem.self, value: ["id": 2, "score": 1.0] as [String: Any])
+        }
+        let all = realm.objects(QueryItem.self)
+        let cases: [(String, [Int])] = [
+            ("score > 0", [2]), ("score <= 1", [2]), ("score == 1", [2]), ("score != 1", [1]),
+            ("score BETWEEN {0, 2}", [2]), ("score == $0", []),
+        ]
+        for (query, expected) in cases {
+            // Outside a write the compiled conditions run; inside one, the general evaluator.
+            #expect(all.filter(query, Double.nan).map(\.id) == expected, "\(query)")
+            try realm.write { #expect(all.filter(query, Double.nan).map(\.id) == expected, "\(query) in a write") }
         }
     }
 
@@ -427,6 +451,7 @@ struct WhereQueryTests {
             let item = realm.create(QueryItem.self, value: ["id": 1])
             // List order differs from key order, with a repeat.
             item.friends.append(objectsIn: [owners[5], owners[1], owners[6], owners[1], owners[3]])
+            item.circle.insert(objectsIn: [owners[0], owners[2], owners[4], owners[7]])
             for (index, owner) in owners.enumerated() {
                 realm.create(QueryItem.self, value: ["id": 100 + index, "count": index]).owner = owner
                 if index % 2 == 0 {
@@ -442,6 +467,10 @@ struct WhereQueryTests {
             item.friends.sorted(byKeyPath: "age", ascending: false).map(\.age)
                 == friends.map(\.age).sorted(by: >))
         #expect(item.friends.distinct(by: ["name"]).count == Set(friends.map(\.name)).count)
+        let circle = Array(item.circle)
+        #expect(Set(item.circle.filter("age > 25").map(\.name)) == Set(circle.filter { $0.age > 25 }.map(\.name)))
+        #expect(item.circle.where { $0.age <= 25 }.count == circle.filter { $0.age <= 25 }.count)
+        #expect(item.circle.sorted(by: \.age).map(\.age) == circle.map(\.age).sorted())
         let owner = realm.objects(QueryOwner.self).filter("name == 'o2'").first!
         #expect(owner.items.filter("count > 5").map(\.id) == [202])
         #expect(owner.items.where { $0.count < 5 }.map(\.id) == [102])

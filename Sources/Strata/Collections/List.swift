@@ -56,11 +56,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     /// Whether `other` is a view of the same stored collection.
     func isSameStoredCollection(as other: List<Element>) -> Bool {
-        guard case .managed(let owner, let property) = backing,
-            case .managed(let otherOwner, let otherProperty) = other.backing
-        else { return false }
-        return owner.realm === otherOwner.realm && owner.key == otherOwner.key && property == otherProperty
-            && owner.binding === otherOwner.binding && nested == other.nested
+        ManagedObject.sameCollection(managedSource, nested, other.managedSource, other.nested)
     }
 
     // MARK: Collection

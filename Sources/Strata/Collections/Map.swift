@@ -35,6 +35,12 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
 
     private var backing: Backing
 
+    /// The owning object and property of a managed map; nil while unmanaged.
+    var managedSource: (owner: ManagedObject, property: Int)? {
+        if case .managed(let owner, let property) = backing { return (owner, property) }
+        return nil
+    }
+
     /// An empty, unmanaged map.
     public init() { backing = .unmanaged([]) }
 
@@ -51,11 +57,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
 
     /// Whether `other` is a view of the same stored collection.
     func isSameStoredCollection(as other: Map<Key, Value>) -> Bool {
-        guard case .managed(let owner, let property) = backing,
-            case .managed(let otherOwner, let otherProperty) = other.backing
-        else { return false }
-        return owner.realm === otherOwner.realm && owner.key == otherOwner.key && property == otherProperty
-            && owner.binding === otherOwner.binding && nested == other.nested
+        ManagedObject.sameCollection(managedSource, nested, other.managedSource, other.nested)
     }
 
     /// 0.

@@ -19,6 +19,16 @@ final class ManagedObject {
 
     var table: TableSchema { binding.table }
 
+    /// Whether two managed collections (owner, property, nested mixed collection id) are the same stored one.
+    static func sameCollection(
+        _ a: (owner: ManagedObject, property: Int)?, _ aNested: UInt64, _ b: (owner: ManagedObject, property: Int)?,
+        _ bNested: UInt64
+    ) -> Bool {
+        guard let a, let b else { return false }
+        return a.owner.realm === b.owner.realm && a.owner.binding === b.owner.binding && a.owner.key == b.owner.key
+            && a.property == b.property && aNested == bNested
+    }
+
     /// Whether the row still exists in the Realm's current version.
     var exists: Bool {
         realm.checkThread()

@@ -261,8 +261,7 @@ extension Realm {
         let managed = ManagedObject(realm: self, binding: binding, key: -1)
         let recorder = KeyPathRecorder()
         managed.recorder = recorder
-        let accessor = recordingAccessor(binding, managed)
-        _ = accessor[keyPath: keyPath]
+        _ = accessor(for: managed)[keyPath: keyPath]
         guard recorder.properties.count == 1, let index = recorder.properties.first else {
             throw Realm.Error.invalidQuery(
                 query: query, position: 0,
@@ -271,23 +270,6 @@ extension Realm {
             )
         }
         return binding.table.schema.properties[index].name
-    }
-
-    /// An accessor of `binding`'s type reading through `managed`.
-    private func recordingAccessor(_ binding: TableBinding, _ managed: ManagedObject) -> ObjectBase {
-        if let properties = binding.table.accessorProperties {
-            let stack = BoxStack.local.value
-            stack.accessorOwner = managed
-            stack.accessorColumns = properties
-            stack.accessorNext = 0
-            let object = binding.table.type.init()
-            stack.accessorOwner = nil
-            return object
-        }
-        let object = binding.table.type.init()
-        binding.table.attach(object, to: managed)
-        object.managed = managed
-        return object
     }
 
     /// `node` as a parsed predicate with its values as arguments.

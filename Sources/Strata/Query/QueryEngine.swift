@@ -519,10 +519,8 @@ extension Realm {
         var element = binding.table.infos[property]
         element.collection = nil
         var values: [_StoredValue] = []
-        try forEachQueryElement(binding, property: property, key: key) { _, bytes throws(Realm.Error) in
-            var value = try storage {
-                try bytes.withUnsafeBytes { RowCodec.get(try RowView($0), column: 0, info: element) }
-            }
+        try forEachQueryElement(binding, property: property, key: key, keys: false) { _, bytes throws(Realm.Error) in
+            var value = try storage { RowCodec.get(try RowView(bytes), column: 0, info: element) }
             if case .mixed(let mixed) = value {
                 value = try decodeMixed(mixed, owner: nil, property: property, level: 0)
             }
@@ -533,37 +531,22 @@ extension Realm {
 
     private func queryMapKeys(_ binding: TableBinding, property: Int, key: Int64) throws(Realm.Error) -> [String] {
         var keys: [String] = []
-        try forEachQueryElement(binding, property: property, key: key) { key, _ in
+        try forEachQueryElement(binding, property: property, key: key, keys: true) { key, _ in
             keys.append(String(decoding: key, as: UTF8.self))
         }
         return keys
     }
 
     private func forEachQueryElement(
-        _ binding: TableBinding, property: Int, key: Int64, _ body: ([UInt8], [UInt8]) throws(Realm.Error) -> Void
+        _ binding: TableBinding, property: Int, key: Int64, keys: Bool,
+        _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(Realm.Error) -> Void
     ) throws(Realm.Error) {
-        var entries: [([UInt8], [UInt8])] = []
-        if let transaction = writeTransactionIfAny {
-            guard let tree = try collectionHandle(binding, property: property, key: key, create: false) else { return }
-            try storage {
-                var cursor = try transaction.makeCursor(for: tree)
-                var more = try cursor.first()
-                while more {
-                    entries.append((try cursor.key(), try cursor.value()))
-                    more = try cursor.next()
-                }
-            }
-        } else if let tree = try collectionView(binding, property: property, key: key) {
-            try storage {
-                var cursor = tree.makeCursor()
-                var more = try cursor.first()
-                while more {
-                    entries.append((try cursor.key(), try cursor.value()))
-                    more = try cursor.next()
-                }
-            }
-        }
-        for (key, value) in entries { try body(key, value) }
+        try forEachCollectionEntry(
+            keys: keys,
+            handle: { () throws(Realm.Error) in
+                try collectionHandle(binding, property: property, key: key, create: false)
+            },
+            view: { () throws(Realm.Error) in try collectionView(binding, property: property, key: key) }, body)
     }
 
     /// Whether object `key` (whose row is `row`) satisfies `predicate`.

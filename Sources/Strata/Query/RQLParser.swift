@@ -108,6 +108,12 @@ struct RQLParser {
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || byte == 0x5F || byte >= 0x80
         }
+        /// The identifier starting at `at` (possibly empty), consumed.
+        func identifier() -> String {
+            let start = at
+            while let next = peek(), isIdentifierByte(next) { at += 1 }
+            return String(decoding: bytes[start..<at], as: UTF8.self)
+        }
         while at < bytes.count {
             let byte = bytes[at]
             let start = at
@@ -149,11 +155,7 @@ struct RQLParser {
                 tokens.append((.argument(number), start))
             case 0x40:  // @
                 at += 1
-                var name = ""
-                while let next = peek(), isIdentifierByte(next) {
-                    name.append(Character(UnicodeScalar(next)))
-                    at += 1
-                }
+                let name = identifier()
                 guard !name.isEmpty else { throw failure("expected an operator name after @", at: start) }
                 tokens.append((.at(name.lowercased()), start))
             case 0x5B:  // [ options ]
@@ -191,14 +193,7 @@ struct RQLParser {
                 }
             default:
                 if isIdentifierByte(byte) {
-                    var name = ""
-                    while let next = peek(), isIdentifierByte(next) {
-                        name.append(Character(UnicodeScalar(next)))
-                        at += 1
-                    }
-                    // Multi-byte characters were appended byte by byte: rebuild the name from the UTF-8.
-                    name = String(decoding: bytes[start..<at], as: UTF8.self)
-                    tokens.append((.identifier(name), start))
+                    tokens.append((.identifier(identifier()), start))
                     continue
                 }
                 let two = at + 1 < bytes.count ? String(decoding: bytes[at...(at + 1)], as: UTF8.self) : ""
@@ -343,13 +338,11 @@ struct RQLParser {
         }
         let left = try operand()
         if accept(keyword: "BETWEEN") {
-            let open = position
             try expect(symbol: "{", "{ after BETWEEN")
             let low = try operand()
             try expect(symbol: ",", ", between the bounds of BETWEEN")
             let high = try operand()
             try expect(symbol: "}", "} to close BETWEEN")
-            _ = open
             return .between(left, low: low, high: high, quantifier: quantifier, position: start)
         }
         let operatorPosition = position

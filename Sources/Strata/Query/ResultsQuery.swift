@@ -44,13 +44,8 @@ final class ResultsQuery {
     /// `self`'s stages followed by `more`.
     func appending(_ more: [Stage]) -> ResultsQuery { ResultsQuery(stages: stages + more, base: base) }
 
-    /// The matching keys in order; recomputed when the Realm's data may have changed.
-    func keys(realm: Realm, binding: TableBinding) throws(Realm.Error) -> [Int64] {
-        try matches(realm: realm, binding: binding).keys
-    }
-
     /// The matching keys in order and, when a scan read them, their rows (valid while the Realm's generation
-    /// stays the same).
+    /// stays the same); recomputed when the Realm's data may have changed.
     func matches(realm: Realm, binding: TableBinding) throws(Realm.Error) -> (keys: [Int64], rows: [StableValue]?) {
         if cachedGeneration == realm.generation { return (cachedKeys, cachedRows) }
         var found: Found
@@ -465,17 +460,23 @@ extension Results {
         owner.checkThread()
         do {
             let path = try sortPath(property, binder: binder(property))
+            let (keys, rows) = try everyMatch()
             var values: [_StoredValue] = []
-            for key in try keysInOrder() { values += try owner.queryValues(path, key: key, row: nil) }
+            for (position, key) in keys.enumerated() {
+                values += try owner.storage {
+                    try owner.queryValues(path, key: key, row: try rows.map { try RowView($0[position].bytes) })
+                }
+            }
             return values
         } catch {
             fatalError("\(error)")
         }
     }
 
-    private func keysInOrder() throws(Realm.Error) -> [Int64] {
-        if let keys = queryKeys() { return keys }
-        return try owner.objectKeys(tree: binding.rowsTree)
+    /// The objects' keys in order and, when they were read in one pass, their rows (every object of the class
+    /// when there is no query: one walk over the rows).
+    func everyMatch() throws(Realm.Error) -> (keys: [Int64], rows: [StableValue]?) {
+        try (query ?? ResultsQuery(stages: [])).matches(realm: owner, binding: binding)
     }
 
     /// The smallest value of `property` (nil when there are no objects or all values are nil).
@@ -515,9 +516,17 @@ extension Results {
             let parsed = try RQLParser.parse(predicate)
             let bound = try QueryBinder(realm: owner, root: binding, query: predicate, arguments: args).bind(
                 parsed.predicate)
-            for (position, key) in try keysInOrder().enumerated() {
-                let matches = try owner.withRow(tree: binding.rowsTree, key: key) { row in
-                    try owner.queryMatches(bound, key: key, row: row)
+            let (keys, rows) = try everyMatch()
+            for (position, key) in keys.enumerated() {
+                let matches: Bool?
+                if let rows {
+                    matches = try owner.storage {
+                        try owner.queryMatches(bound, key: key, row: try RowView(rows[position].bytes))
+                    }
+                } else {
+                    matches = try owner.withRow(tree: binding.rowsTree, key: key) { row in
+                        try owner.queryMatches(bound, key: key, row: row)
+                    }
                 }
                 if matches == true { return position }
             }
@@ -537,14 +546,9 @@ extension Results where Element: ObjectBase {
         guard let managed = object.managed, managed.realm === owner, managed.table.className == binding.className
         else { return nil }
         do {
-            return try keysInOrderForIndex().firstIndex(of: managed.key)
+            return try everyMatch().keys.firstIndex(of: managed.key)
         } catch {
             fatalError("\(error)")
         }
-    }
-
-    private func keysInOrderForIndex() throws(Realm.Error) -> [Int64] {
-        if let keys = queryKeys() { return keys }
-        return try owner.objectKeys(tree: binding.rowsTree)
     }
 }

@@ -248,10 +248,12 @@ final class CommitSignal: Sendable {
     }
     private let state = Locked(State())
 
-    /// Posts for every scope whose name starts with `prefix` (a file's path: all its outboxes).
-    func post(_ prefix: String) {
+    /// Posts for every scope whose name starts with `prefix` (a file's path: all its outboxes). Every commit
+    /// posts: with no outbox in use this takes the lock and returns, building no string.
+    func post(_ prefix: @autoclosure () -> String) {
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             guard !state.counts.isEmpty || !state.waiters.isEmpty else { return [] }
+            let prefix = prefix()
             var woken: [CheckedContinuation<Void, Never>] = []
             for scope in Set(state.counts.keys).union(state.waiters.keys) where scope.hasPrefix(prefix) {
                 state.counts[scope, default: 0] &+= 1

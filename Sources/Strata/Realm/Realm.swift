@@ -636,7 +636,12 @@ public final class Realm {
 
     /// A managed accessor for object `key` of `binding`'s type.
     func object(_ binding: TableBinding, key: Int64) -> ObjectBase {
-        let managed = ManagedObject(realm: self, binding: binding, key: key)
+        accessor(for: ManagedObject(realm: self, binding: binding, key: key))
+    }
+
+    /// An object of `managed`'s type reading and writing through `managed`.
+    func accessor(for managed: ManagedObject) -> ObjectBase {
+        let binding = managed.binding
         if let properties = binding.table.accessorProperties {
             // No boxes: each @Persisted initialiser takes its property from the stack instead.
             let stack = BoxStack.local.value

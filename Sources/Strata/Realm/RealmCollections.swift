@@ -119,43 +119,60 @@ extension Realm {
         return try storage { try tree.get(key) }
     }
 
-    /// Every entry of `owner`'s collection property `property`, in order, read with one cursor (iteration reads
-    /// them all at once instead of walking down the tree for each position).
+    /// Calls `body` with every entry of a collection's tree, in order, reading the tree in place: `handle` gives
+    /// it in the write transaction, `view` in the snapshot. Keys are passed only when `keys` is set (empty
+    /// otherwise).
+    func forEachCollectionEntry(
+        keys: Bool, handle: () throws(Realm.Error) -> TreeHandle?, view: () throws(Realm.Error) -> TreeView?,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(Realm.Error) -> Void
+    ) throws(Realm.Error) {
+        if let transaction = writeTransactionIfAny {
+            guard let tree = try handle() else { return }
+            try storage {
+                var cursor = try transaction.makeCursor(for: tree)
+                var more = try cursor.first()
+                while more {
+                    let key = keys ? try cursor.key() : []
+                    try key.withUnsafeBytes { key in try cursor.value().withUnsafeBytes { try body(key, $0) } }
+                    more = try cursor.next()
+                }
+            }
+        } else if let tree = try view() {
+            try storage {
+                try tree.forEachEntry { key, value in
+                    try body(keys ? key : UnsafeRawBufferPointer(start: nil, count: 0), value)
+                    return true
+                }
+            }
+        }
+    }
+
+    /// `forEachCollectionEntry` over `owner`'s collection property `property` (or its nested mixed collection).
+    private func forEachEntry(
+        of owner: ManagedObject, property: Int, nested: UInt64, keys: Bool,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(Realm.Error) -> Void
+    ) throws(Realm.Error) {
+        try forEachCollectionEntry(
+            keys: keys,
+            handle: { () throws(Realm.Error) in
+                try collectionHandle(owner, property: property, nested: nested, create: false)
+            },
+            view: { () throws(Realm.Error) in try collectionView(owner, property: property, nested: nested) }, body)
+    }
+
+    /// Every entry of `owner`'s collection property `property`, in order, read in one pass (iteration reads them
+    /// all at once instead of walking down the tree for each position).
     func collectionEntries(
         _ owner: ManagedObject, property: Int, nested: UInt64 = 0, level: Int = 0, keys: Bool = false
     ) -> [(key: [UInt8], value: _StoredValue)] {
         checkThread()
         do {
             var entries: [(key: [UInt8], value: _StoredValue)] = []
-            let decode = { (key: [UInt8], bytes: UnsafeRawBufferPointer) throws(Realm.Error) in
-                entries.append(
-                    (
-                        key,
-                        try self.decodeElement(
-                            bytes, binding: owner.binding, property: property, owner: owner, level: level)
-                    ))
-            }
-            if let transaction = writeTransactionIfAny {
-                guard let tree = try collectionHandle(owner, property: property, nested: nested, create: false)
-                else { return [] }
-                try storage {
-                    var cursor = try transaction.makeCursor(for: tree)
-                    var more = try cursor.first()
-                    while more {
-                        let key = keys ? try cursor.key() : []
-                        try cursor.value().withUnsafeBytes { try decode(key, $0) }
-                        more = try cursor.next()
-                    }
-                }
-            } else if let tree = try collectionView(owner, property: property, nested: nested) {
-                try storage {
-                    var cursor = tree.makeCursor()
-                    var more = try cursor.first()
-                    while more {
-                        try cursor.withEntry { key, value in try decode(keys ? Array(key) : [], value) }
-                        more = try cursor.next()
-                    }
-                }
+            try forEachEntry(of: owner, property: property, nested: nested, keys: keys) {
+                key, bytes throws(Realm.Error) in
+                let value = try decodeElement(
+                    bytes, binding: owner.binding, property: property, owner: owner, level: level)
+                entries.append((Array(key), value))
             }
             return entries
         } catch {
@@ -163,20 +180,21 @@ extension Realm {
         }
     }
 
-    /// Every element of `owner`'s list or set property `property` as `Element`, read with one cursor; scalars
-    /// are read straight from their rows (`_Persistable._read`), links through the general path.
+    /// Every element of `owner`'s list or set property `property` as `Element`, read in one pass; scalars are
+    /// read straight from their rows (`_Persistable._read`), links through the general path.
     func collectionElements<Element: _Persistable>(
         _ owner: ManagedObject, property: Int, nested: UInt64 = 0, level: Int = 0, as type: Element.Type
     ) -> [Element] {
         checkThread()
         do {
             var elements: [Element] = []
-            let append = { (bytes: UnsafeRawBufferPointer) throws(Realm.Error) in
+            try forEachEntry(of: owner, property: property, nested: nested, keys: false) {
+                _, bytes throws(Realm.Error) in
                 if let row = try? RowView(bytes), let element = Element._read(from: row, column: 0) {
                     elements.append(element)
                     return
                 }
-                let stored = try self.decodeElement(
+                let stored = try decodeElement(
                     bytes, binding: owner.binding, property: property, owner: owner, level: level)
                 guard let element = Element._fromStored(stored) else {
                     throw .invalidValue(
@@ -184,29 +202,6 @@ extension Realm {
                         reason: "stored element \(stored) is not a \(Element.self)")
                 }
                 elements.append(element)
-            }
-            if let transaction = writeTransactionIfAny {
-                guard let tree = try collectionHandle(owner, property: property, nested: nested, create: false) else {
-                    return []
-                }
-                try storage {
-                    var cursor = try transaction.makeCursor(for: tree)
-                    var more = try cursor.first()
-                    while more {
-                        try cursor.value().withUnsafeBytes { try append($0) }
-                        more = try cursor.next()
-                    }
-                }
-            } else if let tree = try collectionView(owner, property: property, nested: nested) {
-                elements.reserveCapacity(tree.count)
-                try storage {
-                    var cursor = tree.makeCursor()
-                    var more = try cursor.first()
-                    while more {
-                        try cursor.withValue { try append($0) }
-                        more = try cursor.next()
-                    }
-                }
             }
             return elements
         } catch {

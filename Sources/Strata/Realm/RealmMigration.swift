@@ -152,7 +152,6 @@ extension Realm {
     /// changed type are dropped (the new one starts empty); trees of removed properties stay until the
     /// migration ends, for ``Migration/renameProperty(onType:from:to:)``.
     private func convertRows(of name: String, from old: StoredClass, to new: StoredClass) throws(Realm.Error) {
-        let transaction = try activeTransaction()
         for property in old.properties {
             guard let now = new.properties.first(where: { $0.name == property.name }),
                 !Self.carriesOver(property, now)
@@ -168,29 +167,17 @@ extension Realm {
         let oldInfos = old.properties.map {
             _PropertyInfo(type: $0.type, isOptional: $0.optional, collection: $0.collection)
         }
-        try mutate {
-            var converted: [([UInt8], [UInt8])] = []
-            var cursor = try transaction.makeCursor(for: rows)
-            var more = try cursor.first()
-            while more {
-                let bytes = try cursor.value()
-                let row: [UInt8] = try bytes.withUnsafeBytes { raw in
-                    let view = try RowView(raw)
-                    var builder = RowBuilder(columns: new.properties.count)
-                    for (column, property) in new.properties.enumerated() {
-                        var value: _StoredValue = .null
-                        if let source = sources[column], source < view.columnCount {
-                            value = RowCodec.get(view, column: source, info: oldInfos[source])
-                        }
-                        if case .null = value { value = Self.zeroValue(property) }
-                        try RowCodec.set(value, column: column, in: &builder, type: name, property: property.name)
-                    }
-                    return builder.finish()
+        try rewriteRows(in: rows) { _, view in
+            var builder = RowBuilder(columns: new.properties.count)
+            for (column, property) in new.properties.enumerated() {
+                var value: _StoredValue = .null
+                if let source = sources[column], source < view.columnCount {
+                    value = RowCodec.get(view, column: source, info: oldInfos[source])
                 }
-                converted.append((try cursor.key(), row))
-                more = try cursor.next()
+                if case .null = value { value = Self.zeroValue(property) }
+                try RowCodec.set(value, column: column, in: &builder, type: name, property: property.name)
             }
-            for (key, row) in converted { try transaction.put(key, row, in: rows) }
+            return builder.finish()
         }
     }
 
@@ -464,6 +451,10 @@ extension Realm {
         } else if oldProperty.type == .any {
             trees.append((TableNames.mixed(name, from), TableNames.mixed(name, to)))
         }
+        if oldProperty.type == .object || oldProperty.type == .any {
+            // The links' counts move with them: deletions in the rest of the block find them under the new name.
+            trees.append((TableNames.backlinks(name, from), TableNames.backlinks(name, to)))
+        }
         for (fromTree, toTree) in trees {
             try dropTree(toTree)
             _ = try mutate { try transaction.renameTree(named: fromTree, to: toTree) }
@@ -472,28 +463,20 @@ extension Realm {
         if oldProperty.collection == nil, let rows = try handle(TableNames.rows(name), create: false) {
             let info = _PropertyInfo(type: oldProperty.type, isOptional: oldProperty.optional)
             let property = newClass.properties[target]
-            try mutate {
-                var updated: [([UInt8], [UInt8])] = []
-                var cursor = try transaction.makeCursor(for: rows)
-                var more = try cursor.first()
-                while more {
-                    let key = try cursor.key()
-                    let value = try old.withRow(tree: TableNames.rows(name), key: KeyEncoding.decodeObjectKey(key)) {
-                        RowCodec.get($0, column: source, info: info)
-                    }
-                    if var value {
-                        if case .null = value { value = Self.zeroValue(property) }
-                        let row = try RowRewriter.replacing(
-                            column: target, with: value, in: try cursor.value(), properties: newClass.properties)
-                        updated.append((key, row))
-                    }
-                    more = try cursor.next()
-                }
-                for (key, row) in updated { try transaction.put(key, row, in: rows) }
+            try rewriteRows(in: rows) { key, row in
+                let objectKey = KeyEncoding.decodeObjectKey(key)
+                guard
+                    var value = try old.withRow(
+                        tree: TableNames.rows(name), key: objectKey,
+                        {
+                            RowCodec.get($0, column: source, info: info)
+                        })
+                else { return nil }
+                if case .null = value { value = Self.zeroValue(property) }
+                return try RowRewriter.replacing(column: target, with: value, in: row, properties: newClass.properties)
             }
         }
         migrationState?.touched.insert(name)
         migrationState?.restructured = true
-        try rebuildBacklinks()
     }
 }

@@ -354,29 +354,37 @@ extension Realm {
 
     /// Sets every to-one link to an object of class `target` to nil (deleting every object of it).
     private func nullifyLinks(to target: String) throws(Realm.Error) {
-        let transaction = try activeTransactionForWrite()
         for (name, stored) in schemaClasses() {
             let columns = stored.properties.indices.filter {
                 stored.properties[$0].type == .object && stored.properties[$0].objectClassName == target
             }
             guard !columns.isEmpty, let rows = try handle(TableNames.rows(name), create: false) else { continue }
-            var changed: [([UInt8], [UInt8])] = []
-            try mutate {
-                var cursor = try transaction.makeCursor(for: rows)
-                var more = try cursor.first()
-                while more {
-                    let value = try cursor.value()
-                    let rewritten: [UInt8]? = try value.withUnsafeBytes { bytes in
-                        let row = try RowView(bytes)
-                        let matching = columns.filter { !row.isNull($0) }
-                        guard !matching.isEmpty else { return nil }
-                        return RowRewriter.nullify(row, columns: matching, properties: stored.properties)
-                    }
-                    if let rewritten { changed.append((try cursor.key(), rewritten)) }
-                    more = try cursor.next()
-                }
-                for (rowKey, bytes) in changed { try transaction.put(rowKey, bytes, in: rows) }
+            try rewriteRows(in: rows) { _, row in
+                let matching = columns.filter { !row.isNull($0) }
+                guard !matching.isEmpty else { return nil }
+                return RowRewriter.nullify(row, columns: matching, properties: stored.properties)
             }
+        }
+    }
+
+    /// Replaces each row of `rows` for which `transform` returns new bytes (nil keeps the row): the rows are
+    /// read in one pass, then written.
+    func rewriteRows(in rows: TreeHandle, _ transform: (_ key: [UInt8], _ row: RowView) throws -> [UInt8]?)
+        throws(Realm.Error)
+    {
+        let transaction = try activeTransactionForWrite()
+        try mutate {
+            var changed: [([UInt8], [UInt8])] = []
+            var cursor = try transaction.makeCursor(for: rows)
+            var more = try cursor.first()
+            while more {
+                let key = try cursor.key()
+                if let rewritten = try cursor.value().withUnsafeBytes({ try transform(key, try RowView($0)) }) {
+                    changed.append((key, rewritten))
+                }
+                more = try cursor.next()
+            }
+            for (key, bytes) in changed { try transaction.put(key, bytes, in: rows) }
         }
     }
 }
@@ -385,22 +393,15 @@ extension Realm {
 enum RowRewriter {
     /// `row` with `column` set to `value`.
     static func replacing(
-        column: Int, with value: _StoredValue, in row: [UInt8], properties: [StoredClass.StoredProperty]
-    )
-        throws -> [UInt8]
-    {
-        try row.withUnsafeBytes { raw in
-            let view = try RowView(raw)
-            var builder = RowBuilder(columns: max(view.columnCount, properties.count))
-            for index in 0..<builder.columnCount where index < properties.count {
-                let info = _PropertyInfo(type: properties[index].type, isOptional: properties[index].optional)
-                let current =
-                    index == column
-                    ? value : index < view.columnCount ? RowCodec.get(view, column: index, info: info) : .null
-                try RowCodec.set(current, column: index, in: &builder, type: "", property: properties[index].name)
-            }
-            return builder.finish()
+        column: Int, with value: _StoredValue, in row: RowView, properties: [StoredClass.StoredProperty]
+    ) throws -> [UInt8] {
+        var builder = RowBuilder(columns: max(row.columnCount, properties.count))
+        for index in 0..<builder.columnCount where index < properties.count {
+            let info = _PropertyInfo(type: properties[index].type, isOptional: properties[index].optional)
+            let current = index == column ? value : RowCodec.get(row, column: index, info: info)
+            try RowCodec.set(current, column: index, in: &builder, type: "", property: properties[index].name)
         }
+        return builder.finish()
     }
 
     static func nullify(_ row: RowView, columns: [Int], properties: [StoredClass.StoredProperty]) -> [UInt8] {

@@ -53,14 +53,13 @@ final class LockFile: @unchecked Sendable {
     }
     private static let registry = Locked<[String: WeakLockFile]>([:])
 
-    /// The process's lock file for `dataPath` (device and inode identify it), opened and its slot claimed on
-    /// first use. Returns nil when `optional` is set and the lock file cannot be created (read-only media).
+    /// The process's lock file for `dataPath` (`<dataPath>.lock`), opened and its slot claimed on first use. Returns nil when `optional` is set and the lock file cannot be created (read-only media).
     ///
-    /// The registry is keyed by the lock file's own device and inode: closing any descriptor of a file drops all
-    /// of the process's byte-range locks on it, so a process must never hold two descriptors of one lock file
-    /// (which keying by the data file would allow when the data file is replaced, see `Store.compactOnLaunch`).
-    static func shared(forDataFile dataPath: String, identity: String, optional: Bool) throws(StorageError) -> LockFile?
-    {
+    /// The registry is keyed by the lock file's own device and inode: where the locks are POSIX record locks,
+    /// closing any descriptor of a file drops all of the process's locks on it, so a process must never hold two
+    /// descriptors of one lock file (which keying by the data file would allow when the data file is replaced,
+    /// see `Store.compactOnLaunch`).
+    static func shared(forDataFile dataPath: String, optional: Bool) throws(StorageError) -> LockFile? {
         try registry.withLock { (files: inout [String: WeakLockFile]) throws(StorageError) -> LockFile? in
             let path = dataPath + ".lock"
             var info = stat()

@@ -119,14 +119,14 @@ final class SharedFile: @unchecked Sendable {
             if try disk.size() == 0 {
                 // An empty file (made by another tool, say): initialise it in place under the writer lock.
                 guard !options.readOnly else { throw .incompatibleFile(path: path, reason: "the file is empty") }
-                lock = try LockFile.shared(forDataFile: path, identity: key, optional: false)
+                lock = try LockFile.shared(forDataFile: path, optional: false)
                 try initializeEmptyFile(disk, lock: lock, options: options)
             }
             let logPath = path + ".log"
             var log: CommitLog?
             if disk.isWritable, try pendingLogVersion(logPath) != nil {
                 // Commits the main file may lack (a power loss): replay them before reading the metas.
-                if lock == nil { lock = try LockFile.shared(forDataFile: path, identity: key, optional: false) }
+                if lock == nil { lock = try LockFile.shared(forDataFile: path, optional: false) }
                 log = try openCommitLog(path: logPath, main: disk, lock: lock, options: options)
             }
             // Recognise the file before creating a lock file beside it. Another process may be committing while
@@ -137,13 +137,13 @@ final class SharedFile: @unchecked Sendable {
                 (meta, mapping) = try recoverOrExplain(disk, logPath: logPath)
             } catch {
                 guard lock != nil || access(path + ".lock", F_OK) == 0 else { throw error }
-                lock = try LockFile.shared(forDataFile: path, identity: key, optional: options.readOnly)
+                lock = try LockFile.shared(forDataFile: path, optional: options.readOnly)
                 guard let lock else { throw error }
                 (meta, mapping, _) = try consistentRead(lock) { () throws(StorageError) in
                     try recoverOrExplain(disk, logPath: logPath)
                 }
             }
-            if lock == nil { lock = try LockFile.shared(forDataFile: path, identity: key, optional: options.readOnly) }
+            if lock == nil { lock = try LockFile.shared(forDataFile: path, optional: options.readOnly) }
             // Having a slot, this process now counts as a user of the file, so it cannot be replaced any more; if
             // it was replaced before, what was read so far belongs to the old file.
             var current = stat()
