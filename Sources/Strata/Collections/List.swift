@@ -14,6 +14,48 @@ protocol ManagedCollectionFactory {
     static func managedCollection(owner: ManagedObject, property: Int) -> Any
 }
 
+/// `List`, `MutableSet` and `Map`: how they are persisted. Part of the machinery behind ``_Persistable``; not for
+/// direct use.
+public protocol _PersistedCollection: _Persistable, AnyObject {
+    /// An empty, unmanaged collection.
+    init()
+    /// Which collection the type is.
+    static var _collectionKind: _CollectionKind { get }
+    /// How one element (a map's value) is stored.
+    static var _elementPropertyInfo: _PropertyInfo { get }
+}
+
+extension _PersistedCollection {
+    /// See ``_Persistable``: the element's stored type, in a collection.
+    public static var _propertyInfo: _PropertyInfo {
+        var info = _elementPropertyInfo
+        info.collection = _collectionKind
+        return info
+    }
+    /// See ``_Persistable``: an empty unmanaged collection.
+    public static func _defaultValue() -> Self { Self() }
+    /// See ``_Persistable``.
+    public static func _fromStored(_ stored: _StoredValue) -> Self? {
+        if case .collection(let collection) = stored { return collection as? Self }
+        return nil
+    }
+    /// See ``_Persistable``.
+    public var _stored: _StoredValue { .collection(self) }
+}
+
+/// Where a `List`, `MutableSet` or `Map` keeps its contents: in memory while unmanaged, in its owner's trees once
+/// managed.
+enum CollectionBacking<Stored> {
+    case unmanaged([Stored])
+    case managed(ManagedObject, property: Int)
+
+    /// The owning object and property while managed.
+    var managedSource: (owner: ManagedObject, property: Int)? {
+        if case .managed(let owner, let property) = self { return (owner, property) }
+        return nil
+    }
+}
+
 /// An ordered collection of values or objects, stored with its owning object.
 ///
 /// ```swift
@@ -27,18 +69,10 @@ protocol ManagedCollectionFactory {
 /// elements: positional reads, inserts and removals cost O(log n) (a counted B+tree). Mutating a managed list
 /// outside a write transaction traps; an invalid element fails the write transaction.
 public final class List<Element: RealmCollectionValue>: RandomAccessCollection, MutableCollection {
-    enum Backing {
-        case unmanaged([Element])
-        case managed(ManagedObject, property: Int)
-    }
+    private var backing: CollectionBacking<Element>
 
-    private var backing: Backing
-
-    /// The owning object and property of a managed collection; nil while unmanaged.
-    var managedSource: (owner: ManagedObject, property: Int)? {
-        if case .managed(let owner, let property) = backing { return (owner, property) }
-        return nil
-    }
+    /// The owning object and property while managed; nil while unmanaged.
+    var managedSource: (owner: ManagedObject, property: Int)? { backing.managedSource }
 
     /// An empty, unmanaged list.
     public init() { backing = .unmanaged([]) }
@@ -245,22 +279,11 @@ extension List: ManagedCollectionFactory {
     }
 }
 
-extension List: _Persistable {
-    /// See ``_Persistable``: a list of the element type.
-    public static var _propertyInfo: _PropertyInfo {
-        var info = Element._propertyInfo
-        info.isList = true
-        return info
-    }
-    /// See ``_Persistable``: an empty unmanaged list.
-    public static func _defaultValue() -> List { List() }
-    /// See ``_Persistable``.
-    public static func _fromStored(_ stored: _StoredValue) -> List? {
-        if case .collection(let list) = stored { return list as? List }
-        return nil
-    }
-    /// See ``_Persistable``.
-    public var _stored: _StoredValue { .collection(self) }
+extension List: _PersistedCollection {
+    /// See ``_PersistedCollection``: a list of the element type.
+    public static var _collectionKind: _CollectionKind { .list }
+    /// See ``_PersistedCollection``.
+    public static var _elementPropertyInfo: _PropertyInfo { Element._propertyInfo }
 }
 
 /// Equality of stored elements, for `index(of:)`.

@@ -28,18 +28,10 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
     /// One entry.
     public typealias Element = (key: Key, value: Value)
 
-    enum Backing {
-        case unmanaged([(key: Key, value: Value)])
-        case managed(ManagedObject, property: Int)
-    }
+    private var backing: CollectionBacking<(key: Key, value: Value)>
 
-    private var backing: Backing
-
-    /// The owning object and property of a managed map; nil while unmanaged.
-    var managedSource: (owner: ManagedObject, property: Int)? {
-        if case .managed(let owner, let property) = backing { return (owner, property) }
-        return nil
-    }
+    /// The owning object and property while managed; nil while unmanaged.
+    var managedSource: (owner: ManagedObject, property: Int)? { backing.managedSource }
 
     /// An empty, unmanaged map.
     public init() { backing = .unmanaged([]) }
@@ -236,22 +228,11 @@ extension Map: ManagedCollectionFactory {
     }
 }
 
-extension Map: _Persistable {
-    /// See ``_Persistable``: a map of the value type.
-    public static var _propertyInfo: _PropertyInfo {
-        var info = Value._propertyInfo
-        info.collection = .map
-        return info
-    }
-    /// See ``_Persistable``: an empty unmanaged map.
-    public static func _defaultValue() -> Map { Map() }
-    /// See ``_Persistable``.
-    public static func _fromStored(_ stored: _StoredValue) -> Map? {
-        if case .collection(let map) = stored { return map as? Map }
-        return nil
-    }
-    /// See ``_Persistable``.
-    public var _stored: _StoredValue { .collection(self) }
+extension Map: _PersistedCollection {
+    /// See ``_PersistedCollection``: a map of the value type.
+    public static var _collectionKind: _CollectionKind { .map }
+    /// See ``_PersistedCollection``.
+    public static var _elementPropertyInfo: _PropertyInfo { Value._propertyInfo }
 }
 
 extension Map: Encodable where Key == String, Value: Encodable {

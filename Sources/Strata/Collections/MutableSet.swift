@@ -10,18 +10,10 @@
 /// elements come in a stable order (by their stored encoding); `contains`, `insert` and `remove` cost O(log n).
 /// Floating-point zeros are one element (-0.0 == 0.0); Decimal128 elements are distinct by their exact encoding.
 public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollection {
-    enum Backing {
-        case unmanaged([Element])
-        case managed(ManagedObject, property: Int)
-    }
+    private var backing: CollectionBacking<Element>
 
-    private var backing: Backing
-
-    /// The owning object and property of a managed collection; nil while unmanaged.
-    var managedSource: (owner: ManagedObject, property: Int)? {
-        if case .managed(let owner, let property) = backing { return (owner, property) }
-        return nil
-    }
+    /// The owning object and property while managed; nil while unmanaged.
+    var managedSource: (owner: ManagedObject, property: Int)? { backing.managedSource }
 
     /// An empty, unmanaged set.
     public init() { backing = .unmanaged([]) }
@@ -170,22 +162,11 @@ extension MutableSet: ManagedCollectionFactory {
     }
 }
 
-extension MutableSet: _Persistable {
-    /// See ``_Persistable``: a set of the element type.
-    public static var _propertyInfo: _PropertyInfo {
-        var info = Element._propertyInfo
-        info.collection = .set
-        return info
-    }
-    /// See ``_Persistable``: an empty unmanaged set.
-    public static func _defaultValue() -> MutableSet { MutableSet() }
-    /// See ``_Persistable``.
-    public static func _fromStored(_ stored: _StoredValue) -> MutableSet? {
-        if case .collection(let set) = stored { return set as? MutableSet }
-        return nil
-    }
-    /// See ``_Persistable``.
-    public var _stored: _StoredValue { .collection(self) }
+extension MutableSet: _PersistedCollection {
+    /// See ``_PersistedCollection``: a set of the element type.
+    public static var _collectionKind: _CollectionKind { .set }
+    /// See ``_PersistedCollection``.
+    public static var _elementPropertyInfo: _PropertyInfo { Element._propertyInfo }
 }
 
 extension MutableSet: Encodable where Element: Encodable {
