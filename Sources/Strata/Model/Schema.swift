@@ -36,6 +36,9 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
     public var isMap = false
     /// For `LinkingObjects` properties: the property of ``objectClassName`` whose links they follow back.
     public var linkOriginPropertyName: String?
+    /// Whether the property's index is a full-text index (`@Persisted(indexed: .fullText)`), which serves
+    /// `TEXT` / `.matches(_:)` queries over its words rather than comparisons of whole values.
+    public var isFullTextIndexed = false
 
     /// A description such as `name: string?` or `owner: object<Person>? [indexed]`.
     public var description: String {

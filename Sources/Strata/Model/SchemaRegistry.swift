@@ -157,7 +157,8 @@ final class TableSchema: @unchecked Sendable {
                     isIndexed: attributes.index != nil || attributes.primaryKey,
                     isPrimary: attributes.primaryKey, objectClassName: targetName, swiftName: swiftName,
                     isArray: info.isList, isSet: info.collection == .set, isMap: info.collection == .map,
-                    linkOriginPropertyName: info.type == .linkingObjects ? attributes.originProperty : nil))
+                    linkOriginPropertyName: info.type == .linkingObjects ? attributes.originProperty : nil,
+                    isFullTextIndexed: attributes.index == .fullText))
             infos.append(info)
         }
         for swiftName in mapping.keys where !properties.contains(where: { $0.swiftName == swiftName }) {

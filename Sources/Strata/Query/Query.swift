@@ -48,6 +48,7 @@ indirect enum QueryNode {
     case values([Any?])
     case compare(QueryNode, RQLOperator, QueryNode, StringOptions)
     case between(QueryNode, Any, Any)
+    case text(QueryNode, String)
     case and(QueryNode, QueryNode)
     case or(QueryNode, QueryNode)
     case not(QueryNode)
@@ -225,6 +226,61 @@ extension Query where T: _QueryString {
     public func like(_ pattern: String, caseInsensitive: Bool = false) -> Query<Bool> {
         Query<Bool>(.compare(node, .like, .value(pattern), caseInsensitive ? .caseInsensitive : []))
     }
+    /// Satisfies the full-text search `words` (RQL `TEXT`): every word occurs in the string, `word*` matches
+    /// words by prefix and `-word` excludes; case and diacritics are ignored. Fast on a property declared
+    /// `@Persisted(indexed: .fullText)`, correct on any string property.
+    ///
+    /// ```swift
+    /// realm.objects(Review.self).where { $0.text.matches("cheese -blue") }
+    /// ```
+    public func matches(_ words: String) -> Query<Bool> {
+        Query<Bool>(.text(node, words))
+    }
+}
+
+// MARK: Enums, custom-persisted types and maps
+
+extension Query where T: PersistableEnum {
+    /// The enum's stored raw value, to compare with raw values.
+    public var rawValue: Query<T.RawValue> { Query<T.RawValue>(node) }
+}
+
+extension Query where T: _QueryOptional, T.Wrapped: PersistableEnum {
+    /// The enum's stored raw value (nil when the property is nil).
+    public var rawValue: Query<T.Wrapped.RawValue?> { Query<T.Wrapped.RawValue?>(node) }
+}
+
+extension Query where T: CustomPersistable {
+    /// The value as it is persisted, to compare with persisted values.
+    public var persistableValue: Query<T.PersistedType> { Query<T.PersistedType>(node) }
+}
+
+extension Query where T: FailableCustomPersistable {
+    /// The value as it is persisted, to compare with persisted values.
+    public var persistableValue: Query<T.PersistedType> { Query<T.PersistedType>(node) }
+}
+
+/// Maps, for queries over their keys and values.
+public protocol _QueryMap {
+    /// The key type.
+    associatedtype Key
+    /// The value type.
+    associatedtype Value
+}
+
+extension Map: _QueryMap {}
+
+extension Query where T: _QueryMap {
+    /// The map's keys: a condition on them holds when it holds for any key.
+    public var keys: Query<T.Key> { Query<T.Key>(node.appending(.operation("@keys"))) }
+    /// The map's values: a condition on them holds when it holds for any value.
+    public var values: Query<T.Value> { Query<T.Value>(node.appending(.operation("@values"))) }
+    /// The number of entries.
+    public var count: Query<Int> { Query<Int>(node.appending(.operation("@count"))) }
+    /// Whether any value equals `value`.
+    public func contains(_ value: T.Value) -> Query<Bool> {
+        Query<Bool>(.compare(node.appending(.operation("@values")), .equal, .value(value), []))
+    }
 }
 
 // MARK: Logic
@@ -304,6 +360,8 @@ extension Realm {
                 try resolve(a, arguments: &arguments, text: text), try resolve(b, arguments: &arguments, text: text))
         case .not(let a):
             return .not(try resolve(a, arguments: &arguments, text: text))
+        case .text(let path, let words):
+            return .text(try operand(path), try operand(.value(words)), position: 0)
         case .between(let path, let low, let high):
             let left = try operand(path)
             return .between(

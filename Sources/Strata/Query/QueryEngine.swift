@@ -12,6 +12,13 @@ struct BoundPath {
         case aggregate(String)
         /// `@keys` of the map before it.
         case keys
+        /// The objects linking to the object before it through any of these (origin class, link property) pairs:
+        /// a `LinkingObjects` property, `@links.Class.property`, or (all of them) `@links`.
+        case backlinks([(origin: TableBinding, property: Int)])
+        /// `SUBQUERY(…).@count`: how many objects of the collection before it satisfy the predicate.
+        case subqueryCount(BoundPredicate)
+        /// `@type`: the name of each value's type.
+        case type
     }
 
     var steps: [Step]
@@ -26,6 +33,38 @@ struct BoundPath {
     var directColumn: (column: Int, info: _PropertyInfo)?
 }
 
+extension BoundPath.Step {
+    /// Whether the step produces the objects of a collection: a list, set or map of links, or backlinks.
+    var isObjectCollection: Bool {
+        switch self {
+        case .property(let binding, let index):
+            binding.table.infos[index].collection != nil && binding.table.infos[index].type == .object
+        case .backlinks: true
+        default: false
+        }
+    }
+}
+
+extension BoundPath.Step {
+    /// Whether the step reads from objects (so a link before it is followed rather than produced as a value).
+    var followsObjects: Bool {
+        switch self {
+        case .property, .backlinks: true
+        default: false
+        }
+    }
+}
+
+extension RQLOperand {
+    /// Whether the operand names a property (a key path or a SUBQUERY count) rather than a value.
+    var isPath: Bool {
+        switch self {
+        case .keyPath, .subquery: true
+        default: false
+        }
+    }
+}
+
 /// A predicate bound to a class, ready to run against rows.
 indirect enum BoundPredicate {
     case constant(Bool)
@@ -34,6 +73,8 @@ indirect enum BoundPredicate {
     case not(BoundPredicate)
     case compare(BoundPath, RQLOperator, BoundOperand, options: CompareOptions, quantifier: RQLQuantifier?)
     case between(BoundPath, _StoredValue, _StoredValue, quantifier: RQLQuantifier?)
+    /// `TEXT`: the string (any of them, through a collection) satisfies the full-text search.
+    case text(BoundPath, FullText.Search)
 }
 
 enum BoundOperand {
@@ -53,9 +94,11 @@ struct QueryBinder {
     let root: TableBinding
     let query: String
     let arguments: [Any?]
+    /// Inside `SUBQUERY(collection, $x, …)`: `$x`, which every key path must start with.
+    var variable: String? = nil
 
     func failure(_ reason: String, at position: Int) -> Realm.Error {
-        .invalidQuery(query: query, position: position, reason: reason)
+        RQLParser.failure(in: query, reason, at: position)
     }
 
     func bind(_ predicate: RQLPredicate) throws(Realm.Error) -> BoundPredicate {
@@ -76,18 +119,24 @@ struct QueryBinder {
                 return value
             }
             return .between(path, bounds[0], bounds[1], quantifier: quantifier)
+        case .text(let operand, let words, let position):
+            return try bindText(operand, words, at: position)
+        case .geoWithin(let operand, let shape, let position):
+            return try bindGeoWithin(operand, shape, at: position)
         case .compare(var comparison):
-            if case .keyPath = comparison.left {
-            } else if case .keyPath = comparison.right, let mirrored = Self.mirror(comparison.op) {
+            if comparison.left.isPath {
+            } else if comparison.right.isPath, let mirrored = Self.mirror(comparison.op) {
                 swap(&comparison.left, &comparison.right)
                 comparison.op = mirrored
             } else {
                 throw failure("one side of the comparison must be a property", at: comparison.position)
             }
-            guard case .keyPath(let components, let at) = comparison.left else {
+            guard let path = try bindPathOperand(comparison.left) else {
                 throw failure("the left side of \(comparison.op.rawValue) must be a property", at: comparison.position)
             }
-            let path = try bindPath(components, at: at)
+            if case .type? = path.steps.last {
+                return try bindTypeComparison(path, comparison)
+            }
             let right = try bindOperand(comparison.right, for: path, op: comparison.op)
             try check(comparison.op, path: path, right: right, at: comparison.right.position)
             if comparison.quantifier != nil && !path.isMultiple {
@@ -103,6 +152,29 @@ struct QueryBinder {
         }
     }
 
+    /// `location GEOWITHIN shape`.
+    private func bindGeoWithin(_ operand: RQLOperand, _ shape: RQLOperand, at position: Int) throws(Realm.Error)
+        -> BoundPredicate
+    {
+        throw failure("GEOWITHIN is not supported yet", at: position)
+    }
+
+    /// `property TEXT 'words'`.
+    private func bindText(_ operand: RQLOperand, _ words: RQLOperand, at position: Int) throws(Realm.Error)
+        -> BoundPredicate
+    {
+        guard let path = try bindPathOperand(operand), path.type == .string else {
+            throw failure("TEXT needs a string property on its left", at: position)
+        }
+        guard case .value(.string(let text)) = try bindOperand(words, for: path) else {
+            throw failure("TEXT needs a string of words on its right", at: words.position)
+        }
+        guard let search = FullText.Search(text) else {
+            throw failure("TEXT needs at least one word; '\(text)' has none", at: words.position)
+        }
+        return .text(path, search)
+    }
+
     private static func mirror(_ op: RQLOperator) -> RQLOperator? {
         switch op {
         case .equal, .notEqual: op
@@ -114,15 +186,133 @@ struct QueryBinder {
         }
     }
 
-    /// Resolves `components` from the root class.
+    /// A key path or a `SUBQUERY(…).@count`, bound; nil for other operands.
+    private func bindPathOperand(_ operand: RQLOperand) throws(Realm.Error) -> BoundPath? {
+        switch operand {
+        case .keyPath(let components, let position):
+            return try bindPath(components, at: position)
+        case .subquery(let collection, let name, let predicate, let position):
+            var path = try bindPath(collection, at: position)
+            guard path.type == .object, let className = path.objectClassName,
+                path.steps.last?.isObjectCollection == true
+            else {
+                throw failure("SUBQUERY needs a collection of objects; \(path.text) is not one", at: position)
+            }
+            var inner = QueryBinder(
+                realm: realm, root: try realm.bindingForQuery(className), query: query, arguments: arguments)
+            inner.variable = name
+            path.steps.append(.subqueryCount(try inner.bind(predicate)))
+            path.type = .int
+            path.isOptional = false
+            path.isMultiple = false
+            path.objectClassName = nil
+            path.directColumn = nil
+            path.text = "SUBQUERY(\(path.text), \(name), …).@count"
+            return path
+        default:
+            return nil
+        }
+    }
+
+    /// `value.@type == 'name'`, `!=` or `IN {…}`: the names as canonical type names ('numeric' stands for every
+    /// number type).
+    private func bindTypeComparison(_ path: BoundPath, _ comparison: RQLComparison) throws(Realm.Error)
+        -> BoundPredicate
+    {
+        guard [.equal, .notEqual, .in].contains(comparison.op) else {
+            throw failure("@type can only be compared with ==, != or IN", at: comparison.position)
+        }
+        let names: [_StoredValue]
+        switch try bindOperand(comparison.right, for: path, op: comparison.op) {
+        case .value(let value): names = [value]
+        case .values(let values): names = values
+        case .path: throw failure("@type is compared with type names", at: comparison.right.position)
+        }
+        var canonical: [_StoredValue] = []
+        for name in names {
+            guard case .string(let text) = name, let types = QueryValues.typeNames[text.lowercased()] else {
+                throw failure(
+                    "\(Self.describe(name)) is not a type name (int, bool, float, double, decimal, numeric, string, "
+                        + "binary, date, objectId, uuid, object, list, dictionary, null)", at: comparison.right.position
+                )
+            }
+            canonical += types.map { .string($0) }
+        }
+        let test = BoundPredicate.compare(
+            path, .in, .values(canonical), options: CompareOptions(), quantifier: comparison.quantifier)
+        return comparison.op == .notEqual ? .not(test) : test
+    }
+
+    /// Resolves `components` from the root class (inside a SUBQUERY, after its variable).
     func bindPath(_ components: [String], at position: Int) throws(Realm.Error) -> BoundPath {
+        guard let variable else { return try resolvePath(components[...], at: position) }
+        guard components.first == variable else {
+            throw failure(
+                "key paths inside SUBQUERY start with \(variable); \(components.joined(separator: ".")) does not",
+                at: position)
+        }
+        guard components.count > 1 else {
+            throw failure("\(variable) stands for an object; compare one of its properties", at: position)
+        }
+        return try resolvePath(components.dropFirst(), at: position)
+    }
+
+    private func resolvePath(_ components: ArraySlice<String>, at position: Int) throws(Realm.Error) -> BoundPath {
         var binding = root
         var path = BoundPath(
             steps: [], type: .object, isOptional: false, isMultiple: false, objectClassName: root.className,
             text: root.className)
         var atCollection: _CollectionKind?
         var atObject = true
-        for (offset, component) in components.enumerated() {
+        var offset = components.startIndex
+        while offset < components.endIndex {
+            let component = components[offset]
+            offset += 1
+            if component == "@links" {
+                guard atObject, let className = path.objectClassName else {
+                    throw failure("@links needs an object; \(path.text) is not one", at: position)
+                }
+                let origins: [(origin: TableBinding, property: Int)]
+                if offset < components.endIndex, components[offset].hasPrefix("@") {
+                    // `@links.@count`: every link to the object.
+                    var all: [(origin: TableBinding, property: Int)] = []
+                    for name in realm.schemaClasses().keys.sorted() {
+                        let origin = try realm.bindingForQuery(name)
+                        for (index, property) in origin.table.schema.properties.enumerated()
+                        where property.type == .object && property.objectClassName == className {
+                            all.append((origin, index))
+                        }
+                    }
+                    origins = all
+                    path.text += ".@links"
+                } else {
+                    guard offset + 1 < components.endIndex else {
+                        throw failure("@links is followed by .Class.property or .@count", at: position)
+                    }
+                    let originName = components[offset]
+                    let propertyName = components[offset + 1]
+                    offset += 2
+                    guard realm.schemaClasses()[originName] != nil else {
+                        throw failure("@links: there is no class \(originName)", at: position)
+                    }
+                    let origin = try realm.bindingForQuery(originName)
+                    guard let property = origin.table.propertyIndex(named: propertyName),
+                        origin.table.schema.properties[property].type == .object,
+                        origin.table.schema.properties[property].objectClassName == className
+                    else {
+                        throw failure(
+                            "@links: \(originName).\(propertyName) is not a link to \(className)", at: position)
+                    }
+                    origins = [(origin, property)]
+                    path.objectClassName = originName
+                    path.text += ".@links.\(originName).\(propertyName)"
+                }
+                path.steps.append(.backlinks(origins))
+                path.type = .object
+                path.isMultiple = true
+                atCollection = .list
+                continue
+            }
             if component.hasPrefix("@") {
                 switch component {
                 case "@count", "@size":
@@ -138,15 +328,13 @@ struct QueryBinder {
                     guard atCollection != nil else {
                         throw failure("\(component) needs a collection; \(path.text) is not one", at: position)
                     }
-                    if offset + 1 < components.count {
+                    if offset < components.endIndex {
                         // `dogs.@sum.age`: aggregate a property of the linked objects.
-                        let property = components[offset + 1]
-                        guard offset + 2 == components.count, !atObject || path.objectClassName != nil else {
+                        let property = components[offset]
+                        guard offset + 1 == components.endIndex, !atObject || path.objectClassName != nil else {
                             throw failure("\(component) must end the key path", at: position)
                         }
-                        let inner = try bindPath(
-                            components[..<offset] + [property], at: position)
-                        path = inner
+                        path = try resolvePath(components[..<(offset - 1)] + [property], at: position)
                     }
                     guard
                         [.int, .float, .double, .decimal128].contains(path.type) || component == "@min"
@@ -171,6 +359,18 @@ struct QueryBinder {
                     guard atCollection == .map else {
                         throw failure("@values needs a map; \(path.text) is not one", at: position)
                     }
+                case "@type":
+                    guard !path.steps.isEmpty else {
+                        throw failure("@type needs a value; \(path.text) is not one", at: position)
+                    }
+                    path.steps.append(.type)
+                    path.type = .string
+                    path.isOptional = false
+                    path.text += ".@type"
+                    guard offset == components.endIndex else {
+                        throw failure("@type must end the key path", at: position)
+                    }
+                    return path
                 default:
                     throw failure("unknown operator \(component)", at: position)
                 }
@@ -183,12 +383,26 @@ struct QueryBinder {
                 throw failure("\(path.text) is \(path.type), it has no property \(component)", at: position)
             }
             if path.steps.isEmpty == false { binding = try realm.bindingForQuery(className) }
-            guard let index = binding.table.propertyIndex(named: component),
-                binding.table.infos[index].type != .linkingObjects
-            else {
+            guard let index = binding.table.propertyIndex(named: component) else {
                 throw failure("\(className) has no property \(component)", at: position)
             }
             let property = binding.table.schema.properties[index]
+            if binding.table.infos[index].type == .linkingObjects {
+                let origin = try realm.linkingOrigin(binding, property: index)
+                guard let originName = property.linkOriginPropertyName,
+                    let originProperty = origin.table.propertyIndex(named: originName)
+                else {
+                    throw failure("\(className).\(component) has no origin property", at: position)
+                }
+                path.steps.append(.backlinks([(origin, originProperty)]))
+                path.text = path.steps.count == 1 ? "\(className).\(property.name)" : path.text + "." + property.name
+                path.type = .object
+                path.objectClassName = origin.className
+                path.isMultiple = true
+                atCollection = .list
+                atObject = true
+                continue
+            }
             let info = binding.table.infos[index]
             path.steps.append(.property(binding, index))
             path.text = path.steps.count == 1 ? "\(className).\(property.name)" : path.text + "." + property.name
@@ -223,6 +437,10 @@ struct QueryBinder {
                     "$\(number) has no argument (\(arguments.count) given)", at: position)
             }
             return try convert(arguments[number], for: path, at: position)
+        case .subquery:
+            return .path(try bindPathOperand(operand)!)
+        case .shape(_, let position):
+            throw failure("a shape can only follow GEOWITHIN", at: position)
         case .list(let elements, _):
             var values: [_StoredValue] = []
             for element in elements {
@@ -401,27 +619,13 @@ extension Realm {
         prefix.removeLast(8)
         let name = TableNames.index(binding.className, binding.table.schema.properties[property].name)
         var keys: [Int64] = []
-        /// Whether `entry` still starts with the prefix (entries of longer values may sort among the value's own).
-        func take(_ entry: [UInt8]) -> Bool {
+        try forEachIndexEntry(tree: name, from: prefix) { entry in
+            // Entries of longer values may sort among the value's own: only exact ones count.
             guard entry.starts(with: prefix) else { return false }
             if entry.count == prefix.count + 8 {
                 keys.append(KeyEncoding.decodeObjectKey(Array(entry[prefix.count...])))
             }
             return true
-        }
-        if let transaction = writeTransactionIfAny {
-            guard let tree = try handle(name, create: false) else { return [] }
-            try storage {
-                var cursor = try transaction.makeCursor(for: tree)
-                var more = try cursor.seek(atOrAfter: prefix)
-                while more, take(try cursor.key()) { more = try cursor.next() }
-            }
-        } else if let tree = treeView(name) {
-            try storage {
-                var cursor = tree.makeCursor()
-                var more = try cursor.seek(atOrAfter: prefix)
-                while more, take(try cursor.key()) { more = try cursor.next() }
-            }
         }
         return keys
     }
@@ -455,7 +659,9 @@ extension Realm {
                             continue
                         }
                         let elements = try queryCollectionValues(binding, property: property, key: object)
-                        if info.type == .object, let next, case .property = next {
+                        if case .subqueryCount(let predicate)? = next {
+                            values.append(.int(try queryCount(predicate, in: elements)))
+                        } else if info.type == .object, let next, next.followsObjects {
                             for case .int(let target) in elements { nextObjects.append(target) }
                         } else {
                             values += elements
@@ -471,8 +677,10 @@ extension Realm {
                                 RowCodec.get($0, column: binding.columns[property], info: info)
                             } ?? .null
                     }
-                    if info.type == .object, let next, case .property = next {
+                    if info.type == .object, let next, next.followsObjects {
                         if case .int(let target) = value { nextObjects.append(target) }
+                    } else if info.type == .any, case .type? = next {
+                        values.append(.string(QueryValues.typeName(value)))
                     } else if info.type == .any, case .mixed(let bytes) = value {
                         values.append(try decodeMixed(bytes, owner: nil, property: property, level: 0))
                     } else {
@@ -483,6 +691,39 @@ extension Realm {
                 objects = nextObjects
                 if case .count? = next, info.collection != nil { index += 1 }
                 if case .keys? = next, info.collection == .map { index += 1 }
+                if case .subqueryCount? = next { index += 1 }
+                if case .type? = next, info.type == .any { index += 1 }
+            case .backlinks(let origins):
+                var nextObjects: [Int64] = []
+                values = []
+                for object in objects {
+                    var origin: [Int64] = []
+                    for (binding, property) in origins {
+                        for entry in try backlinks(
+                            originClass: binding.className,
+                            originProperty: binding.table.schema.properties[property].name, target: object)
+                        {
+                            origin += repeatElement(entry.origin, count: entry.count)
+                        }
+                    }
+                    switch next {
+                    case .count?: values.append(.int(Int64(origin.count)))
+                    case .subqueryCount(let predicate)?:
+                        values.append(.int(try queryCount(predicate, in: origin.map { .int($0) })))
+                    case let step? where step.followsObjects: nextObjects += origin
+                    default: values += origin.map { .int($0) }
+                    }
+                }
+                firstRow = nil
+                objects = nextObjects
+                switch next {
+                case .count?, .subqueryCount?: index += 1
+                default: break
+                }
+            case .subqueryCount:
+                break
+            case .type:
+                values = values.map { .string(QueryValues.typeName($0)) }
             case .count:
                 // @size of strings and data (collections were counted with their property).
                 values = values.map { value in
@@ -500,6 +741,13 @@ extension Realm {
             index += 1
         }
         return values
+    }
+
+    /// How many of the objects `elements` (links as keys) satisfy `predicate`.
+    private func queryCount(_ predicate: BoundPredicate, in elements: [_StoredValue]) throws(Realm.Error) -> Int64 {
+        var count: Int64 = 0
+        for case .int(let key) in elements where try queryMatches(predicate, key: key, row: nil) { count += 1 }
+        return count
     }
 
     private func queryCollectionCount(_ binding: TableBinding, property: Int, key: Int64) throws(Realm.Error) -> Int {
@@ -560,6 +808,10 @@ extension Realm {
             if try queryMatches(a, key: key, row: row) { return true }
             return try queryMatches(b, key: key, row: row)
         case .not(let a): return try !queryMatches(a, key: key, row: row)
+        case .text(let path, let search):
+            return try queryValues(path, key: key, row: row).contains {
+                if case .string(let text) = $0 { search.matches(text) } else { false }
+            }
         case .between(let path, let low, let high, let quantifier):
             let values = try queryValues(path, key: key, row: row)
             return QueryValues.quantify(quantifier, values) { value in
@@ -589,6 +841,47 @@ extension Realm {
 
 /// Comparison and aggregation of stored values.
 enum QueryValues {
+    /// `@type` names as written in queries → the canonical names `typeName` produces.
+    static let typeNames: [String: [String]] = [
+        "null": ["null"], "nil": ["null"], "int": ["int"], "integer": ["int"], "bool": ["bool"], "boolean": ["bool"],
+        "float": ["float"], "double": ["double"], "decimal": ["decimal"], "decimal128": ["decimal"],
+        "numeric": ["int", "float", "double", "decimal"], "string": ["string"], "binary": ["binary"],
+        "data": ["binary"], "date": ["date"], "timestamp": ["date"], "objectid": ["objectId"], "uuid": ["uuid"],
+        "object": ["object"], "link": ["object"], "list": ["list"], "array": ["list"], "dictionary": ["dictionary"],
+        "map": ["dictionary"],
+    ]
+
+    /// The canonical `@type` name of a value.
+    static func typeName(_ value: _StoredValue) -> String {
+        switch value {
+        case .null: "null"
+        case .int: "int"
+        case .bool: "bool"
+        case .float: "float"
+        case .double: "double"
+        case .string: "string"
+        case .data: "binary"
+        case .date: "date"
+        case .objectId: "objectId"
+        case .uuid: "uuid"
+        case .decimal128: "decimal"
+        case .object: "object"
+        case .collection(let container): container is Map<String, AnyRealmValue> ? "dictionary" : "list"
+        case .mixed(let bytes): mixedTypeName(bytes)
+        }
+    }
+
+    /// The canonical `@type` name of a stored mixed value.
+    static func mixedTypeName(_ bytes: [UInt8]) -> String {
+        switch MixedCodec.decode(bytes) {
+        case .value(let value)?: typeName(value)
+        case .link?: "object"
+        case .list?: "list"
+        case .dictionary?: "dictionary"
+        case nil: "null"
+        }
+    }
+
     /// `ANY` (the default), `ALL` or `NONE` of `values` satisfying `test`.
     static func quantify(_ quantifier: RQLQuantifier?, _ values: [_StoredValue], _ test: (_StoredValue) -> Bool)
         -> Bool

@@ -16,6 +16,10 @@ indirect enum RQLPredicate {
     case not(RQLPredicate)
     case compare(RQLComparison)
     case between(RQLOperand, low: RQLOperand, high: RQLOperand, quantifier: RQLQuantifier?, position: Int)
+    /// `property TEXT 'words'`: a full-text search.
+    case text(RQLOperand, RQLOperand, position: Int)
+    /// `property GEOWITHIN shape`.
+    case geoWithin(RQLOperand, RQLOperand, position: Int)
 }
 
 struct RQLComparison {
@@ -54,14 +58,30 @@ indirect enum RQLOperand {
     case literal(_StoredValue, position: Int)
     case argument(Int, position: Int)
     case list([RQLOperand], position: Int)
+    /// `SUBQUERY(collection, $x, predicate).@count`: how many elements of the collection match.
+    case subquery(collection: [String], variable: String, predicate: RQLPredicate, position: Int)
+    /// `geoBox(…)`, `geoCircle(…)`, `geoPolygon(…)` written in the query.
+    case shape(GeoShapeLiteral, position: Int)
 
     var position: Int {
         switch self {
         case .keyPath(_, let position), .literal(_, let position), .argument(_, let position),
-            .list(_, let position):
+            .list(_, let position), .subquery(_, _, _, let position), .shape(_, let position):
             position
         }
     }
+}
+
+/// A shape written in the query text (`geoBox`, `geoCircle`, `geoPolygon`); coordinates as GeoJSON orders them.
+enum GeoShapeLiteral {
+    struct Coordinate {
+        var longitude: Double
+        var latitude: Double
+    }
+    case box(bottomLeft: Coordinate, topRight: Coordinate)
+    case circle(center: Coordinate, radians: Double)
+    /// The outer ring first, then the holes.
+    case polygon([[Coordinate]])
 }
 
 /// Turns query text into an `RQLQuery`, throwing `Realm.Error.invalidQuery` with the position of the offending
@@ -74,6 +94,8 @@ struct RQLParser {
         case integer(Int64)
         case number(Double)
         case argument(Int)
+        /// `$name`: a SUBQUERY variable.
+        case variable(String)
         case symbol(String)
         case option(String)
         case end
@@ -96,7 +118,18 @@ struct RQLParser {
     }
 
     private func failure(_ reason: String, at position: Int) -> Realm.Error {
-        .invalidQuery(query: text, position: position, reason: reason)
+        Self.failure(in: text, reason, at: position)
+    }
+
+    /// The error for `query` with the offending token at UTF-8 offset `offset`, reported (as the API promises) in
+    /// `Character`s from the start of the query.
+    static func failure(in query: String, _ reason: String, at offset: Int) -> Realm.Error {
+        var characters = 0
+        for index in query.indices {
+            guard query.utf8.distance(from: query.startIndex, to: index) < offset else { break }
+            characters += 1
+        }
+        return .invalidQuery(query: query, position: characters, reason: reason)
     }
 
     // MARK: Tokens
@@ -144,6 +177,9 @@ struct RQLParser {
                 }
                 guard closed else { throw failure("the string is not closed", at: start) }
                 tokens.append((.string(String(decoding: value, as: UTF8.self)), start))
+            case 0x24 where peek(1).map({ isIdentifierByte($0) && !($0 >= 0x30 && $0 <= 0x39) }) ?? false:
+                at += 1
+                tokens.append((.variable("$" + identifier()), start))
             case 0x24:  // $
                 at += 1
                 var digits = ""
@@ -158,11 +194,16 @@ struct RQLParser {
                 let name = identifier()
                 guard !name.isEmpty else { throw failure("expected an operator name after @", at: start) }
                 tokens.append((.at(name.lowercased()), start))
-            case 0x5B:  // [ options ]
+            case 0x5B:  // [ options ] after an operator, or [ in a coordinate pair
                 var end = at + 1
                 while end < bytes.count, bytes[end] != 0x5D { end += 1 }
-                guard end < bytes.count else { throw failure("the option is not closed with ]", at: start) }
-                let option = String(decoding: bytes[(at + 1)..<end], as: UTF8.self).lowercased()
+                let content = String(decoding: bytes[(at + 1)..<end], as: UTF8.self)
+                guard end < bytes.count, content.allSatisfy(\.isLetter) else {
+                    tokens.append((.symbol("["), start))
+                    at += 1
+                    continue
+                }
+                let option = content.lowercased()
                 guard ["c", "d", "cd", "dc"].contains(option) else {
                     throw failure("unknown option [\(option)] (use [c], [d] or [cd])", at: start)
                 }
@@ -200,7 +241,7 @@ struct RQLParser {
                 if ["==", "!=", "<>", "<=", ">=", "=<", "=>", "&&", "||"].contains(two) {
                     tokens.append((.symbol(two), start))
                     at += 2
-                } else if let scalar = Unicode.Scalar(UInt32(byte)), "=<>!(){},.-".unicodeScalars.contains(scalar) {
+                } else if let scalar = Unicode.Scalar(UInt32(byte)), "=<>!(){},.-[]".unicodeScalars.contains(scalar) {
                     tokens.append((.symbol(String(Character(scalar))), start))
                     at += 1
                 } else {
@@ -245,6 +286,7 @@ struct RQLParser {
         case .integer(let value): "\(value)"
         case .number(let value): "\(value)"
         case .argument(let number): "$\(number)"
+        case .variable(let name): name
         case .symbol(let symbol): "'\(symbol)'"
         case .option(let option): "[\(option)]"
         case .end: "the end of the query"
@@ -345,6 +387,12 @@ struct RQLParser {
             try expect(symbol: "}", "} to close BETWEEN")
             return .between(left, low: low, high: high, quantifier: quantifier, position: start)
         }
+        if accept(keyword: "TEXT") {
+            return .text(left, try operand(), position: start)
+        }
+        if accept(keyword: "GEOWITHIN") {
+            return .geoWithin(left, try operand(), position: start)
+        }
         let operatorPosition = position
         let op: RQLOperator
         switch current {
@@ -428,10 +476,16 @@ struct RQLParser {
                 if index + 1 < tokens.count, tokens[index + 1].token == .symbol("(") {
                     return try typedLiteral(name.uppercased())
                 }
+            case "SUBQUERY":
+                if index + 1 < tokens.count, tokens[index + 1].token == .symbol("(") { return try subquery() }
+            case "GEOBOX", "GEOCIRCLE", "GEOPOLYGON":
+                if index + 1 < tokens.count, tokens[index + 1].token == .symbol("(") {
+                    return try shape(name.uppercased())
+                }
             default: break
             }
             return try keyPath()
-        case .at:
+        case .at, .variable:
             return try keyPath()
         default:
             throw failure("expected a property, a value or an argument, found \(describe(current))", at: start)
@@ -463,6 +517,83 @@ struct RQLParser {
         return .literal(.uuid(uuid), position: start)
     }
 
+    /// `SUBQUERY(collection, $x, predicate).@count`.
+    private mutating func subquery() throws(Realm.Error) -> RQLOperand {
+        let start = position
+        advance()
+        advance()
+        guard case .keyPath(let collection, _) = try keyPath() else {
+            throw failure("expected the collection SUBQUERY runs over", at: position)
+        }
+        try expect(symbol: ",", ", after the collection of SUBQUERY")
+        guard case .variable(let variable) = current else {
+            throw failure("expected a variable such as $x, found \(describe(current))", at: position)
+        }
+        advance()
+        try expect(symbol: ",", ", after the variable of SUBQUERY")
+        let predicate = try orExpression()
+        try expect(symbol: ")", ") to close SUBQUERY")
+        guard accept(symbol: "."), case .at(let name) = current, name == "count" || name == "size" else {
+            throw failure("SUBQUERY(…) must be followed by .@count", at: position)
+        }
+        advance()
+        return .subquery(collection: collection, variable: variable, predicate: predicate, position: start)
+    }
+
+    /// A number literal, possibly negative.
+    private mutating func number() throws(Realm.Error) -> Double {
+        let negative = accept(symbol: "-")
+        let value: Double
+        switch current {
+        case .integer(let integer): value = Double(integer)
+        case .number(let number): value = number
+        default: throw failure("expected a number, found \(describe(current))", at: position)
+        }
+        advance()
+        return negative ? -value : value
+    }
+
+    /// `[longitude, latitude]`.
+    private mutating func coordinate() throws(Realm.Error) -> GeoShapeLiteral.Coordinate {
+        try expect(symbol: "[", "[ to open a [longitude, latitude] pair")
+        let longitude = try number()
+        try expect(symbol: ",", ", between longitude and latitude")
+        let latitude = try number()
+        try expect(symbol: "]", "] to close a [longitude, latitude] pair")
+        return GeoShapeLiteral.Coordinate(longitude: longitude, latitude: latitude)
+    }
+
+    /// `geoBox([lon, lat], [lon, lat])`, `geoCircle([lon, lat], radians)`,
+    /// `geoPolygon({[lon, lat], …}, {…hole…}, …)`.
+    private mutating func shape(_ kind: String) throws(Realm.Error) -> RQLOperand {
+        let start = position
+        advance()
+        advance()
+        let literal: GeoShapeLiteral
+        switch kind {
+        case "GEOBOX":
+            let bottomLeft = try coordinate()
+            try expect(symbol: ",", ", between the corners of geoBox")
+            literal = .box(bottomLeft: bottomLeft, topRight: try coordinate())
+        case "GEOCIRCLE":
+            let center = try coordinate()
+            try expect(symbol: ",", ", between the center and the radius of geoCircle")
+            literal = .circle(center: center, radians: try number())
+        default:
+            var rings: [[GeoShapeLiteral.Coordinate]] = []
+            repeat {
+                try expect(symbol: "{", "{ to open a ring of geoPolygon")
+                var ring: [GeoShapeLiteral.Coordinate] = []
+                repeat { ring.append(try coordinate()) } while accept(symbol: ",")
+                try expect(symbol: "}", "} to close a ring of geoPolygon")
+                rings.append(ring)
+            } while accept(symbol: ",")
+            literal = .polygon(rings)
+        }
+        try expect(symbol: ")", ") to close \(kind.lowercased())")
+        return .shape(literal, position: start)
+    }
+
     private mutating func keyPath() throws(Realm.Error) -> RQLOperand {
         let start = position
         var components: [String] = []
@@ -470,6 +601,7 @@ struct RQLParser {
             switch current {
             case .identifier(let name): components.append(name)
             case .at(let name): components.append("@" + name)
+            case .variable(let name) where components.isEmpty: components.append(name)
             default:
                 throw failure("expected a property name, found \(describe(current))", at: position)
             }

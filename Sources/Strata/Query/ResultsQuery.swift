@@ -255,6 +255,11 @@ final class ResultsQuery {
                 let right = try indexCandidates(b, realm: realm, binding: binding)
             else { return nil }
             return left.union(right)
+        case .text(let path, let search):
+            guard path.steps.count == 1, case .property(let owner, let property) = path.steps[0], owner === binding,
+                binding.table.schema.properties[property].isFullTextIndexed
+            else { return nil }
+            return try realm.fullTextKeys(binding, property: property, search: search)
         case .compare(let path, let op, let right, let options, let quantifier):
             guard op == .equal || op == .in, quantifier == nil, !options.caseInsensitive,
                 !options.diacriticInsensitive, path.steps.count == 1,
@@ -262,7 +267,7 @@ final class ResultsQuery {
                 binding.table.infos[property].collection == nil
             else { return nil }
             let schema = binding.table.schema.properties[property]
-            guard schema.isPrimary || schema.isIndexed else { return nil }
+            guard schema.isPrimary || (schema.isIndexed && !schema.isFullTextIndexed) else { return nil }
             let values: [_StoredValue]
             switch right {
             case .value(let value): values = [value]

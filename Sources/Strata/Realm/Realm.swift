@@ -188,7 +188,7 @@ public final class Realm {
                         name: $0.name, type: $0.type, isOptional: $0.optional, isIndexed: $0.indexed,
                         isPrimary: $0.primary,
                         objectClassName: $0.objectClassName, swiftName: $0.name, isArray: $0.isList,
-                        isSet: $0.isSet, isMap: $0.isMap)
+                        isSet: $0.isSet, isMap: $0.isMap, isFullTextIndexed: $0.isFullText)
                 }, isEmbedded: stored.embedded, isAsymmetric: stored.asymmetric)
         }
         return Schema(objectSchema: classes.values.sorted { $0.className < $1.className })

@@ -350,8 +350,12 @@ extension Realm {
                 try mutate { try transaction.put(encoded, KeyEncoding.objectKey(key), in: primaryKeys) }
             }
             for (position, value) in values.enumerated() {
-                guard let entry = KeyEncoding.indexEntry(value, key: key) else { continue }
-                try mutate { try transaction.put(entry, [UInt8](), in: indexes[position]) }
+                let entries: Set<[UInt8]> =
+                    stored.properties[indexed[position]].isFullText
+                    ? FullText.entries(value, key: key) : KeyEncoding.indexEntry(value, key: key).map { [$0] } ?? []
+                for entry in entries {
+                    try mutate { try transaction.put(entry, [UInt8](), in: indexes[position]) }
+                }
             }
         }
     }

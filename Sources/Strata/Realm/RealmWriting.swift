@@ -144,6 +144,17 @@ extension Realm {
         let transaction = try activeTransactionForWrite()
         for (index, property) in binding.table.schema.properties.enumerated()
         where property.isIndexed && !property.isPrimary {
+            if property.isFullTextIndexed {
+                let before = old.map { FullText.entries($0[index], key: key) } ?? []
+                let after = new.map { FullText.entries($0[index], key: key) } ?? []
+                guard before != after else { continue }
+                let tree = try handle(TableNames.index(binding.className, property.name), create: true)!
+                try mutate {
+                    for entry in before.subtracting(after) { _ = try transaction.delete(entry, in: tree) }
+                    for entry in after.subtracting(before) { try transaction.put(entry, [UInt8](), in: tree) }
+                }
+                continue
+            }
             let before = old.flatMap { KeyEncoding.indexEntry($0[index], key: key) }
             let after = new.flatMap { KeyEncoding.indexEntry($0[index], key: key) }
             guard before != after else { continue }

@@ -12,7 +12,8 @@ import StrataStorage
 /// - `m:<class>.<property>`: object key → a nested keyed tree from the UTF-8 map key to the value as a one-column
 ///   row, for `Map` properties.
 /// - `i:<class>.<property>`: encoded value (at most 256 bytes: longer strings and data are cut, so lookups
-///   recheck the row) followed by the object key → empty, for indexed properties.
+///   recheck the row) followed by the object key → empty, for indexed properties; for full-text indexes, each
+///   distinct word of the string (folded, see `FullText`), a 0 byte and the object key → empty.
 enum TableNames {
     static let schema = "$schema"
     static let schemaVersionKey = Array("version".utf8)
@@ -48,10 +49,13 @@ struct StoredClass: Codable, Equatable {
         var set: Bool?
         /// True for a `Map` property.
         var map: Bool?
+        /// True when the index (`indexed`) is a full-text index of the property's words.
+        var fullText: Bool?
 
         var isList: Bool { list ?? false }
         var isSet: Bool { self.set ?? false }
         var isMap: Bool { self.map ?? false }
+        var isFullText: Bool { fullText ?? false }
         var collection: _CollectionKind? { isList ? .list : isSet ? .set : isMap ? .map : nil }
     }
     var name: String
@@ -68,7 +72,7 @@ struct StoredClass: Codable, Equatable {
             StoredProperty(
                 name: $0.name, type: $0.type, optional: $0.isOptional, indexed: $0.isIndexed, primary: $0.isPrimary,
                 objectClassName: $0.objectClassName, list: $0.isArray ? true : nil, set: $0.isSet ? true : nil,
-                map: $0.isMap ? true : nil)
+                map: $0.isMap ? true : nil, fullText: $0.isFullTextIndexed ? true : nil)
         }
     }
 
@@ -117,6 +121,9 @@ struct StoredClass: Codable, Equatable {
                 lines.append("\(name).\(property.name): primary key \(now.primary ? "added" : "removed")")
             } else if now.indexed != property.indexed {
                 lines.append("\(name).\(property.name): index \(now.indexed ? "added" : "removed")")
+            } else if now.isFullText != property.isFullText {
+                lines.append(
+                    "\(name).\(property.name): index changed to \(now.isFullText ? "full-text" : "a value index")")
             }
         }
         for property in current.properties where !properties.contains(where: { $0.name == property.name }) {

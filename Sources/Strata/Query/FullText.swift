@@ -1,0 +1,160 @@
+import Foundation
+import StrataStorage
+
+/// Full-text search over string properties: how text is cut into words, how those words are indexed, and how a
+/// `TEXT` query (`"cheese -blue sal*"`) is matched.
+///
+/// A word is a run of letters and digits. Words are folded before they are stored or compared: lowercased and
+/// stripped of diacritics (`Crème` → `creme`), so searches are case- and diacritics-insensitive. Words longer than
+/// ``maximumWordLength`` bytes are cut. A full-text index holds, per object, each distinct word of its string.
+enum FullText {
+    /// Longer words are cut to this many UTF-8 bytes (so `supercalifragilistic…` still finds itself).
+    static let maximumWordLength = 64
+
+    /// The folded words of `text`, in order, with repeats.
+    static func words(_ text: String) -> [[UInt8]] {
+        var words: [[UInt8]] = []
+        var isASCII = true
+        for byte in text.utf8 where byte >= 0x80 {
+            isASCII = false
+            break
+        }
+        if isASCII {
+            var word: [UInt8] = []
+            for byte in text.utf8 {
+                switch byte {
+                case 0x30...0x39, 0x61...0x7A: word.append(byte)
+                case 0x41...0x5A: word.append(byte | 0x20)
+                default:
+                    if !word.isEmpty { words.append(cut(word)) }
+                    word.removeAll(keepingCapacity: true)
+                }
+            }
+            if !word.isEmpty { words.append(cut(word)) }
+            return words
+        }
+        let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
+        var word = ""
+        for character in folded {
+            if character.isLetter || character.isNumber {
+                word.append(character)
+            } else if !word.isEmpty {
+                words.append(cut(Array(word.utf8)))
+                word = ""
+            }
+        }
+        if !word.isEmpty { words.append(cut(Array(word.utf8))) }
+        return words
+    }
+
+    private static func cut(_ word: [UInt8]) -> [UInt8] {
+        guard word.count > maximumWordLength else { return word }
+        var end = maximumWordLength
+        // Never split a UTF-8 sequence: back up to the start of the character.
+        while end > 0 && word[end] & 0xC0 == 0x80 { end -= 1 }
+        return Array(word[..<end])
+    }
+
+    /// The index entries of a stored string value for object `key`: each distinct word, a 0 byte, the key.
+    static func entries(_ value: _StoredValue, key: Int64) -> Set<[UInt8]> {
+        guard case .string(let text) = value else { return [] }
+        let objectKey = KeyEncoding.objectKey(key)
+        return Set(words(text).map { $0 + [0] + objectKey })
+    }
+
+    /// A parsed `TEXT` search: every required term must occur, no excluded term may.
+    struct Search {
+        struct Term: Hashable {
+            var word: [UInt8]
+            /// `word*`: any word starting with `word`.
+            var isPrefix: Bool
+
+            func matches(_ candidate: [UInt8]) -> Bool {
+                isPrefix ? candidate.starts(with: word) : candidate == word
+            }
+        }
+        var required: [Term] = []
+        var excluded: [Term] = []
+
+        /// Parses `text`: terms separated by spaces, `-term` excludes, `term*` matches words by prefix. A term
+        /// that folds to several words (`e-mail`) requires (or excludes) each of them. Nil when nothing is left.
+        init?(_ text: String) {
+            for raw in text.split(whereSeparator: \.isWhitespace) {
+                var term = Substring(raw)
+                let excluding = term.hasPrefix("-")
+                if excluding { term = term.dropFirst() }
+                let prefix = term.hasSuffix("*")
+                if prefix { term = term.dropLast() }
+                let parts = FullText.words(String(term))
+                for (offset, word) in parts.enumerated() {
+                    let entry = Term(word: word, isPrefix: prefix && offset == parts.count - 1)
+                    if excluding { excluded.append(entry) } else { required.append(entry) }
+                }
+            }
+            if required.isEmpty && excluded.isEmpty { return nil }
+        }
+
+        /// Whether `text` satisfies the search.
+        func matches(_ text: String) -> Bool {
+            let present = Set(FullText.words(text))
+            for term in required {
+                if term.isPrefix ? !present.contains(where: term.matches) : !present.contains(term.word) {
+                    return false
+                }
+            }
+            for term in excluded
+            where term.isPrefix ? present.contains(where: term.matches) : present.contains(term.word) {
+                return false
+            }
+            return true
+        }
+    }
+}
+
+extension Realm {
+    /// Calls `take` with each entry of index tree `name` from the first one at or after `start`, until it
+    /// returns false.
+    func forEachIndexEntry(tree name: String, from start: [UInt8], _ take: ([UInt8]) -> Bool) throws(Realm.Error) {
+        if let transaction = writeTransactionIfAny {
+            guard let tree = try handle(name, create: false) else { return }
+            try storage {
+                var cursor = try transaction.makeCursor(for: tree)
+                var more = try cursor.seek(atOrAfter: start)
+                while more, take(try cursor.key()) { more = try cursor.next() }
+            }
+        } else if let tree = treeView(name) {
+            try storage {
+                var cursor = tree.makeCursor()
+                var more = try cursor.seek(atOrAfter: start)
+                while more, take(try cursor.key()) { more = try cursor.next() }
+            }
+        }
+    }
+
+    /// The objects the full-text index of `property` says satisfy `search`; nil when the search has no required
+    /// term (only exclusions: every object is a candidate).
+    func fullTextKeys(_ binding: TableBinding, property: Int, search: FullText.Search) throws(Realm.Error)
+        -> Set<Int64>?
+    {
+        let name = TableNames.index(binding.className, binding.table.schema.properties[property].name)
+        func keys(_ term: FullText.Search.Term) throws(Realm.Error) -> Set<Int64> {
+            var keys = Set<Int64>()
+            let prefix = term.isPrefix ? term.word : term.word + [0]
+            try forEachIndexEntry(tree: name, from: prefix) { entry in
+                guard entry.starts(with: prefix), entry.count >= prefix.count + 8 else { return false }
+                keys.insert(KeyEncoding.decodeObjectKey(Array(entry[(entry.count - 8)...])))
+                return true
+            }
+            return keys
+        }
+        guard !search.required.isEmpty else { return nil }
+        var result: Set<Int64>?
+        for term in search.required {
+            let found = try keys(term)
+            result = result.map { $0.intersection(found) } ?? found
+            if result?.isEmpty == true { return [] }
+        }
+        for term in search.excluded { result?.subtract(try keys(term)) }
+        return result
+    }
+}
