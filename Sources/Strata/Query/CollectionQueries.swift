@@ -47,6 +47,35 @@ extension _ObjectCollectionQueries {
     public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Element == String {
         _queryResults().distinct(by: keyPaths)
     }
+
+    /// The smallest value of `property` over the objects (nil when there are none).
+    public func min<T: _Persistable>(ofProperty property: String) -> T? { _queryResults().min(ofProperty: property) }
+    /// The largest value of `property` over the objects.
+    public func max<T: _Persistable>(ofProperty property: String) -> T? { _queryResults().max(ofProperty: property) }
+    /// The sum of `property` over the objects (0 when there are none).
+    public func sum<T: _Persistable>(ofProperty property: String) -> T { _queryResults().sum(ofProperty: property) }
+    /// The mean of `property` over the objects (nil when there are none).
+    public func average<T: _Persistable>(ofProperty property: String) -> T? {
+        _queryResults().average(ofProperty: property)
+    }
+    /// The smallest value of the property at `keyPath`.
+    public func min<V: _Persistable>(of keyPath: KeyPath<Element, V>) -> V? { _queryResults().min(of: keyPath) }
+    /// The largest value of the property at `keyPath`.
+    public func max<V: _Persistable>(of keyPath: KeyPath<Element, V>) -> V? { _queryResults().max(of: keyPath) }
+    /// The sum of the property at `keyPath`.
+    public func sum<V: _Persistable>(of keyPath: KeyPath<Element, V>) -> V { _queryResults().sum(of: keyPath) }
+    /// The mean of the property at `keyPath`.
+    public func average<V: _Persistable>(of keyPath: KeyPath<Element, V>) -> Double? {
+        _queryResults().average(of: keyPath)
+    }
+    /// The position of the first object matching `predicate` (Realm Query Language).
+    public func index(matching predicate: String, _ args: Any...) -> Int? {
+        _queryResults().firstIndex(matching: predicate, args)
+    }
+    /// The position of the first object matching a type-safe query.
+    public func index(matching query: (Query<Element>) -> Query<Bool>) -> Int? {
+        _queryResults().index(matching: query)
+    }
 }
 
 extension Realm {
@@ -110,7 +139,7 @@ extension LinkingObjects: _ObjectCollectionQueries {
 
 extension Results where Element: ObjectBase {
     /// The persisted name of the property `keyPath` reads (a single property of `Element`); traps otherwise.
-    private func name<V>(of keyPath: KeyPath<Element, V>, _ what: String) -> String {
+    func name<V>(of keyPath: KeyPath<Element, V>, _ what: String) -> String {
         owner.checkThread()
         do {
             return try owner.propertyName(of: keyPath, query: "\(what) on \(binding.className)")

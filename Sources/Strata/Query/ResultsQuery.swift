@@ -8,11 +8,31 @@ public struct SortDescriptor: Sendable, Hashable {
     /// Smallest first (nil first) when true.
     public var ascending: Bool
 
+    /// A Swift key path (`\Dog.age`), turned into ``keyPath`` when the descriptor is used.
+    let swiftKeyPath: ImmutableKeyPath?
+
     /// Orders by `keyPath`.
     public init(keyPath: String, ascending: Bool = true) {
         self.keyPath = keyPath
         self.ascending = ascending
+        swiftKeyPath = nil
     }
+
+    /// Orders by the persisted property at `keyPath`:
+    ///
+    /// ```swift
+    /// dogs.sorted(by: [SortDescriptor(keyPath: \Dog.age, ascending: false), SortDescriptor(keyPath: \Dog.name)])
+    /// ```
+    public init<Root: ObjectBase, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool = true) {
+        self.keyPath = "\(keyPath)"
+        self.ascending = ascending
+        swiftKeyPath = ImmutableKeyPath(keyPath: keyPath)
+    }
+}
+
+/// A key path held in a `Sendable` value: key paths are immutable once formed, so sharing one is safe.
+struct ImmutableKeyPath: @unchecked Sendable, Hashable {
+    let keyPath: AnyKeyPath
 }
 
 /// The filters, sorts, distinct and limit a `Results` applies to its class's objects, in the order they were
@@ -413,7 +433,7 @@ extension Results {
         return with(stages)
     }
 
-    private func with(_ stages: [ResultsQuery.Stage]) -> Results<Element> {
+    func with(_ stages: [ResultsQuery.Stage]) -> Results<Element> {
         Results(realm: owner, binding: binding, query: query?.appending(stages) ?? ResultsQuery(stages: stages))
     }
 
@@ -441,7 +461,11 @@ extension Results {
         owner.checkThread()
         do {
             let paths = try descriptors.map { (descriptor) throws(Realm.Error) in
-                (try sortPath(descriptor.keyPath, binder: binder(descriptor.keyPath)), descriptor.ascending)
+                let name =
+                    try descriptor.swiftKeyPath.map { (box) throws(Realm.Error) in
+                        try owner.propertyName(of: box.keyPath, query: "sorted(by: \(descriptor.keyPath))")
+                    } ?? descriptor.keyPath
+                return (try sortPath(name, binder: binder(name)), descriptor.ascending)
             }
             return with([.sort(paths)])
         } catch {
@@ -515,7 +539,10 @@ extension Results {
     }
 
     /// The position of the first object matching `predicate`, or nil.
-    public func index(matching predicate: String, _ args: Any...) -> Int? {
+    public func index(matching predicate: String, _ args: Any...) -> Int? { firstIndex(matching: predicate, args) }
+
+    /// The position of the first object matching `predicate` with arguments `args`, or nil.
+    func firstIndex(matching predicate: String, _ args: [Any]) -> Int? {
         owner.checkThread()
         do {
             let parsed = try RQLParser.parse(predicate)
@@ -546,6 +573,11 @@ extension Results {
 }
 
 extension Results where Element: ObjectBase {
+    /// The position of the first object matching a type-safe query, or nil.
+    public func index(matching query: (Query<Element>) -> Query<Bool>) -> Int? {
+        self.where(query).first.flatMap { index(of: $0) }
+    }
+
     /// The position of `object`, or nil if it is not in the results.
     public func index(of object: Element) -> Int? {
         guard let managed = object.managed, managed.realm === owner, managed.table.className == binding.className
