@@ -599,3 +599,99 @@ private func randomUnitVector(_ random: inout SplitMix64, near center: Triple, w
         if dot(candidate, center) >= cos(angle) { return candidate }
     }
 }
+
+// MARK: - geoWithin queries
+
+/// The seeds' GeoJSON-compatible embedded point.
+final class CustomGeoPoint: EmbeddedObject {
+    @Persisted private var type: String = "Point"
+    @Persisted private var coordinates: List<Double>
+    var latitude: Double { coordinates[1] }
+    var longitude: Double { coordinates[0] }
+    convenience init(_ latitude: Double, _ longitude: Double) {
+        self.init()
+        // Longitude comes first in the coordinates array of a GeoJSON document.
+        coordinates.append(objectsIn: [longitude, latitude])
+    }
+}
+
+final class Venue: Object {
+    @Persisted var name = ""
+    @Persisted var location: CustomGeoPoint?
+    @Persisted var branches: List<CustomGeoPoint>
+}
+
+@Suite("geoWithin queries")
+struct GeoWithinQueryTests {
+    private func venues() throws -> (Realm, [(String, Double, Double)]) {
+        let realm = try Realm(
+            configuration: Realm.Configuration(inMemoryIdentifier: "geo-\(UUID())", objectTypes: [Venue.self]))
+        let places = [
+            ("Paris", 48.8566, 2.3522), ("London", 51.5074, -0.1278), ("Zurich", 47.3769, 8.5417),
+            ("Reykjavik", 64.1466, -21.9426), ("Fiji", -17.7134, 178.065), ("Samoa", -13.759, -172.1046),
+            ("Cape Town", -33.9249, 18.4241),
+        ]
+        try realm.write {
+            for (name, latitude, longitude) in places {
+                let venue = realm.create(Venue.self, value: ["name": name])
+                venue.location = CustomGeoPoint(latitude, longitude)
+                venue.branches.append(CustomGeoPoint(-latitude, longitude))
+            }
+            realm.create(Venue.self, value: ["name": "Nowhere"])
+        }
+        return (realm, places)
+    }
+
+    @Test func shapesSelectTheVenuesInside() throws {
+        let (realm, places) = try venues()
+        let venues = realm.objects(Venue.self)
+        let europe = GeoBox(bottomLeft: (35, -25), topRight: (70, 30))!
+        let nearParis = GeoCircle(center: (48.8566, 2.3522), radius: .kilometers(500)!)!
+        let pacific = GeoBox(bottomLeft: (-30, 170), topRight: (0, -170))!  // across the antimeridian
+        let triangle = GeoPolygon(outerRing: [(40, -5), (55, -5), (45, 15), (40, -5)])!
+        let shapes: [(any GeoShape, [String])] = [
+            (europe, ["London", "Paris", "Reykjavik", "Zurich"]), (nearParis, ["London", "Paris", "Zurich"]),
+            (pacific, ["Fiji", "Samoa"]), (triangle, ["London", "Paris", "Zurich"]),
+        ]
+        for (shape, expected) in shapes {
+            let region = try shape.geoRegion()
+            let reference = places.filter { region.contains(GeoPoint(latitude: $0.1, longitude: $0.2)!) }.map(\.0)
+            #expect(reference.sorted() == expected, "\(shape)")
+            #expect(venues.filter("location GEOWITHIN $0", shape).map(\.name).sorted() == expected, "\(shape)")
+            #expect(venues.filter("location GEOWITHIN \(shape)").map(\.name).sorted() == expected, "\(shape)")
+            #expect(venues.where { $0.location.geoWithin(shape) }.map(\.name).sorted() == expected, "\(shape)")
+        }
+        // Through a list of points: any of them.
+        #expect(
+            venues.where { $0.branches.geoWithin(GeoBox(bottomLeft: (-70, -25), topRight: (-35, 30))!) }.map(\.name)
+                .sorted() == ["London", "Paris", "Reykjavik", "Zurich"])
+        #expect(
+            venues.filter("NOT location GEOWITHIN $0", europe).map(\.name).sorted() == [
+                "Cape Town", "Fiji", "Nowhere", "Samoa",
+            ])
+    }
+
+    @Test func badShapesAndPropertiesAreQueryErrors() throws {
+        let (realm, _) = try venues()
+        let venues = realm.objects(Venue.self)
+        let crossing = GeoPolygon(outerRing: [(0, 0), (10, 10), (0, 10), (10, 0), (0, 0)])!
+        for (query, arguments, reason) in [
+            (
+                "name GEOWITHIN $0", [GeoBox(bottomLeft: (0, 0), topRight: (1, 1))!] as [Any],
+                "GEOWITHIN needs an embedded point"
+            ),
+            ("location GEOWITHIN $0", [3], "needs a GeoBox, GeoCircle or GeoPolygon"),
+            ("location GEOWITHIN $0", [crossing], "invalid shape"),
+            ("location GEOWITHIN geoBox([0, 0], [1, 100])", [], "out of range"),
+            ("location GEOWITHIN geoPolygon({[0, 0], [1, 0], [1, 1]})", [], "rings are not closed"),
+            ("location GEOWITHIN geoCircle([0, 0])", [], ", between the center and the radius"),
+        ] {
+            do {
+                _ = try venues.checkedFilterArguments(query, arguments)
+                Issue.record("\(query) was accepted")
+            } catch let Realm.Error.invalidQuery(_, _, message) {
+                #expect(message.contains(reason), "\(query): \(message)")
+            }
+        }
+    }
+}

@@ -49,6 +49,7 @@ indirect enum QueryNode {
     case compare(QueryNode, RQLOperator, QueryNode, StringOptions)
     case between(QueryNode, Any, Any)
     case text(QueryNode, String)
+    case geoWithin(QueryNode, any GeoShape)
     case and(QueryNode, QueryNode)
     case or(QueryNode, QueryNode)
     case not(QueryNode)
@@ -260,6 +261,23 @@ extension Query where T: FailableCustomPersistable {
     public var persistableValue: Query<T.PersistedType> { Query<T.PersistedType>(node) }
 }
 
+// MARK: Geospatial
+
+extension Query where T: _QueryOptional, T.Wrapped: EmbeddedObject {
+    /// Whether the GeoJSON point (an embedded object with `type == "Point"` and `coordinates` [longitude,
+    /// latitude]) lies in `shape`, its boundary included.
+    ///
+    /// ```swift
+    /// realm.objects(Company.self).where { $0.location.geoWithin(GeoCircle(center: (47.36, 8.54), radius: .kilometers(5)!)!) }
+    /// ```
+    public func geoWithin(_ shape: some GeoShape) -> Query<Bool> { Query<Bool>(.geoWithin(node, shape)) }
+}
+
+extension Query where T: _QueryCollection, T.Element: EmbeddedObject {
+    /// Whether any of the GeoJSON points lies in `shape`.
+    public func geoWithin(_ shape: some GeoShape) -> Query<Bool> { Query<Bool>(.geoWithin(node, shape)) }
+}
+
 /// Maps, for queries over their keys and values.
 public protocol _QueryMap {
     /// The key type.
@@ -362,6 +380,8 @@ extension Realm {
             return .not(try resolve(a, arguments: &arguments, text: text))
         case .text(let path, let words):
             return .text(try operand(path), try operand(.value(words)), position: 0)
+        case .geoWithin(let path, let shape):
+            return .geoWithin(try operand(path), try operand(.value(shape)), position: 0)
         case .between(let path, let low, let high):
             let left = try operand(path)
             return .between(

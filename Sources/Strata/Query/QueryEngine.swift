@@ -75,6 +75,15 @@ indirect enum BoundPredicate {
     case between(BoundPath, _StoredValue, _StoredValue, quantifier: RQLQuantifier?)
     /// `TEXT`: the string (any of them, through a collection) satisfies the full-text search.
     case text(BoundPath, FullText.Search)
+    /// `GEOWITHIN`: the GeoJSON point (any of them, through a collection) lies in the region.
+    case geoWithin(BoundPath, GeoPointColumns, GeoRegion)
+}
+
+/// Where a GeoJSON-style embedded point keeps its `type` and `coordinates` ([longitude, latitude]).
+struct GeoPointColumns {
+    let binding: TableBinding
+    let type: Int
+    let coordinates: Int
 }
 
 enum BoundOperand {
@@ -153,10 +162,77 @@ struct QueryBinder {
     }
 
     /// `location GEOWITHIN shape`.
-    private func bindGeoWithin(_ operand: RQLOperand, _ shape: RQLOperand, at position: Int) throws(Realm.Error)
+    private func bindGeoWithin(_ operand: RQLOperand, _ shapeOperand: RQLOperand, at position: Int) throws(Realm.Error)
         -> BoundPredicate
     {
-        throw failure("GEOWITHIN is not supported yet", at: position)
+        guard let path = try bindPathOperand(operand), path.type == .object, let className = path.objectClassName
+        else {
+            throw failure("GEOWITHIN needs an embedded point (type and coordinates) on its left", at: position)
+        }
+        let binding = try realm.bindingForQuery(className)
+        let properties = binding.table.schema.properties
+        guard let type = binding.table.propertyIndex(named: "type"), properties[type].type == .string,
+            binding.table.infos[type].collection == nil,
+            let coordinates = binding.table.propertyIndex(named: "coordinates"),
+            properties[coordinates].type == .double,
+            binding.table.infos[coordinates].collection == .list
+        else {
+            throw failure(
+                "GEOWITHIN needs a GeoJSON point: \(className) must have type: String and coordinates: List<Double>",
+                at: position)
+        }
+        let shape: any GeoShape
+        switch shapeOperand {
+        case .argument(let number, let at):
+            guard number < arguments.count else {
+                throw failure("$\(number) has no argument (\(arguments.count) given)", at: at)
+            }
+            guard let argument = arguments[number] as? any GeoShape else {
+                throw failure("GEOWITHIN needs a GeoBox, GeoCircle or GeoPolygon argument", at: at)
+            }
+            shape = argument
+        case .shape(let literal, let at):
+            guard let written = Self.shape(literal) else {
+                throw failure("the shape's coordinates are out of range or its rings are not closed", at: at)
+            }
+            shape = written
+        default:
+            throw failure(
+                "GEOWITHIN needs a shape: geoBox, geoCircle, geoPolygon or an argument", at: shapeOperand.position)
+        }
+        let region: GeoRegion
+        do {
+            region = try shape.geoRegion()
+        } catch {
+            throw failure("invalid shape \(shape): \(error)", at: shapeOperand.position)
+        }
+        return .geoWithin(path, GeoPointColumns(binding: binding, type: type, coordinates: coordinates), region)
+    }
+
+    /// A shape written in the query (coordinates as [longitude, latitude]).
+    private static func shape(_ literal: GeoShapeLiteral) -> (any GeoShape)? {
+        func point(_ coordinate: GeoShapeLiteral.Coordinate) -> GeoPoint? {
+            GeoPoint(latitude: coordinate.latitude, longitude: coordinate.longitude)
+        }
+        switch literal {
+        case .box(let bottomLeft, let topRight):
+            guard let low = point(bottomLeft), let high = point(topRight) else { return nil }
+            return GeoBox(bottomLeft: low, topRight: high)
+        case .circle(let center, let radians):
+            return point(center).flatMap { GeoCircle(center: $0, radiusInRadians: radians) }
+        case .polygon(let rings):
+            var points: [[GeoPoint]] = []
+            for ring in rings {
+                var converted: [GeoPoint] = []
+                for coordinate in ring {
+                    guard let point = point(coordinate) else { return nil }
+                    converted.append(point)
+                }
+                points.append(converted)
+            }
+            guard let outer = points.first else { return nil }
+            return GeoPolygon(outerRing: outer, holes: Array(points.dropFirst()))
+        }
     }
 
     /// `property TEXT 'words'`.
@@ -812,6 +888,21 @@ extension Realm {
             return try queryValues(path, key: key, row: row).contains {
                 if case .string(let text) = $0 { search.matches(text) } else { false }
             }
+        case .geoWithin(let path, let columns, let region):
+            for case .int(let point) in try queryValues(path, key: key, row: row) {
+                let type = try withRow(tree: columns.binding.rowsTree, key: point) { row in
+                    RowCodec.get(
+                        row, column: columns.binding.columns[columns.type],
+                        info: columns.binding.table.infos[columns.type])
+                }
+                guard case .string(let name)? = type else { continue }
+                let coordinates = try queryCollectionValues(columns.binding, property: columns.coordinates, key: point)
+                    .compactMap(QueryValues.number)
+                if let location = GeoPoint(geoJSONType: name, coordinates: coordinates), region.contains(location) {
+                    return true
+                }
+            }
+            return false
         case .between(let path, let low, let high, let quantifier):
             let values = try queryValues(path, key: key, row: row)
             return QueryValues.quantify(quantifier, values) { value in
