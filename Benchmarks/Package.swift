@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
-// Benchmarks of StrataStorage against LMDB (system liblmdb) and SQLite (through GRDB), and of Strata's object
-// layer against GRDB records.
+// Benchmarks of StrataStorage against LMDB (system liblmdb) and SQLite (through GRDB), of Strata's object
+// layer against GRDB records, and of Strata queries against the same queries in SQL.
 // A package of its own so that the root package keeps no dependencies. Run: bash Benchmarks/run.sh
 import PackageDescription
 
@@ -12,6 +12,8 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
+        // Seeded generator, timing, checks and formatting shared by the executables.
+        .target(name: "BenchSupport"),
         .systemLibrary(
             name: "CLMDB",
             pkgConfig: "lmdb",
@@ -20,6 +22,7 @@ let package = Package(
         .executableTarget(
             name: "strata-bench",
             dependencies: [
+                "BenchSupport",
                 "CLMDB",
                 .product(name: "StrataStorage", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -29,6 +32,15 @@ let package = Package(
         .executableTarget(
             name: "strata-object-bench",
             dependencies: [
+                "BenchSupport",
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        .executableTarget(
+            name: "strata-query-bench",
+            dependencies: [
+                "BenchSupport",
                 .product(name: "Strata", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]

@@ -34,6 +34,7 @@ export STRATA_BENCH_COMMAND="bash $0${*:+ $*}"
 # Build output goes to stderr so that stdout is the Markdown report alone.
 swift build -c release --package-path "$here" --product strata-bench >&2
 swift build -c release --package-path "$here" --product strata-object-bench >&2
+swift build -c release --package-path "$here" --product strata-query-bench >&2
 for argument in "$@"; do
     if [ "$argument" = "--help" ] || [ "$argument" = "-h" ]; then
         exec swift run -c release --skip-build --package-path "$here" strata-bench --help
@@ -42,5 +43,9 @@ done
 swift run -c release --skip-build --package-path "$here" strata-bench "$@"
 # The object-layer table (Strata objects against GRDB records). STRATA_OBJECT_SIZES overrides its sizes.
 echo
-exec swift run -c release --skip-build --package-path "$here" strata-object-bench \
+swift run -c release --skip-build --package-path "$here" strata-object-bench \
     --sizes "${STRATA_OBJECT_SIZES:-10000,100000,1000000}" --repeat 3
+# The query table (Strata queries against the same queries in SQL). STRATA_QUERY_COUNT overrides its size.
+echo
+exec swift run -c release --skip-build --package-path "$here" strata-query-bench \
+    --count "${STRATA_QUERY_COUNT:-1000000}" --repeat 3

@@ -1,17 +1,4 @@
-/// Deterministic 64-bit generator (SplitMix64), so every run and every engine sees the same keys.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import BenchSupport
 
 /// `count` keys of 16 bytes each, in one contiguous allocation (no per-operation allocation in hot loops).
 final class KeyTable {

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// Builds the Markdown report.

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// The timed workloads, in table order.
@@ -77,22 +78,12 @@ struct EngineResult {
 }
 
 enum Runner {
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
-    }
+    static func seconds(_ duration: Duration) -> Double { BenchSupport.seconds(duration) }
 
-    static func log(_ message: String) {
-        FileHandle.standardError.write(Data((message + "\n").utf8))
-    }
+    static func log(_ message: String) { BenchSupport.log(message) }
 
     /// Runs `body`, returning its result and the wall-clock time it took.
-    @inline(never)
-    static func measure<T>(_ body: () throws -> T) rethrows -> (T, Duration) {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let result = try body()
-        return (result, clock.now - start)
-    }
+    static func measure<T>(_ body: () throws -> T) rethrows -> (T, Duration) { try BenchSupport.measure(body) }
 
     /// Runs every workload of `engine` at `dataset.size`, in fresh directories under `base`, and removes them.
     static func run<E: Engine>(_ engine: E.Type, dataset: Dataset, base: String, quiet: Bool = false) -> EngineResult {
@@ -171,15 +162,4 @@ enum Runner {
         default: run(SQLiteEngine.self, dataset: dataset, base: base, quiet: quiet)
         }
     }
-}
-
-/// "1234567" -> "1,234,567".
-func group(_ value: Int) -> String {
-    let digits = String(value.magnitude)
-    var out = ""
-    for (offset, character) in digits.enumerated() {
-        if offset > 0 && (digits.count - offset) % 3 == 0 { out.append(",") }
-        out.append(character)
-    }
-    return value < 0 ? "-" + out : out
 }

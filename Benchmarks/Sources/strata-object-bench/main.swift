@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 import GRDB
 import Strata
@@ -54,25 +55,6 @@ struct Options {
             }
         }
     }
-}
-
-func log(_ text: String) {
-    FileHandle.standardError.write(Data((text + "\n").utf8))
-}
-
-func time(_ body: () throws -> Void) rethrows -> Duration {
-    let clock = ContinuousClock()
-    let start = clock.now
-    try body()
-    return clock.now - start
-}
-
-struct Failure: Error, CustomStringConvertible {
-    let description: String
-}
-
-func check(_ condition: Bool, _ what: String) throws {
-    if !condition { throw Failure(description: "verification failed: \(what)") }
 }
 
 let base = Date(timeIntervalSince1970: 1_700_000_000)
@@ -270,19 +252,8 @@ func propertyReadComparison(size: Int, directory: URL) throws -> (property: Dura
     return (property / reads, lookup / reads)
 }
 
-func format(_ duration: Duration) -> String {
-    let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    return seconds >= 1 ? String(format: "%.2f s", seconds) : String(format: "%.1f ms", seconds * 1000)
-}
-
-func perOperation(_ duration: Duration, _ count: Int) -> String {
-    let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    return String(format: "%.0f ns/op", seconds * 1e9 / Double(count))
-}
-
 func median(_ runs: [[Workload: Duration]], _ workload: Workload) -> Duration {
-    let values = runs.compactMap { $0[workload] }.sorted()
-    return values[values.count / 2]
+    BenchSupport.median(runs.compactMap { $0[workload] })
 }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
