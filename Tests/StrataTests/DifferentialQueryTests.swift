@@ -264,6 +264,22 @@ struct DifferentialQueryTests {
             $0.text == $1.text ? $0.id > $1.id : Array($0.text.utf8).lexicographicallyPrecedes(Array($1.text.utf8))
         }.map(\.id)
         #expect(byText.map(\.id) == expectedByText, "\(type): sorted by text")
+        // One string key over rows a scan kept (sorted as bytes, nil-free here), both directions, stable.
+        for ascending in [true, false] {
+            let found = all.filter("int >= -4").sorted(byKeyPath: "text", ascending: ascending).map(\.id)
+            let expected = rows.filter { $0.int >= -4 }.enumerated().sorted {
+                let order = QueryValues.compareArrays(Array($0.element.text.utf8), Array($1.element.text.utf8))
+                return order == 0 ? $0.offset < $1.offset : (ascending ? order < 0 : order > 0)
+            }.map(\.element.id)
+            #expect(found == expected, "\(type): sorted by text ascending \(ascending)")
+        }
+        #expect(
+            all.filter("int > 0").average(ofProperty: "small") as Double?
+                == {
+                    let values = rows.filter { $0.int > 0 }.map { Double($0.small) }
+                    return values.reduce(0, +) / Double(values.count)
+                }())
+        #expect(all.max(ofProperty: "int") as Int? == rows.map(\.int).max())
         let byMoney = all.sorted(byKeyPath: "money", ascending: false).map(\.id)
         let expectedByMoney = rows.enumerated().sorted {
             $0.element.money == $1.element.money ? $0.offset < $1.offset : $0.element.money > $1.element.money

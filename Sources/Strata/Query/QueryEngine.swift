@@ -1101,7 +1101,8 @@ enum QueryValues {
         switch name {
         case "@min", "@max":
             var best: _StoredValue?
-            for value in present {
+            // NaN is unordered: it is never the smallest or largest value.
+            for value in present where !(number(value)?.isNaN ?? false) {
                 guard let current = best else {
                     best = value
                     continue
@@ -1142,33 +1143,193 @@ enum QueryValues {
 typealias RowCondition = (RowView) -> Bool
 
 extension BoundPredicate {
-    /// The condition as a `RowCondition`, when it only compares the object's own plain columns with constants;
-    /// nil otherwise (the general evaluator then runs it). Both give the same answers.
-    func compiled() -> RowCondition? {
+    /// The condition as a `RowCondition`, when it only compares the object's own plain columns with constants,
+    /// or (given `realm`) follows a to-one link to such a condition; nil otherwise (the general evaluator then
+    /// runs it). Both give the same answers.
+    func compiled(realm: Realm? = nil) -> RowCondition? {
         switch self {
         case .constant(let value): return { _ in value }
         case .and(let a, let b):
-            guard let x = a.compiled(), let y = b.compiled() else { return nil }
+            guard let x = a.compiled(realm: realm), let y = b.compiled(realm: realm) else { return nil }
             return { x($0) && y($0) }
         case .or(let a, let b):
-            guard let x = a.compiled(), let y = b.compiled() else { return nil }
+            if let (path, values) = equalityDisjunction(), let test = Self.membership(path, values) { return test }
+            guard let x = a.compiled(realm: realm), let y = b.compiled(realm: realm) else { return nil }
             return { x($0) || y($0) }
         case .not(let a):
-            guard let x = a.compiled() else { return nil }
+            guard let x = a.compiled(realm: realm) else { return nil }
             return { !x($0) }
-        case .between(let path, let low, let high, nil):
+        case .between(let path, let low, let high, nil) where path.directColumn != nil:
             guard let lower = Self.compare(path, .greaterOrEqual, low, CompareOptions()),
                 let upper = Self.compare(path, .lessOrEqual, high, CompareOptions())
             else { return nil }
             return { lower($0) && upper($0) }
-        case .compare(let path, let op, .value(let value), let options, nil):
+        case .compare(let path, let op, .value(let value), let options, nil) where path.directColumn != nil:
             return Self.compare(path, op, value, options)
-        case .compare(let path, .in, .values(let values), let options, nil):
+        case .compare(let path, .in, .values(let values), let options, nil) where path.directColumn != nil:
+            if !options.caseInsensitive && !options.diacriticInsensitive, let test = Self.membership(path, values) {
+                return test
+            }
             let tests = values.compactMap { Self.compare(path, .equal, $0, options) }
             guard tests.count == values.count else { return nil }
             return { row in tests.contains { $0(row) } }
         default:
+            return realm.flatMap { semiJoin($0) }
+        }
+    }
+
+    /// A condition on `link.rest` (a to-one link, then anything) as "the link points at one of the targets
+    /// satisfying the condition on `rest`": the targets are found once, with their own query, and each row only
+    /// checks its link. A nil link satisfies nothing, as in the general evaluator.
+    private func semiJoin(_ realm: Realm) -> RowCondition? {
+        let path: BoundPath
+        let inner: (BoundPath) -> BoundPredicate
+        switch self {
+        case .compare(let whole, let op, let right, let options, nil):
+            if case .path = right { return nil }
+            path = whole
+            inner = { .compare($0, op, right, options: options, quantifier: nil) }
+        case .between(let whole, let low, let high, nil):
+            path = whole
+            inner = { .between($0, low, high, quantifier: nil) }
+        case .text(let whole, let search):
+            path = whole
+            inner = { .text($0, search) }
+        default:
             return nil
+        }
+        guard path.steps.count >= 2, case .property(let owner, let link) = path.steps[0],
+            owner.table.infos[link].type == .object, owner.table.infos[link].collection == nil,
+            case .property(let target, _) = path.steps[1]
+        else { return nil }
+        var rest = path
+        rest.steps.removeFirst()
+        rest.directColumn = nil
+        if rest.steps.count == 1, case .property(let binding, let index) = rest.steps[0],
+            binding.table.infos[index].collection == nil, binding.table.infos[index].type != .any
+        {
+            rest.directColumn = (binding.columns[index], binding.table.infos[index])
+        }
+        guard let matching = try? ResultsQuery(stages: [.filter(inner(rest))]).matches(realm: realm, binding: target)
+        else { return nil }
+        let targets = Set(matching.keys)
+        let column = owner.columns[link]
+        return { row in !row.isNull(column) && targets.contains(row.int(column)) }
+    }
+
+    /// `a == x OR a == y OR …` on one plain column (at any nesting of ORs): the column and the values.
+    private func equalityDisjunction() -> (BoundPath, [_StoredValue])? {
+        switch self {
+        case .or(let a, let b):
+            guard let (left, x) = a.equalityDisjunction(), let (right, y) = b.equalityDisjunction(),
+                let column = left.directColumn?.column, column == right.directColumn?.column
+            else { return nil }
+            return (left, x + y)
+        case .compare(let path, .equal, .value(let value), let options, nil)
+        where path.directColumn != nil && !options.caseInsensitive && !options.diacriticInsensitive:
+            return (path, [value])
+        case .compare(let path, .in, .values(let values), let options, nil)
+        where path.directColumn != nil && !options.caseInsensitive && !options.diacriticInsensitive:
+            return (path, values)
+        default:
+            return nil
+        }
+    }
+
+    /// Whether the column's value is one of `values`, with one hash lookup (integers) or one binary search
+    /// (strings) per row instead of a test per value; nil for other types.
+    private static func membership(_ path: BoundPath, _ values: [_StoredValue]) -> RowCondition? {
+        guard let (column, info) = path.directColumn else { return nil }
+        let matchesNull = values.contains { if case .null = $0 { true } else { false } }
+        let present = values.filter { if case .null = $0 { false } else { true } }
+        switch info.type {
+        case .int:
+            var set = Set<Int64>()
+            for value in present {
+                switch value {
+                case .int(let int): set.insert(int)
+                case .double, .float:
+                    // Only a whole number can equal an integer.
+                    guard let number = QueryValues.number(value), number == number.rounded(), abs(number) < 0x1p63
+                    else { continue }
+                    set.insert(Int64(number))
+                default: return nil
+                }
+            }
+            return { row in row.isNull(column) ? matchesNull : set.contains(row.int(column)) }
+        case .string:
+            var sorted: [[UInt8]] = []
+            for case .string(let text) in present { sorted.append(Array(text.utf8)) }
+            guard sorted.count == present.count else { return nil }
+            sorted.sort { QueryValues.compareBytes($0, $1) < 0 }
+            return { row in
+                if row.isNull(column) { return matchesNull }
+                return row.withBytes(column) { bytes in
+                    var low = 0
+                    var high = sorted.count
+                    while low < high {
+                        let middle = (low + high) / 2
+                        let order = QueryValues.compareBytes(sorted[middle], bytes)
+                        if order == 0 { return true }
+                        if order < 0 { low = middle + 1 } else { high = middle }
+                    }
+                    return false
+                }
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// A string comparison with `[c]` and/or `[d]`: rows and needles that are ASCII are folded byte by byte (ASCII
+    /// has no diacritics, so only case matters); other rows are folded as `String.folding` does.
+    private static func foldedCompare(column: Int, _ op: RQLOperator, _ text: String, _ options: CompareOptions)
+        -> RowCondition?
+    {
+        guard [.equal, .notEqual, .beginsWith, .endsWith, .contains, .like].contains(op) else { return nil }
+        let general: (UnsafeRawBufferPointer) -> Bool = { bytes in
+            QueryValues.compare(.string(String(decoding: bytes, as: UTF8.self)), op, .string(text), options)
+        }
+        let needle = Array(text.utf8)
+        guard needle.allSatisfy({ $0 < 0x80 }), op != .like else {
+            return { row in row.isNull(column) ? op == .notEqual : row.withBytes(column, general) }
+        }
+        let lowered = needle.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        let fast: (UnsafeRawBufferPointer) -> Bool
+        @inline(__always) func lower(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+        switch op {
+        case .equal, .notEqual:
+            fast = { bytes in bytes.count == lowered.count && zip(bytes, lowered).allSatisfy { lower($0) == $1 } }
+        case .beginsWith:
+            fast = { bytes in bytes.count >= lowered.count && zip(bytes, lowered).allSatisfy { lower($0) == $1 } }
+        case .endsWith:
+            fast = { bytes in
+                bytes.count >= lowered.count
+                    && zip(bytes[(bytes.count - lowered.count)...], lowered).allSatisfy { lower($0) == $1 }
+            }
+        default:
+            fast = { bytes in
+                guard let first = lowered.first else { return true }
+                guard bytes.count >= lowered.count else { return false }
+                var start = 0
+                while start <= bytes.count - lowered.count {
+                    if lower(bytes[start]) == first {
+                        var offset = 1
+                        while offset < lowered.count && lower(bytes[start + offset]) == lowered[offset] { offset += 1 }
+                        if offset == lowered.count { return true }
+                    }
+                    start += 1
+                }
+                return false
+            }
+        }
+        let negate = op == .notEqual
+        return { row in
+            if row.isNull(column) { return negate }
+            return row.withBytes(column) { bytes in
+                for byte in bytes where byte >= 0x80 { return general(bytes) }
+                return fast(bytes) != negate
+            }
         }
     }
 
@@ -1246,12 +1407,20 @@ extension BoundPredicate {
             case .contains:
                 return { row in !row.isNull(column) && row.withBytes(column) { QueryValues.contains($0, needle) } }
             case .like:
-                return nil
+                let pattern = Array(text.unicodeScalars)
+                return { row in
+                    !row.isNull(column)
+                        && row.withBytes(column) { bytes in
+                            QueryValues.like(Array(String(decoding: bytes, as: UTF8.self).unicodeScalars), pattern)
+                        }
+                }
             default:
                 return ordered { row in
                     row.isNull(column) ? nil : row.withBytes(column) { QueryValues.compareBytes($0, needle) }
                 }
             }
+        case (.string, .string(let text)):
+            return foldedCompare(column: column, op, text, options)
         default:
             return nil
         }
@@ -1275,6 +1444,16 @@ extension QueryValues {
             case (let p?, let q?): if p != q { return p < q ? -1 : 1 }
             }
         }
+    }
+
+    /// Byte order of two byte arrays: -1, 0 or 1.
+    static func compareArrays(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        let common = Swift.min(a.count, b.count)
+        let order = a.withUnsafeBufferPointer { x in
+            b.withUnsafeBufferPointer { y in common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common) }
+        }
+        if order != 0 { return order < 0 ? -1 : 1 }
+        return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
     }
 
     /// Whether `needle` occurs in `haystack`.

@@ -148,6 +148,33 @@ final class ResultsQuery {
                 }
                 found.select(kept)
             case .sort(let descriptors):
+                if descriptors.count == 1, let (column, info) = descriptors[0].path.directColumn, info.type == .string,
+                    let rows = found.rows
+                {
+                    // One string key with the rows at hand: sort their UTF-8 bytes, never making Strings.
+                    let strings = try realm.storage {
+                        try rows.map { (stable) throws -> [UInt8]? in
+                            let row = try RowView(stable.bytes)
+                            return row.isNull(column) ? nil : row.withBytes(column) { Array($0) }
+                        }
+                    }
+                    let up = descriptors[0].ascending
+                    var order = Array(found.keys.indices)
+                    order.sort { a, b in
+                        switch (strings[a], strings[b]) {
+                        case (nil, nil): return a < b
+                        case (nil, _): return up
+                        case (_, nil): return !up
+                        case (let x?, let y?):
+                            let comparison = QueryValues.compareArrays(x, y)
+                            if comparison != 0 { return up ? comparison < 0 : comparison > 0 }
+                            return a < b
+                        }
+                    }
+                    found.select(order)
+                    found.ascending = false
+                    continue
+                }
                 let values = try sortValues(descriptors.map(\.path), found: found, realm: realm, binding: binding)
                 let ascending = descriptors.map(\.ascending)
                 var order = Array(found.keys.indices)
@@ -330,13 +357,21 @@ final class ResultsQuery {
         if let tree = realm.treeView(binding.rowsTree) {
             // Outside a write transaction: keep each match's row for what follows (sorting, creating objects).
             var rows: [StableValue] = []
-            let compiled = filters.compactMap { $0.compiled() }
+            var compiled: [RowCondition] = []
+            var general: [BoundPredicate] = []
+            for filter in filters {
+                if let condition = filter.compiled(realm: realm) {
+                    compiled.append(condition)
+                } else {
+                    general.append(filter)
+                }
+            }
+            // The compiled conditions read the row in place, through one closure; the others run on what passes.
+            let test = compiled.dropFirst().reduce(compiled.first ?? { _ in true }) { all, next in
+                { all($0) && next($0) }
+            }
             try realm.storage {
-                if compiled.count == filters.count {
-                    // Every condition reads the row in place, leaf by leaf, through one closure.
-                    let test = compiled.dropFirst().reduce(compiled.first ?? { _ in true }) { all, next in
-                        { all($0) && next($0) }
-                    }
+                if general.isEmpty {
                     try tree.forEachStableEntry { key, value in
                         if test(try RowView(value.bytes)) {
                             keys.append(KeyEncoding.decodeObjectKey(key))
@@ -347,9 +382,10 @@ final class ResultsQuery {
                     return
                 }
                 try tree.forEachStableEntry { keyBytes, value in
-                    let key = KeyEncoding.decodeObjectKey(keyBytes)
                     let row = try RowView(value.bytes)
-                    for filter in filters where try !realm.queryMatches(filter, key: key, row: row) { return true }
+                    guard test(row) else { return true }
+                    let key = KeyEncoding.decodeObjectKey(keyBytes)
+                    for filter in general where try !realm.queryMatches(filter, key: key, row: row) { return true }
                     keys.append(key)
                     rows.append(value)
                     return true
@@ -502,6 +538,72 @@ extension Results {
         }
     }
 
+    /// `@sum`, `@avg`, `@min` or `@max` of a plain numeric column, read straight from the rows in one pass (no
+    /// values are boxed); nil when the property is not such a column or the rows are not at hand.
+    private func columnAggregate(_ name: String, _ property: String) -> _StoredValue? {
+        owner.checkThread()
+        guard let path = try? sortPath(property, binder: binder(property)), let (column, info) = path.directColumn,
+            [.int, .double, .float].contains(info.type)
+        else { return nil }
+        var intSum: Int64 = 0
+        var doubleSum = 0.0
+        var count = 0
+        var smallest: Double = .infinity
+        var largest: Double = -.infinity
+        var smallestInt = Int64.max
+        var largestInt = Int64.min
+        let isInt = info.type == .int
+        func add(_ row: RowView) {
+            guard !row.isNull(column) else { return }
+            count += 1
+            if isInt {
+                let value = row.int(column)
+                intSum &+= value
+                smallestInt = Swift.min(smallestInt, value)
+                largestInt = Swift.max(largestInt, value)
+            } else {
+                let value = info.type == .double ? row.double(column) : Double(row.float(column))
+                doubleSum += value
+                // NaN is unordered: it never becomes the smallest or largest.
+                if value < smallest { smallest = value }
+                if value > largest { largest = value }
+            }
+        }
+        do {
+            try owner.storage {
+                if query == nil, let tree = owner.treeView(binding.rowsTree) {
+                    try tree.forEachEntry { _, bytes in
+                        add(try RowView(bytes))
+                        return true
+                    }
+                } else {
+                    let (_, rows) = try everyMatch()
+                    guard let rows else { throw StorageError.indexOutOfRange(index: 0, count: 0) }
+                    for row in rows { add(try RowView(row.bytes)) }
+                }
+            }
+        } catch {
+            return nil
+        }
+        func typed(_ value: Double) -> _StoredValue { info.type == .float ? .float(Float(value)) : .double(value) }
+        switch name {
+        case "@sum": return isInt ? .int(intSum) : typed(doubleSum)
+        case "@avg":
+            return count == 0 ? .null : .double(isInt ? Double(intSum) / Double(count) : doubleSum / Double(count))
+        case "@min":
+            if isInt { return count == 0 ? .null : .int(smallestInt) }
+            return smallest > largest ? .null : typed(smallest)
+        default:
+            if isInt { return count == 0 ? .null : .int(largestInt) }
+            return smallest > largest ? .null : typed(largest)
+        }
+    }
+
+    /// The aggregate `name` of `property` over the objects.
+    private func aggregate(_ name: String, _ property: String) -> _StoredValue {
+        columnAggregate(name, property) ?? QueryValues.aggregate(name, propertyValues(property))
+    }
+
     /// The objects' keys in order and, when they were read in one pass, their rows (every object of the class
     /// when there is no query: one walk over the rows).
     func everyMatch() throws(Realm.Error) -> (keys: [Int64], rows: [StableValue]?) {
@@ -510,17 +612,17 @@ extension Results {
 
     /// The smallest value of `property` (nil when there are no objects or all values are nil).
     public func min<T: _Persistable>(ofProperty property: String) -> T? {
-        T._fromStored(QueryValues.aggregate("@min", propertyValues(property)))
+        T._fromStored(aggregate("@min", property))
     }
 
     /// The largest value of `property`.
     public func max<T: _Persistable>(ofProperty property: String) -> T? {
-        T._fromStored(QueryValues.aggregate("@max", propertyValues(property)))
+        T._fromStored(aggregate("@max", property))
     }
 
     /// The sum of `property` (0 when there are no objects).
     public func sum<T: _Persistable>(ofProperty property: String) -> T {
-        let total = QueryValues.aggregate("@sum", propertyValues(property))
+        let total = aggregate("@sum", property)
         if let value = T._fromStored(total) { return value }
         if let number = QueryValues.number(total) {
             if let value = T._fromStored(.double(number)) { return value }
@@ -532,7 +634,7 @@ extension Results {
 
     /// The mean of `property`; nil when there are no values.
     public func average<T: _Persistable>(ofProperty property: String) -> T? {
-        let mean = QueryValues.aggregate("@avg", propertyValues(property))
+        let mean = aggregate("@avg", property)
         if let value = T._fromStored(mean) { return value }
         guard let number = QueryValues.number(mean) else { return nil }
         return T._fromStored(.double(number)) ?? T._fromStored(.float(Float(number)))
