@@ -114,19 +114,22 @@ enum FullText {
 extension Realm {
     /// Calls `take` with each entry of index tree `name` from the first one at or after `start`, until it
     /// returns false.
-    func forEachIndexEntry(tree name: String, from start: [UInt8], _ take: ([UInt8]) -> Bool) throws(Realm.Error) {
+    func forEachIndexEntry(tree name: String, from start: [UInt8], _ take: (UnsafeRawBufferPointer) -> Bool)
+        throws(Realm.Error)
+    {
         if let transaction = writeTransactionIfAny {
             guard let tree = try handle(name, create: false) else { return }
             try storage {
                 var cursor = try transaction.makeCursor(for: tree)
                 var more = try cursor.seek(atOrAfter: start)
-                while more, take(try cursor.key()) { more = try cursor.next() }
+                while more, try cursor.key().withUnsafeBytes(take) { more = try cursor.next() }
             }
         } else if let tree = treeView(name) {
             try storage {
                 var cursor = tree.makeCursor()
                 var more = try cursor.seek(atOrAfter: start)
-                while more, take(try cursor.key()) { more = try cursor.next() }
+                // Read in place: no key is copied.
+                while more, try cursor.withEntry({ key, _ in take(key) }) { more = try cursor.next() }
             }
         }
     }
@@ -137,24 +140,44 @@ extension Realm {
         -> Set<Int64>?
     {
         let name = TableNames.index(binding.className, binding.table.schema.properties[property].name)
-        func keys(_ term: FullText.Search.Term) throws(Realm.Error) -> Set<Int64> {
-            var keys = Set<Int64>()
+        /// The objects holding `term`, ascending (an exact word's entries are in key order already).
+        func keys(_ term: FullText.Search.Term) throws(Realm.Error) -> [Int64] {
+            var keys: [Int64] = []
             let prefix = term.isPrefix ? term.word : term.word + [0]
             try forEachIndexEntry(tree: name, from: prefix) { entry in
-                guard entry.starts(with: prefix), entry.count >= prefix.count + 8 else { return false }
-                keys.insert(KeyEncoding.decodeObjectKey(Array(entry[(entry.count - 8)...])))
+                guard entry.count >= prefix.count + 8, entry.starts(with: prefix) else { return false }
+                keys.append(KeyEncoding.decodeObjectKey(UnsafeRawBufferPointer(rebasing: entry[(entry.count - 8)...])))
                 return true
+            }
+            if term.isPrefix {
+                keys.sort()
+                keys = keys.enumerated().compactMap {
+                    $0.offset > 0 && keys[$0.offset - 1] == $0.element ? nil : $0.element
+                }
             }
             return keys
         }
+        /// The keys of sorted `a` that are (or, with `keeping` false, are not) in sorted `b`.
+        func merge(_ a: [Int64], _ b: [Int64], keeping: Bool) -> [Int64] {
+            var result: [Int64] = []
+            var j = 0
+            for key in a {
+                while j < b.count && b[j] < key { j += 1 }
+                if (j < b.count && b[j] == key) == keeping { result.append(key) }
+            }
+            return result
+        }
         guard !search.required.isEmpty else { return nil }
-        var result: Set<Int64>?
+        var result: [Int64]?
         for term in search.required {
             let found = try keys(term)
-            result = result.map { $0.intersection(found) } ?? found
+            result = result.map { merge($0, found, keeping: true) } ?? found
             if result?.isEmpty == true { return [] }
         }
-        for term in search.excluded { result?.subtract(try keys(term)) }
-        return result
+        for term in search.excluded {
+            let found = try keys(term)
+            result = result.map { merge($0, found, keeping: false) }
+        }
+        return result.map { Set($0) }
     }
 }

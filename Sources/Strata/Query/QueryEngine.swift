@@ -699,7 +699,7 @@ extension Realm {
             // Entries of longer values may sort among the value's own: only exact ones count.
             guard entry.starts(with: prefix) else { return false }
             if entry.count == prefix.count + 8 {
-                keys.append(KeyEncoding.decodeObjectKey(Array(entry[prefix.count...])))
+                keys.append(KeyEncoding.decodeObjectKey(UnsafeRawBufferPointer(rebasing: entry[prefix.count...])))
             }
             return true
         }

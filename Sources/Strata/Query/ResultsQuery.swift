@@ -80,12 +80,15 @@ final class ResultsQuery {
                 filters.append(predicate)
                 index += 1
             }
-            var indexed: Set<Int64>?
+            var indexed: Candidates?
             for filter in filters where indexed == nil {
                 indexed = try Self.indexCandidates(filter, realm: realm, binding: binding)
             }
-            indexCandidateCount = indexed?.count
-            if let candidates = indexed {
+            indexCandidateCount = indexed?.keys.count
+            if let indexed, indexed.exact, filters.count == 1 {
+                // The index answered the whole condition: no row needs reading.
+                found = Found(keys: indexed.keys.sorted(), rows: nil, ascending: true)
+            } else if let candidates = indexed?.keys {
                 // An index narrowed the objects down: check the whole condition on those rows only, in key order.
                 var keys: [Int64] = []
                 for key in candidates.sorted() {
@@ -286,27 +289,40 @@ final class ResultsQuery {
         return numbers
     }
 
-    /// The objects an equality or `IN` on a primary key or indexed property (alone, within `AND`, or on both
-    /// sides of `OR`) allows; nil when the condition cannot use an index.
+    /// Objects an index allows for a condition, and whether they are exactly the objects satisfying it (no
+    /// index entry was cut, so no row needs checking).
+    struct Candidates {
+        var keys: Set<Int64>
+        var exact: Bool
+    }
+
+    /// The objects an equality or `IN` on a primary key or indexed property, or a `TEXT` search on a full-text
+    /// indexed one (alone, within `AND`, or on both sides of `OR`) allows; nil when the condition cannot use an
+    /// index.
     static func indexCandidates(_ predicate: BoundPredicate, realm: Realm, binding: TableBinding) throws(Realm.Error)
-        -> Set<Int64>?
+        -> Candidates?
     {
         switch predicate {
         case .and(let a, let b):
             let left = try indexCandidates(a, realm: realm, binding: binding)
             let right = try indexCandidates(b, realm: realm, binding: binding)
-            if let left, let right { return left.count <= right.count ? left : right }
-            return left ?? right
+            if let left, let right {
+                return Candidates(keys: left.keys.intersection(right.keys), exact: left.exact && right.exact)
+            }
+            return (left ?? right).map { Candidates(keys: $0.keys, exact: false) }
         case .or(let a, let b):
             guard let left = try indexCandidates(a, realm: realm, binding: binding),
                 let right = try indexCandidates(b, realm: realm, binding: binding)
             else { return nil }
-            return left.union(right)
+            return Candidates(keys: left.keys.union(right.keys), exact: left.exact && right.exact)
         case .text(let path, let search):
             guard path.steps.count == 1, case .property(let owner, let property) = path.steps[0], owner === binding,
-                binding.table.schema.properties[property].isFullTextIndexed
+                binding.table.schema.properties[property].isFullTextIndexed,
+                let keys = try realm.fullTextKeys(binding, property: property, search: search)
             else { return nil }
-            return try realm.fullTextKeys(binding, property: property, search: search)
+            // Words longer than the index keeps are cut: two such words could share an entry.
+            let exact = (search.required + search.excluded).allSatisfy { $0.word.count < FullText.maximumWordLength }
+            return Candidates(keys: keys, exact: exact)
         case .compare(let path, let op, let right, let options, let quantifier):
             guard op == .equal || op == .in, quantifier == nil, !options.caseInsensitive,
                 !options.diacriticInsensitive, path.steps.count == 1,
@@ -323,8 +339,13 @@ final class ResultsQuery {
             }
             guard values.allSatisfy({ storedLike($0, schema.type) }) else { return nil }
             var keys = Set<Int64>()
-            for value in values { keys.formUnion(try realm.indexedKeys(binding, property: property, value: value)) }
-            return keys
+            var exact = true
+            for value in values {
+                keys.formUnion(try realm.indexedKeys(binding, property: property, value: value))
+                // Secondary index entries cut long strings: such a value's candidates need checking.
+                if !schema.isPrimary, case .string(let text) = value, text.utf8.count >= 200 { exact = false }
+            }
+            return Candidates(keys: keys, exact: exact)
         default:
             return nil
         }
