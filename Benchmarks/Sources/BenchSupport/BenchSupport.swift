@@ -4,11 +4,14 @@ import Foundation
 
 /// Deterministic 64-bit generator (SplitMix64), so every run and every engine sees the same data.
 public struct SplitMix64: RandomNumberGenerator {
+    /// The generator's state: advanced by every draw.
     public var state: UInt64
 
+    /// A generator starting from `seed`.
     @inlinable
     public init(seed: UInt64) { state = seed }
 
+    /// The next 64 random bits.
     @inlinable
     public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
@@ -42,17 +45,21 @@ public func measure<T>(_ body: () throws -> T) rethrows -> (T, Duration) {
     return (result, clock.now - start)
 }
 
+/// `duration` in seconds.
 public func seconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) + Double(duration.components.attoseconds) * 1e-18
 }
 
 /// A verification that failed: the benchmark stops rather than post a time for a wrong answer.
 public struct Failure: Error, CustomStringConvertible {
+    /// What failed.
     public let description: String
 
+    /// A failure described by `description`.
     public init(description: String) { self.description = description }
 }
 
+/// Throws a ``Failure`` naming `what` unless `condition` holds.
 public func check(_ condition: Bool, _ what: String) throws {
     if !condition { throw Failure(description: "verification failed: \(what)") }
 }

@@ -87,7 +87,8 @@ func makeWorkloads(_ data: Dataset) -> [Workload] {
     let rangeExpected = ranges.map { range in data.values.lazy.filter { $0 >= range.0 && $0 < range.1 }.count }
     workloads.append(
         Workload(
-            title: "Int range >= AND <, 10%, unindexed", strataText: "filter(\"value >= $0 AND value < $1\", a, b).count",
+            title: "Int range >= AND <, 10%, unindexed",
+            strataText: "filter(\"value >= $0 AND value < $1\", a, b).count",
             sqlText: "SELECT COUNT(*) FROM item WHERE value >= ? AND value < ?", queries: scanQueries,
             rowsPerQuery: n,
             strata: { realm in
@@ -118,7 +119,8 @@ func makeWorkloads(_ data: Dataset) -> [Workload] {
     let prefixes = ["ab", "Qu", "xy"].prefix(scanQueries)
     workloads.append(
         Workload(
-            title: "String BEGINSWITH 'ab' (case-sensitive)", strataText: "filter(\"name BEGINSWITH $0\", \"ab\").count",
+            title: "String BEGINSWITH 'ab' (case-sensitive)",
+            strataText: "filter(\"name BEGINSWITH $0\", \"ab\").count",
             sqlText: "SELECT COUNT(*) FROM item WHERE name GLOB 'ab*'", queries: prefixes.count, rowsPerQuery: n,
             strata: { realm in prefixes.map { realm.objects(QBItem.self).filter("name BEGINSWITH $0", $0).count } },
             grdb: { db in
@@ -213,7 +215,9 @@ func makeWorkloads(_ data: Dataset) -> [Workload] {
             guard ids.count == sortCount else { return "\(ids.count) ids, expected \(sortCount)" }
             var seen = [Bool](repeating: false, count: sortCount)
             for (position, id) in ids.enumerated() {
-                guard id >= 0 && id < sortCount, !seen[id] else { return "id \(id) at \(position) is wrong or repeated" }
+                guard id >= 0 && id < sortCount, !seen[id] else {
+                    return "id \(id) at \(position) is wrong or repeated"
+                }
                 seen[id] = true
                 if position > 0 && key(ids[position - 1]) > key(id) { return "out of order at position \(position)" }
             }
@@ -289,7 +293,8 @@ func makeWorkloads(_ data: Dataset) -> [Workload] {
             },
             grdb: { db in
                 try ranges.map {
-                    try count(db, "SELECT COALESCE(SUM(value), 0) FROM item WHERE value >= ? AND value < ?", [$0.0, $0.1])
+                    try count(
+                        db, "SELECT COALESCE(SUM(value), 0) FROM item WHERE value >= ? AND value < ?", [$0.0, $0.1])
                 }
             },
             expected: ranges.map { range in data.values.lazy.filter { $0 >= range.0 && $0 < range.1 }.reduce(0, +) }))
@@ -323,7 +328,9 @@ func makeWorkloads(_ data: Dataset) -> [Workload] {
             strata: { realm in
                 try pairQueries.map { try realm.objects(QBText.self).checkedFilter("text TEXT $0", $0).count }
             },
-            grdb: { db in try pairQueries.map { try count(db, "SELECT COUNT(*) FROM document WHERE document MATCH ?", [$0]) } },
+            grdb: { db in
+                try pairQueries.map { try count(db, "SELECT COUNT(*) FROM document WHERE document MATCH ?", [$0]) }
+            },
             expected: pairs.map { pair in textSets.lazy.filter { $0.contains(pair.0) && $0.contains(pair.1) }.count }))
     let prefixWords = (0..<10).map { String(data.vocabulary[40 + 7 * $0].prefix(2)) }
     let prefixMatches = prefixWords.map { prefix in
@@ -339,7 +346,9 @@ func makeWorkloads(_ data: Dataset) -> [Workload] {
                 try prefixWords.map { try realm.objects(QBText.self).checkedFilter("text TEXT $0", $0 + "*").count }
             },
             grdb: { db in
-                try prefixWords.map { try count(db, "SELECT COUNT(*) FROM document WHERE document MATCH ?", [$0 + "*"]) }
+                try prefixWords.map {
+                    try count(db, "SELECT COUNT(*) FROM document WHERE document MATCH ?", [$0 + "*"])
+                }
             },
             expected: prefixMatches.map { words in textSets.lazy.filter { !$0.isDisjoint(with: words) }.count }))
     return workloads

@@ -197,14 +197,19 @@ do {
     emit()
     emit("### N = \(group(options.count))")
     emit()
-    emit("| # | Workload | Queries/run | Answer (1st query) | Strata | SQLite (GRDB) | Strata/SQLite | Strata ns/row | SQLite ns/row |")
+    emit(
+        "| # | Workload | Queries/run | Answer (1st query) | Strata | SQLite (GRDB) | Strata/SQLite | Strata ns/row | SQLite ns/row |"
+    )
     emit("|---:|---|---:|---:|---:|---:|---:|---:|---:|")
     var notes: [String] = []
     for (number, workload) in workloads.enumerated() {
         log("\(workload.title)")
         let outcome = try run(workload, realm: realm, queue: queue, repeats: options.repeats)
         let grdb = median(outcome.grdbTimes)
-        let answer = outcome.grdbAnswer.first.map { workload.verify == nil ? group($0) : "\(group(outcome.grdbAnswer.count)) ids" } ?? "—"
+        let answer =
+            outcome.grdbAnswer.first.map {
+                workload.verify == nil ? group($0) : "\(group(outcome.grdbAnswer.count)) ids"
+            } ?? "—"
         var row = ["\(number + 1)", workload.title, group(workload.queries), answer]
         if let reason = outcome.unsupported {
             row += ["not supported yet", cell(grdb, queries: workload.queries), "—", "—"]
