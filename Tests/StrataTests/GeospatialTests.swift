@@ -686,12 +686,7 @@ struct GeoWithinQueryTests {
             ("location GEOWITHIN geoPolygon({[0, 0], [1, 0], [1, 1]})", [], "rings are not closed"),
             ("location GEOWITHIN geoCircle([0, 0])", [], ", between the center and the radius"),
         ] {
-            do {
-                _ = try venues.checkedFilterArguments(query, arguments)
-                Issue.record("\(query) was accepted")
-            } catch let Realm.Error.invalidQuery(_, _, message) {
-                #expect(message.contains(reason), "\(query): \(message)")
-            }
+            venues.expectInvalidQuery(query, arguments, reason: reason)
         }
     }
 }

@@ -490,3 +490,33 @@ struct MigrationTests {
         #expect(realm.object(ofType: ParcelV2.self, forPrimaryKey: "x")?.weight == 1)
     }
 }
+
+final class NoteV1: Object {
+    @Persisted var text = ""
+    override class func className() -> String { "Note" }
+}
+
+final class NoteV2: Object {
+    @Persisted(indexed: .fullText) var text = ""
+    override class func className() -> String { "Note" }
+}
+
+@Suite("Migrations: indexes")
+struct IndexMigrationTests {
+    @Test func aFullTextIndexAddedByAMigrationIndexesEveryObject() throws {
+        let scratch = try Scratch()
+        do {
+            let realm = try Realm(configuration: scratch.configuration([NoteV1.self]))
+            try realm.write {
+                for text in ["red apple", "green apple", "red car"] { realm.create(NoteV1.self, value: ["text": text]) }
+            }
+        }
+        var configuration = scratch.configuration([NoteV2.self])
+        configuration.schemaVersion = 1
+        let realm = try Realm(configuration: configuration)
+        let found = try realm.objects(NoteV2.self).checkedFilter("text TEXT 'red'")
+        #expect(found.map(\.text).sorted() == ["red apple", "red car"])
+        #expect(found.query?.indexCandidateCount == 2)
+        #expect(realm.schema[className: "Note"]?.properties.first?.isFullTextIndexed == true)
+    }
+}

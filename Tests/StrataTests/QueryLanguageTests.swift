@@ -85,10 +85,7 @@ struct QueryLanguageTests {
             ("@links.Nope.dogs.@count > 0", "there is no class Nope"),
             ("@links.DogKennel > 0", "@links is followed by"),
         ] {
-            #expect(throws: Realm.Error.self, "\(query)") { try dogs.checkedFilter(query) }
-            do { _ = try dogs.checkedFilter(query) } catch let Realm.Error.invalidQuery(_, _, message) {
-                #expect(message.contains(reason), "\(message)")
-            }
+            dogs.expectInvalidQuery(query, reason: reason)
         }
     }
 
@@ -120,13 +117,7 @@ struct QueryLanguageTests {
             ("SUBQUERY(dogs, $d, $d.age > 2) > 0", "must be followed by .@count"),
             ("SUBQUERY(dogs, d, $d.age > 2).@count > 0", "expected a variable such as $x"),
         ] {
-            do {
-                _ = try kennels.checkedFilter(query)
-                Issue.record("\(query) was accepted")
-            } catch let Realm.Error.invalidQuery(text, _, message) {
-                #expect(text == query)
-                #expect(message.contains(reason), "\(query): \(message)")
-            }
+            kennels.expectInvalidQuery(query, reason: reason)
         }
     }
 
@@ -140,13 +131,7 @@ struct QueryLanguageTests {
         #expect(names(dogs.filter("extra.@type == 'null'"), \.name) == ["Zed"])
         #expect(names(dogs.filter("extra.@type != 'numeric'"), \.name) == ["Max", "Rex", "Ruby", "Zed"])
         #expect(names(dogs.filter("extra.@type ==[c] 'STRING'"), \.name) == ["Rex"])
-        do {
-            _ = try dogs.checkedFilter("extra.@type == 'colour'")
-            Issue.record("accepted an unknown type name")
-        } catch let Realm.Error.invalidQuery(_, position, message) {
-            #expect(position == 15)
-            #expect(message.contains("is not a type name"))
-        }
+        dogs.expectInvalidQuery("extra.@type == 'colour'", reason: "is not a type name", position: 15)
     }
 
     @Test func enumsAndMapsInTypeSafeQueries() throws {
@@ -225,12 +210,7 @@ struct QueryLanguageTests {
             ("text TEXT ' -- '", "TEXT needs at least one word"),
             ("text TEXT 3", "TEXT needs a string of words"),
         ] {
-            do {
-                _ = try reviews.checkedFilter(query)
-                Issue.record("\(query) was accepted")
-            } catch let Realm.Error.invalidQuery(_, _, message) {
-                #expect(message.contains(reason), "\(query): \(message)")
-            }
+            reviews.expectInvalidQuery(query, reason: reason)
         }
         #expect(realm.schema[className: "Review"]?.properties.first { $0.name == "text" }?.isFullTextIndexed == true)
     }
@@ -245,13 +225,7 @@ struct QueryLanguageTests {
 
     @Test func errorPositionsCountCharacters() throws {
         let realm = try kennels()
-        let query = "name == 'Bjørk' AND ågé > 3"
-        do {
-            _ = try realm.objects(Hound.self).checkedFilter(query)
-            Issue.record("accepted")
-        } catch let Realm.Error.invalidQuery(_, position, message) {
-            #expect(position == 20, "\(message)")
-            #expect(message.contains("Hound has no property ågé"))
-        }
+        realm.objects(Hound.self).expectInvalidQuery(
+            "name == 'Bjørk' AND ågé > 3", reason: "Hound has no property ågé", position: 20)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import StrataStorage
+import StrataTestSupport
 import Testing
 
 @testable import Strata
@@ -42,14 +43,6 @@ private struct Mirror {
     var friends: [(name: String, age: Int)]
 }
 
-private struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-        return state >> 33 ^ state
-    }
-}
-
 @Suite("Queries")
 struct QueryTests {
     static let names = [
@@ -58,7 +51,7 @@ struct QueryTests {
     static let epoch = Date(timeIntervalSince1970: 1_700_000_000)
 
     private func populate(_ realm: Realm, count: Int, seed: UInt64) throws -> [Mirror] {
-        var random = SeededRandom(state: seed)
+        var random = SeededGenerator(seed: seed)
         var owners: [QueryOwner] = []
         var ownerValues: [(name: String, age: Int)] = []
         try realm.write {
@@ -163,6 +156,9 @@ struct QueryTests {
             ("numbers.@max == 9", [], { $0.numbers.max() == 9 }),
             ("numbers.@min <= 1", [], { ($0.numbers.min() ?? 99) <= 1 }),
             ("ANY numbers IN {1, 2}", [], { $0.numbers.contains { [1, 2].contains($0) } }),
+            ("rating IN {nil, 2, 3.0, 4.5}", [], { $0.rating == nil || [2, 3].contains($0.rating!) }),
+            ("name IN {'alpha', nil, 'Beta'}", [], { ["alpha", "Beta"].contains($0.name) }),
+            ("nickname IN {nil, 'zeta'}", [], { $0.nickname == nil || $0.nickname == "zeta" }),
             ("owner.name == 'o1'", [], { $0.owner?.name == "o1" }),
             ("owner == nil", [], { $0.owner == nil }),
             ("owner.age > 30", [], { ($0.owner?.age ?? 0) > 30 }),
@@ -285,6 +281,26 @@ struct QueryTests {
         }
     }
 
+    @Test func longIndexedStringsAreCheckedBeyondWhatTheIndexKeeps() throws {
+        let realm = try Realm(
+            configuration: Realm.Configuration(inMemoryIdentifier: "queries-\(UUID())", objectTypes: [QueryItem.self]))
+        let long = String(repeating: "x", count: 300)
+        try realm.write {
+            for (id, name) in [(1, long + "a"), (2, long + "b"), (3, "short")] {
+                realm.create(QueryItem.self, value: ["id": id, "name": name])
+            }
+        }
+        let all = realm.objects(QueryItem.self)
+        // Both long names share their indexed prefix: the index offers both, the rows decide.
+        let one = all.filter("name == $0", long + "a")
+        #expect(one.map(\.id) == [1])
+        #expect(one.query?.indexCandidateCount == 2)
+        #expect(all.filter("name IN $0", [long + "b", "short"]).map(\.id) == [2, 3])
+        let short = all.filter("name == 'short'")
+        #expect(short.count == 1)
+        #expect(short.query?.indexCandidateCount == 1)
+    }
+
     @Test func notANumberIsUnorderedInBothEvaluators() throws {
         let realm = try Realm(
             configuration: Realm.Configuration(inMemoryIdentifier: "queries-\(UUID())", objectTypes: [QueryItem.self]))
@@ -346,21 +362,30 @@ struct QueryTests {
             ("count > 3 #", 10, "unexpected character '#'"),
         ]
         for (query, position, reason) in cases {
-            do {
-                _ = try all.checkedFilterArguments(query, query.contains("$0") ? [owner] : [])
-                Issue.record("\(query) was accepted")
-            } catch let Realm.Error.invalidQuery(text, at, message) {
-                #expect(text == query)
-                #expect(at == position, "\(query): \(message)")
-                #expect(message.contains(reason), "\(query): \(message)")
-            } catch {
-                Issue.record("\(query): \(error)")
-            }
+            all.expectInvalidQuery(query, query.contains("$0") ? [owner] : [], reason: reason, position: position)
         }
     }
 }
 
 extension Results {
+    /// Expects `checkedFilter(query, arguments…)` to throw `invalidQuery` for exactly `query`, with a reason that
+    /// contains `reason` (at `position`, when given).
+    func expectInvalidQuery(
+        _ query: String, _ arguments: [Any] = [], reason: String, position: Int? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        do {
+            _ = try checkedFilterArguments(query, arguments)
+            Issue.record("\(query) was accepted", sourceLocation: sourceLocation)
+        } catch let Realm.Error.invalidQuery(text, at, message) {
+            #expect(text == query, sourceLocation: sourceLocation)
+            if let position { #expect(at == position, "\(query): \(message)", sourceLocation: sourceLocation) }
+            #expect(message.contains(reason), "\(query): \(message)", sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("\(query): \(error)", sourceLocation: sourceLocation)
+        }
+    }
+
     /// `checkedFilter` with an array of arguments (tests build them at run time).
     func checkedFilterArguments(_ query: String, _ arguments: [Any]) throws -> Results<Element> {
         switch arguments.count {

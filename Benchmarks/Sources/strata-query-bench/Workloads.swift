@@ -224,42 +224,26 @@ func makeWorkloads(_ data: Dataset) -> [Workload] {
             return nil
         }
     }
-    workloads.append(
-        Workload(
-            title: "Sort \(group(sortCount)) by String, read ids",
-            strataText: "filter(\"id < $0\", \(sortCount)).sorted(byKeyPath: \"name\"), read id of each",
-            sqlText: "SELECT id FROM item WHERE id < ? ORDER BY name", queries: 1, rowsPerQuery: sortCount,
-            strata: { realm in
-                var ids: [Int] = []
-                ids.reserveCapacity(sortCount)
-                for item in realm.objects(QBItem.self).filter("id < $0", sortCount).sorted(byKeyPath: "name") {
-                    ids.append(item.id)
-                }
-                return ids
-            },
-            grdb: { db in
-                try Int.fetchAll(
-                    db.cachedStatement(sql: "SELECT id FROM item WHERE id < ? ORDER BY name"), arguments: [sortCount])
-            },
-            expected: nil, verify: sortedCheck { data.names[$0] }))
-    workloads.append(
-        Workload(
-            title: "Sort \(group(sortCount)) by Int, read ids",
-            strataText: "filter(\"id < $0\", \(sortCount)).sorted(byKeyPath: \"value\"), read id of each",
-            sqlText: "SELECT id FROM item WHERE id < ? ORDER BY value", queries: 1, rowsPerQuery: sortCount,
-            strata: { realm in
-                var ids: [Int] = []
-                ids.reserveCapacity(sortCount)
-                for item in realm.objects(QBItem.self).filter("id < $0", sortCount).sorted(byKeyPath: "value") {
-                    ids.append(item.id)
-                }
-                return ids
-            },
-            grdb: { db in
-                try Int.fetchAll(
-                    db.cachedStatement(sql: "SELECT id FROM item WHERE id < ? ORDER BY value"), arguments: [sortCount])
-            },
-            expected: nil, verify: sortedCheck { data.values[$0] }))
+    for (kind, property, verify) in [
+        ("String", "name", sortedCheck { data.names[$0] }), ("Int", "value", sortedCheck { data.values[$0] }),
+    ] {
+        let sql = "SELECT id FROM item WHERE id < ? ORDER BY \(property)"
+        workloads.append(
+            Workload(
+                title: "Sort \(group(sortCount)) by \(kind), read ids",
+                strataText: "filter(\"id < $0\", \(sortCount)).sorted(byKeyPath: \"\(property)\"), read id of each",
+                sqlText: sql, queries: 1, rowsPerQuery: sortCount,
+                strata: { realm in
+                    var ids: [Int] = []
+                    ids.reserveCapacity(sortCount)
+                    for item in realm.objects(QBItem.self).filter("id < $0", sortCount).sorted(byKeyPath: property) {
+                        ids.append(item.id)
+                    }
+                    return ids
+                },
+                grdb: { db in try Int.fetchAll(db.cachedStatement(sql: sql), arguments: [sortCount]) },
+                expected: nil, verify: verify))
+    }
 
     // 10, 11. Count and sums.
     workloads.append(

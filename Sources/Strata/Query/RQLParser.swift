@@ -125,8 +125,10 @@ struct RQLParser {
     /// `Character`s from the start of the query.
     static func failure(in query: String, _ reason: String, at offset: Int) -> Realm.Error {
         var characters = 0
-        for index in query.indices {
-            guard query.utf8.distance(from: query.startIndex, to: index) < offset else { break }
+        var bytes = 0
+        for character in query {
+            guard bytes < offset else { break }
+            bytes += character.utf8.count
             characters += 1
         }
         return .invalidQuery(query: query, position: characters, reason: reason)

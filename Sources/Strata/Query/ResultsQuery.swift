@@ -18,12 +18,13 @@ public struct SortDescriptor: Sendable, Hashable {
         swiftKeyPath = nil
     }
 
-    /// Orders by the persisted property at `keyPath`:
+    /// Orders by the persisted property at `keyPath` (``keyPath`` then reads as the Swift key path, such as
+    /// `\Dog.age`, until a collection resolves it to the property's name):
     ///
     /// ```swift
     /// dogs.sorted(by: [SortDescriptor(keyPath: \Dog.age, ascending: false), SortDescriptor(keyPath: \Dog.name)])
     /// ```
-    public init<Root: ObjectBase, Value>(keyPath: KeyPath<Root, Value>, ascending: Bool = true) {
+    public init<Root: ObjectBase>(keyPath: PartialKeyPath<Root>, ascending: Bool = true) {
         self.keyPath = "\(keyPath)"
         self.ascending = ascending
         swiftKeyPath = ImmutableKeyPath(keyPath: keyPath)
