@@ -38,8 +38,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
 
     /// For a list or dictionary nested in a mixed value: its id in the property's nested-collection tree (0
     /// for a property's own collection), and its nesting level.
-    private var nested: UInt64 = 0
-    private var level = 0
+    var nested: UInt64 = 0
+    var level = 0
 
     init(owner: ManagedObject, property: Int, nested: UInt64 = 0, level: Int = 0) {
         backing = .managed(owner, property: property)

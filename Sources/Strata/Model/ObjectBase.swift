@@ -62,8 +62,8 @@ open class ObjectBase {
     /// Whether the object was deleted or its Realm invalidated. Always false while unmanaged.
     public var isInvalidated: Bool { managed.map { !$0.exists } ?? false }
 
-    /// Whether the object is a frozen snapshot.
-    public var isFrozen: Bool { false }
+    /// Whether the object is a frozen snapshot (see ``freeze()``).
+    public var isFrozen: Bool { managed?.realm.frozen ?? false }
 
     /// The persisted class name. Override to store the class under another name.
     open class func className() -> String {

@@ -80,12 +80,14 @@ extension _ObjectCollectionQueries {
 
 extension Realm {
     /// `Results` over the objects whose keys `keys` gives, in that order.
-    func results<Element: ObjectBase>(of type: Element.Type, keys: @escaping () throws(Realm.Error) -> [Int64])
-        -> Results<Element>
-    {
+    func results<Element: ObjectBase>(
+        of type: Element.Type, rebase: BaseSource? = nil, keys: @escaping () throws(Realm.Error) -> [Int64]
+    ) -> Results<Element> {
         checkThread()
         do {
-            return Results(realm: self, binding: try binding(for: type), query: ResultsQuery(stages: [], base: keys))
+            return Results(
+                realm: self, binding: try binding(for: type),
+                query: ResultsQuery(stages: [], base: keys, rebase: rebase))
         } catch {
             fatalError("\(error)")
         }
@@ -108,7 +110,8 @@ extension List: _ObjectCollectionQueries where Element: ObjectBase {
     /// See ``_ObjectCollectionQueries``.
     public func _queryResults() -> Results<Element> {
         guard let (owner, property) = managedSource else { unmanagedQuery(Self.self) }
-        return owner.realm.results(of: Element.self) { () throws(Realm.Error) in
+        return owner.realm.results(of: Element.self, rebase: .collection(owner, property: property)) {
+            () throws(Realm.Error) in
             try owner.realm.objectKeys(inCollection: owner, property: property)
         }
     }
@@ -118,7 +121,8 @@ extension MutableSet: _ObjectCollectionQueries where Element: ObjectBase {
     /// See ``_ObjectCollectionQueries``.
     public func _queryResults() -> Results<Element> {
         guard let (owner, property) = managedSource else { unmanagedQuery(Self.self) }
-        return owner.realm.results(of: Element.self) { () throws(Realm.Error) in
+        return owner.realm.results(of: Element.self, rebase: .collection(owner, property: property)) {
+            () throws(Realm.Error) in
             try owner.realm.objectKeys(inCollection: owner, property: property)
         }
     }
@@ -129,7 +133,8 @@ extension LinkingObjects: _ObjectCollectionQueries {
     public func _queryResults() -> Results<Element> {
         guard let owner = source.owner else { unmanagedQuery(Self.self) }
         let property = source.property
-        return owner.realm.results(of: Element.self) { () throws(Realm.Error) in
+        return owner.realm.results(of: Element.self, rebase: .backlinks(owner, property: property)) {
+            () throws(Realm.Error) in
             owner.realm.backlinkKeys(owner, property: property)
         }
     }

@@ -50,6 +50,8 @@ final class ResultsQuery {
     /// The objects to start from, in order, for results over a list, set or linking objects; nil for every
     /// object of the class.
     let base: (() throws(Realm.Error) -> [Int64])?
+    /// Makes `base` for another Realm of the same file (nil there when the collection's owner does not exist).
+    let rebase: BaseSource?
     /// How the last run found its objects: from an index (how many candidates) or by scanning (nil).
     private(set) var indexCandidateCount: Int?
     private var cachedKeys: [Int64] = []
@@ -57,13 +59,16 @@ final class ResultsQuery {
     private var cachedRows: [StableValue]?
     private var cachedGeneration = UInt64.max
 
-    init(stages: [Stage], base: (() throws(Realm.Error) -> [Int64])? = nil) {
+    init(stages: [Stage], base: (() throws(Realm.Error) -> [Int64])? = nil, rebase: BaseSource? = nil) {
         self.stages = stages
         self.base = base
+        self.rebase = rebase
     }
 
     /// `self`'s stages followed by `more`.
-    func appending(_ more: [Stage]) -> ResultsQuery { ResultsQuery(stages: stages + more, base: base) }
+    func appending(_ more: [Stage]) -> ResultsQuery {
+        ResultsQuery(stages: stages + more, base: base, rebase: rebase)
+    }
 
     /// The matching keys in order and, when a scan read them, their rows (valid while the Realm's generation
     /// stays the same); recomputed when the Realm's data may have changed.

@@ -25,7 +25,19 @@ public final class Realm {
     public let configuration: Configuration
     let store: Store
     let path: String
-    private let owner: pthread_t
+    /// The thread a thread-confined Realm belongs to; nil for actor-confined and frozen Realms.
+    private let ownerThread: pthread_t?
+    /// The actor an actor-confined Realm belongs to (also set for a Realm opened on the main thread, which
+    /// belongs to the main actor's thread and is refreshed through it). Weak: the actor usually holds the Realm.
+    private(set) weak var ownerActor: (any Actor)?
+    /// Whether the Realm is confined to an actor (its ``ownerActor`` may have gone away since).
+    let isActorConfined: Bool
+    /// Whether this Realm is a frozen view of one version.
+    let frozen: Bool
+    /// The version a frozen Realm reads (with its schema), shared by every Realm frozen at it.
+    var pinned: PinnedVersion?
+    /// Observers of this Realm and its objects and collections (see `Notifications/`).
+    let observers = ObserverList()
 
     private var snapshot: ReadTransaction
     private var views: [String: TreeView?] = [:]
@@ -55,10 +67,24 @@ public final class Realm {
     /// Throws ``Error/schemaMismatch(differences:)`` when the file's stored schema differs from the models,
     /// ``Error/invalidSchemaVersion(fileVersion:configuredVersion:)`` when the file is newer than the
     /// configuration, and file errors for a missing, locked or damaged file.
-    public init(configuration: Configuration) throws {
+    public convenience init(configuration: Configuration) throws {
+        try self.init(configuration: configuration, confinedTo: nil)
+    }
+
+    /// Opens a Realm confined to `actor`, or to the calling thread when `actor` is nil.
+    init(configuration: Configuration, confinedTo actor: (any Actor)?) throws {
         self.configuration = configuration
         path = configuration.path
-        owner = pthread_self()
+        if let actor {
+            ownerThread = nil
+            ownerActor = actor
+            isActorConfined = true
+        } else {
+            ownerThread = pthread_self()
+            ownerActor = Thread.isMainThread ? MainActor.shared : nil
+            isActorConfined = false
+        }
+        frozen = false
         do {
             store = try Realm.openStore(configuration)
             snapshot = try store.read()
@@ -88,6 +114,24 @@ public final class Realm {
                 }
             }
         }
+        if ownerActor != nil { Coordinator.for(self).register(self) }
+    }
+
+    /// A frozen Realm reading `version`.
+    init(frozen version: PinnedVersion) {
+        configuration = version.configuration
+        store = version.store
+        path = configuration.path
+        ownerThread = nil
+        ownerActor = nil
+        isActorConfined = false
+        frozen = true
+        pinned = version
+        snapshot = version.snapshot
+        storedClasses = version.schema.classes
+        storedSchemaVersion = version.schema.version
+        storedBacklinks = version.schema.backlinks
+        autorefresh = false
     }
 
     /// A read-only Realm on `snapshot`, the version a migration started from: the old objects of ``Migration``.
@@ -95,7 +139,10 @@ public final class Realm {
         configuration = target.configuration
         store = target.store
         path = target.path
-        owner = target.owner
+        ownerThread = target.ownerThread
+        ownerActor = target.ownerActor
+        isActorConfined = target.isActorConfined
+        frozen = false
         self.snapshot = snapshot
         migrationTarget = target
         try loadStoredSchema()
@@ -196,9 +243,17 @@ public final class Realm {
 
     private func loadStoredSchema() throws(Realm.Error) {
         dynamicBindings = [:]
-        storedClasses = [:]
-        storedSchemaVersion = nil
-        storedBacklinks = false
+        let schema = try Self.readSchema(transaction: transaction, snapshot: snapshot, path: path)
+        storedClasses = schema.classes
+        storedSchemaVersion = schema.version
+        storedBacklinks = schema.backlinks
+    }
+
+    /// The class definitions stored in the write transaction, or else in the snapshot.
+    static func readSchema(transaction: WriteTransaction?, snapshot: ReadTransaction, path: String)
+        throws(Realm.Error) -> StoredSchema
+    {
+        var schema = StoredSchema()
         let entries: [(key: [UInt8], value: [UInt8])]
         do {
             if let transaction, let tree = try transaction.tree(named: TableNames.schema) {
@@ -222,15 +277,16 @@ public final class Realm {
         }
         for (key, value) in entries {
             if key == TableNames.backlinksKey {
-                storedBacklinks = true
+                schema.backlinks = true
             } else if key == TableNames.schemaVersionKey {
-                storedSchemaVersion =
+                schema.version =
                     value.count == 8 ? value.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self).littleEndian } : 0
             } else if key.starts(with: Array("class:".utf8)) {
                 let stored = try StoredClass.decode(value, path: path)
-                storedClasses[stored.name] = stored
+                schema.classes[stored.name] = stored
             }
         }
+        return schema
     }
 
     /// The binding of `type` (and of every type it links to) in this file, checking stored definitions.
@@ -291,13 +347,30 @@ public final class Realm {
 
     // MARK: Threads
 
+    /// Traps with ``Error/wrongThread`` when called outside the Realm's thread or actor (frozen Realms are
+    /// readable anywhere).
     @usableFromInline
     func checkThread() {
-        guard pthread_equal(owner, pthread_self()) != 0 else { fatalError(Realm.Error.wrongThread.description) }
+        if let ownerThread {
+            guard pthread_equal(ownerThread, pthread_self()) != 0 else {
+                fatalError(Realm.Error.wrongThread.description)
+            }
+        } else if isActorConfined {
+            guard let ownerActor else { fatalError("\(Realm.Error.wrongThread): the Realm's actor is gone") }
+            ownerActor.preconditionIsolated(Realm.Error.wrongThread.description)
+        }
     }
 
+    /// Throws ``Error/wrongThread`` when called outside the Realm's thread. An actor-confined Realm used off its
+    /// actor traps instead: Swift offers no way to ask which actor is running without trapping (and the compiler
+    /// already keeps a non-`Sendable` Realm on its actor).
     func checkThreadThrowing() throws(Realm.Error) {
-        guard pthread_equal(owner, pthread_self()) != 0 else { throw .wrongThread }
+        if let ownerThread {
+            guard pthread_equal(ownerThread, pthread_self()) != 0 else { throw .wrongThread }
+        } else if isActorConfined {
+            guard let ownerActor else { throw .wrongThread }
+            ownerActor.preconditionIsolated(Realm.Error.wrongThread.description)
+        }
     }
 
     // MARK: Transactions
@@ -311,8 +384,8 @@ public final class Realm {
         return storedClasses.keys.allSatisfy { rowCount(tree: TableNames.rows($0)) == 0 }
     }
 
-    /// Whether this Realm is a frozen snapshot.
-    public var isFrozen: Bool { false }
+    /// Whether this Realm is a frozen snapshot (see ``freeze()``).
+    public var isFrozen: Bool { frozen }
 
     /// Runs `block` in a write transaction and commits it. If `block` throws, or an operation inside it failed
     /// (a duplicate primary key, a value too large...), nothing of the transaction is applied and the error is
@@ -335,15 +408,43 @@ public final class Realm {
     /// version.
     public func beginWrite() throws {
         try checkThreadThrowing()
+        try checkWritable()
+        let started: WriteTransaction
+        do {
+            started = try store.beginWrite()
+        } catch {
+            throw Realm.Error.storage(error, path: path)
+        }
+        try adoptWrite(started)
+    }
+
+    /// Makes `started` (holding the write lock) this Realm's write transaction.
+    func adoptWrite(_ started: WriteTransaction) throws(Realm.Error) {
+        transaction = started
+        try startedWrite()
+    }
+
+    /// Throws unless this Realm may start a write transaction.
+    func checkWritable() throws(Realm.Error) {
         guard transaction == nil else {
             throw Realm.Error.invalidValue(
                 type: "Realm", property: "", reason: "a write transaction is already in progress")
         }
+        guard !frozen else {
+            throw Realm.Error.invalidValue(type: "Realm", property: "", reason: "a frozen Realm cannot be written")
+        }
         guard !configuration.readOnly else { throw Realm.Error.readOnly(path: path) }
-        do {
-            transaction = try store.beginWrite()
-        } catch {
-            throw Realm.Error.storage(error, path: path)
+    }
+
+    /// Sets up the write transaction just started: the Realm reads its newest version (observers learn what
+    /// changed up to it; they are told at the commit).
+    func startedWrite() throws(Realm.Error) {
+        if let transaction, transaction.baseVersion != snapshot.version {
+            do {
+                advance(to: try store.read())
+            } catch {
+                throw Realm.Error.storage(error, path: path)
+            }
         }
         handles = [:]
         failure = nil
@@ -381,7 +482,9 @@ public final class Realm {
         handles = [:]
         generation &+= 1
         CommitSignal.shared.post(path + "\u{0}")
+        Coordinator.for(self).committed(by: self)
         try refreshSnapshot()
+        observers.deliver()
     }
 
     /// Abandons the write transaction: nothing of it is applied.
@@ -395,35 +498,52 @@ public final class Realm {
         generation &+= 1
         // Definitions registered in the abandoned transaction are gone again.
         try? loadStoredSchema()
+        observers.deliver()
     }
 
     /// Advances to the newest version. Returns whether there was a newer version.
     @discardableResult
     public func refresh() -> Bool {
         checkThread()
-        guard transaction == nil else { return false }
+        guard transaction == nil, !frozen else { return false }
         let before = snapshot.version
         try? refreshSnapshot()
+        observers.deliver()
         return snapshot.version != before
     }
 
     private func refreshSnapshot() throws(Realm.Error) {
         do {
-            snapshot = try store.read()
+            advance(to: try store.read())
         } catch {
             throw .storage(error, path: path)
         }
+    }
+
+    /// Moves the Realm to `newer` (a version at least as new as its current one). Observers record what changed
+    /// between the two versions; they are told when the caller delivers.
+    private func advance(to newer: ReadTransaction) {
+        let older = snapshot
+        snapshot = newer
+        pinned = nil
         views = [:]
         generation &+= 1
         readEpoch &+= 1
-        try loadStoredSchema()
+        try? loadStoredSchema()
+        if newer.version != older.version { observers.advanced(from: older, to: newer, realm: self) }
     }
 
-    /// Releases the version this Realm reads; the next access reads the newest one.
+    /// The version this Realm reads.
+    var currentSnapshot: ReadTransaction { snapshot }
+
+    /// Releases the version this Realm reads; the next access reads the newest one. Observers' `AsyncSequence`s
+    /// end.
     public func invalidate() {
         checkThread()
         if transaction != nil { cancelWrite() }
+        guard !frozen else { return }
         try? refreshSnapshot()
+        observers.invalidated()
     }
 
     func activeTransaction() throws(Realm.Error) -> WriteTransaction {

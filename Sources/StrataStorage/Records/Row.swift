@@ -172,4 +172,14 @@ public struct RowView {
 
     /// The UTF-8 string in `column` ("" when null; invalid UTF-8 is repaired with U+FFFD).
     public func string(_ column: Int) -> String { withBytes(column) { String(decoding: $0, as: UTF8.self) } }
+
+    /// Whether `column` holds the same value in this row and in `other`: both null, or the same fixed-size
+    /// value, or (`variableSize`) the same bytes.
+    public func column(_ column: Int, equals other: RowView, variableSize: Bool) -> Bool {
+        let null = isNull(column)
+        guard null == other.isNull(column) else { return false }
+        if null { return true }
+        guard variableSize else { return slot(column) == other.slot(column) }
+        return withBytes(column) { mine in other.withBytes(column) { theirs in mine.elementsEqual(theirs) } }
+    }
 }

@@ -1,0 +1,140 @@
+import StrataStorage
+
+/// Follows one object: the properties that changed since the last delivery (first old value, latest new
+/// value), or its deletion.
+final class ObjectObserver<T: ObjectBase>: RealmObserver {
+    let object: T
+    let managed: ManagedObject
+    let paths: [[String]]?
+    var handler: ((ObjectChange<T>) -> Void)?
+    let waiter = Waiter()
+    let cancelled = CancelFlag()
+    private var pending: [String: (old: Any?, new: Any?)] = [:]
+    private var deleted = false
+    private var finished = false
+
+    init(object: T, managed: ManagedObject, paths: [[String]]?) {
+        self.object = object
+        self.managed = managed
+        self.paths = paths
+        if let paths { ModificationChecker.validate(paths, from: managed.binding, realm: managed.realm) }
+    }
+
+    func advanced(_ changes: VersionChanges, from old: ReadTransaction, to new: ReadTransaction) {
+        guard !deleted, !finished else { return }
+        let binding = managed.binding
+        if changes.classes[binding.className]?.insertedOrDeleted.contains(managed.key) == true, !managed.exists {
+            deleted = true
+            pending = [:]
+            return
+        }
+        let checker = ModificationChecker(realm: managed.realm, changes: changes, paths: paths, root: binding.className)
+        let names = checker.changedProperties(binding, managed.key)
+        guard !names.isEmpty else { return }
+        for name in names {
+            guard let index = binding.table.propertyIndex(named: name) else { continue }
+            let newValue = managed.readAny(property: index)
+            if pending[name] != nil {
+                pending[name]!.new = newValue
+            } else {
+                pending[name] = (oldValue(of: index, in: old), newValue)
+            }
+        }
+    }
+
+    /// The plain value of property `index` in `old` (nil for links, collections and mixed values).
+    private func oldValue(of index: Int, in old: ReadTransaction) -> Any? {
+        let binding = managed.binding
+        let info = binding.table.infos[index]
+        guard !info.isCollection, info.type != .object, info.type != .any, info.type != .linkingObjects else {
+            return nil
+        }
+        let stored = try? old.tree(named: binding.rowsTree)?.withValue(forKey: KeyEncoding.objectKey(managed.key)) {
+            RowCodec.get(try RowView($0), column: binding.columns[index], info: info)
+        }
+        return stored.flatMap { $0 }.flatMap { StoredValueConversion.any(from: $0) }
+    }
+
+    /// The change since the last delivery, or nil.
+    func nextChange() -> ObjectChange<T>? {
+        guard !finished else { return nil }
+        if deleted {
+            finished = true
+            return .deleted
+        }
+        guard !pending.isEmpty else { return nil }
+        let properties = managed.binding.table.schema.properties
+        let changes = properties.compactMap { property in
+            pending[property.name].map { PropertyChange(name: property.name, oldValue: $0.old, newValue: $0.new) }
+        }
+        pending = [:]
+        return .change(object, changes)
+    }
+
+    /// Whether `.deleted` was delivered.
+    var isFinished: Bool { finished }
+
+    func deliver() {
+        guard !cancelled.isSet else { return }
+        guard let handler else {
+            waiter.signal()
+            return
+        }
+        if let change = nextChange() { handler(change) }
+    }
+
+    func end() { waiter.end() }
+}
+
+extension ObjectBase {
+    /// The observer of this managed object, registered with its Realm.
+    func registeredObserver<T: ObjectBase>(as object: T, paths: [[String]]?) -> ObjectObserver<T> {
+        guard let managed else { fatalError("observe: \(type(of: self)) is unmanaged; only managed objects can be observed") }
+        guard !managed.realm.isFrozen else { fatalError("observe: frozen objects never change") }
+        managed.realm.checkThread()
+        let observer = ObjectObserver(object: object, managed: managed, paths: paths)
+        managed.realm.observers.add(observer)
+        Coordinator.for(managed.realm).observing(managed.realm)
+        return observer
+    }
+}
+
+// `observe` and `changes` for every object type, on `ThreadConfined` so that `Self` is the model class.
+extension ThreadConfined where Self: ObjectBase {
+    /// Calls `block` after each change to the object's properties (with `keyPaths`, only those properties, or
+    /// paths through links such as `"owner.name"`, which report the link property), and once with `.deleted` when
+    /// it is deleted. Delivered where the Realm lives, like collection notifications; there is no initial call.
+    ///
+    /// ```swift
+    /// let token = dog.observe(keyPaths: ["name"]) { change in
+    ///     if case .change(_, let properties) = change { print(properties.map(\.name)) }
+    /// }
+    /// ```
+    public func observe(keyPaths: [String]? = nil, _ block: @escaping (ObjectChange<Self>) -> Void)
+        -> NotificationToken
+    {
+        let observer = registeredObserver(as: self, paths: keyPaths.map(splitKeyPaths))
+        observer.handler = block
+        let cancelled = observer.cancelled
+        return NotificationToken(observer) { cancelled.set() }
+    }
+
+    /// ``observe(keyPaths:_:)-(_,(ObjectChange<Self>)->Void)`` with Swift key paths (`\Dog.name`).
+    public func observe(keyPaths: [PartialKeyPath<Self>], _ block: @escaping (ObjectChange<Self>) -> Void)
+        -> NotificationToken
+    {
+        observe(keyPaths: propertyNames(keyPaths), block)
+    }
+
+    /// The persisted names of `keyPaths`.
+    func propertyNames(_ keyPaths: [PartialKeyPath<Self>]) -> [String] {
+        guard let realm else { fatalError("observe: \(Self.self) is unmanaged") }
+        do {
+            return try keyPaths.map { (keyPath) throws(Realm.Error) in
+                try realm.propertyName(of: keyPath, query: "observe(keyPaths: \(keyPath))")
+            }
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+}

@@ -1,0 +1,266 @@
+import StrataStorage
+
+/// Something told when its Realm advances to a newer version and when to deliver what it learned.
+///
+/// A Realm holds its observers weakly; a ``NotificationToken`` or an `AsyncSequence`'s iterator keeps each one
+/// alive, so dropping either ends the observation.
+protocol RealmObserver: AnyObject {
+    /// The Realm moved from `old` to `new` (already its current version); `changes` says which objects differ.
+    func advanced(_ changes: VersionChanges, from old: ReadTransaction, to new: ReadTransaction)
+    /// Hands what was learned since the last delivery to the observer's consumer.
+    func deliver()
+    /// The Realm was invalidated: the observation ends.
+    func end()
+}
+
+/// The observers of one Realm, held weakly.
+final class ObserverList {
+    private struct Entry {
+        weak var observer: (any RealmObserver)?
+    }
+
+    private var entries: [Entry] = []
+
+    var isEmpty: Bool {
+        entries.removeAll { $0.observer == nil }
+        return entries.isEmpty
+    }
+
+    func add(_ observer: any RealmObserver) {
+        entries.removeAll { $0.observer == nil }
+        entries.append(Entry(observer: observer))
+    }
+
+    private var live: [any RealmObserver] { entries.compactMap(\.observer) }
+
+    /// Tells every observer that `realm` moved from `old` to `new`; the changes are computed once for all.
+    func advanced(from old: ReadTransaction, to new: ReadTransaction, realm: Realm) {
+        let observers = live
+        guard !observers.isEmpty else { return }
+        let changes: VersionChanges
+        do {
+            changes = try VersionChanges.between(old, new, schema: realm.schemaClasses())
+        } catch {
+            // A damaged page: report every object of every class as possibly changed rather than miss a change.
+            changes = VersionChanges()
+        }
+        for observer in observers { observer.advanced(changes, from: old, to: new) }
+    }
+
+    /// Delivers pending changes (in registration order). Observers added by a callback wait for the next round.
+    func deliver() {
+        for observer in live { observer.deliver() }
+    }
+
+    func invalidated() {
+        for observer in live { observer.end() }
+    }
+}
+
+/// Keeps an observation alive; ``invalidate()`` (or dropping the token) ends it.
+///
+/// ```swift
+/// let token = dogs.observe { change in
+///     if case .update(_, let deletions, let insertions, let modifications) = change { … }
+/// }
+/// …
+/// token.invalidate()
+/// ```
+public final class NotificationToken: @unchecked Sendable {
+    private let state: Locked<(any AnyObject)?>
+    private let stop: @Sendable () -> Void
+
+    init(_ observer: any AnyObject, stop: @escaping @Sendable () -> Void) {
+        state = Locked(observer)
+        self.stop = stop
+    }
+
+    /// Ends the observation: its block is not called again. Safe to call more than once, from any thread.
+    public func invalidate() {
+        let observer = state.withLock { state -> (any AnyObject)? in
+            defer { state = nil }
+            return state
+        }
+        if observer != nil { stop() }
+    }
+
+    deinit { invalidate() }
+}
+
+/// A flag set from any thread and read on the observer's own.
+final class CancelFlag: @unchecked Sendable {
+    private let state = Locked(false)
+    var isSet: Bool { state.withLock { $0 } }
+    func set() { state.withLock { $0 = true } }
+}
+
+/// Wakes a consumer suspended in an `AsyncSequence`'s `next()`; signals and ends may come from any thread.
+final class Waiter: @unchecked Sendable {
+    private struct State {
+        var signalled = false
+        var ended = false
+        var continuation: CheckedContinuation<Void, Never>?
+    }
+
+    private let state = Locked(State())
+
+    var isEnded: Bool { state.withLock { $0.ended } }
+
+    /// Wakes the consumer (or lets its next wait return at once).
+    func signal() {
+        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.signalled = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume()
+    }
+
+    /// Ends the sequence: the consumer's waits return at once from now on.
+    func end() {
+        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            state.ended = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume()
+    }
+
+    /// Suspends until a signal (consuming it), the end, or the task's cancellation (which ends the sequence).
+    func wait(isolation: isolated (any Actor)? = #isolation) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = state.withLock { state -> Bool in
+                    if state.signalled || state.ended {
+                        state.signalled = false
+                        return true
+                    }
+                    state.continuation = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            end()
+        }
+        state.withLock { $0.signalled = false }
+    }
+}
+
+/// Decides whether an object present before and after a change was modified: its own stored properties (or,
+/// with key paths, those the paths name) and, without key paths, the objects it links to, up to four links
+/// away.
+struct ModificationChecker {
+    let realm: Realm
+    let changes: VersionChanges
+    let paths: [[String]]?
+    /// Whether any class other than the root's changed (links need following only then).
+    private let othersChanged: Bool
+
+    init(realm: Realm, changes: VersionChanges, paths: [[String]]?, root: String) {
+        self.realm = realm
+        self.changes = changes
+        self.paths = paths
+        othersChanged = changes.classes.keys.contains { $0 != root }
+    }
+
+    static let maximumDepth = 4
+
+    func isModified(_ binding: TableBinding, _ key: Int64) -> Bool {
+        if let paths { return paths.contains { pathChanged(binding, key, $0[...]) } }
+        if changes.classes[binding.className]?.touches(key) == true { return true }
+        return othersChanged && linkedChanged(binding, key, depth: 1)
+    }
+
+    /// The properties of object `key` that changed, by persisted name, limited to the first component of the
+    /// key paths when there are some (a path through a link reports the link property).
+    func changedProperties(_ binding: TableBinding, _ key: Int64) -> Set<String> {
+        let own = changes.classes[binding.className]?.modified[key] ?? []
+        guard let paths else { return own }
+        var names: Set<String> = []
+        for path in paths {
+            guard let first = path.first, let index = binding.table.propertyIndex(named: first) else { continue }
+            let name = binding.table.schema.properties[index].name
+            if own.contains(name) || (path.count > 1 && pathChanged(binding, key, path[...])) { names.insert(name) }
+        }
+        return names
+    }
+
+    private func pathChanged(_ binding: TableBinding, _ key: Int64, _ path: ArraySlice<String>) -> Bool {
+        guard let first = path.first, let index = binding.table.propertyIndex(named: first) else { return false }
+        let name = binding.table.schema.properties[index].name
+        if changes.classes[binding.className]?.modified[key]?.contains(name) == true { return true }
+        guard path.count > 1, let target = targetBinding(binding, index) else { return false }
+        return linkTargets(binding, index, key).contains { target2 in
+            changes.classes[target.className]?.insertedOrDeleted.contains(target2) != true
+                && pathChanged(target, target2, path.dropFirst())
+        }
+    }
+
+    private func linkedChanged(_ binding: TableBinding, _ key: Int64, depth: Int) -> Bool {
+        guard depth <= Self.maximumDepth else { return false }
+        for (index, info) in binding.table.infos.enumerated() where info.type == .object {
+            guard let target = targetBinding(binding, index) else { continue }
+            for linked in linkTargets(binding, index, key) {
+                if changes.classes[target.className]?.touches(linked) == true { return true }
+                if linkedChanged(target, linked, depth: depth + 1) { return true }
+            }
+        }
+        return false
+    }
+
+    private func targetBinding(_ binding: TableBinding, _ index: Int) -> TableBinding? {
+        if let type = binding.table.infos[index].objectType { return try? realm.binding(for: type) }
+        guard let name = binding.table.schema.properties[index].objectClassName else { return nil }
+        return try? realm.dynamicBinding(name)
+    }
+
+    /// The objects property `index` of object `key` links to, in the Realm's current version.
+    private func linkTargets(_ binding: TableBinding, _ index: Int, _ key: Int64) -> [Int64] {
+        let info = binding.table.infos[index]
+        let values: [_StoredValue]
+        if info.isCollection {
+            values = (try? realm.queryCollectionValues(binding, property: index, key: key)) ?? []
+        } else {
+            let value = try? realm.withRow(tree: binding.rowsTree, key: key) { row in
+                RowCodec.get(row, column: binding.columns[index], info: info)
+            }
+            values = value.map { [$0] } ?? []
+        }
+        return values.compactMap {
+            switch $0 {
+            case .int(let target): target
+            case .object(let object): object.managed?.key
+            default: nil
+            }
+        }
+    }
+
+    /// Traps with a message naming the type and key path when a path does not name persisted properties (through
+    /// links) of `binding`'s class.
+    static func validate(_ paths: [[String]], from binding: TableBinding, realm: Realm) {
+        for path in paths {
+            var current = binding
+            for (position, name) in path.enumerated() {
+                guard let index = current.table.propertyIndex(named: name) else {
+                    fatalError(
+                        "\(Realm.Error.invalidValue(type: current.className, property: name, reason: "key path '\(path.joined(separator: "."))' names no property of \(current.className)"))"
+                    )
+                }
+                guard position < path.count - 1 else { break }
+                let info = current.table.infos[index]
+                guard info.type == .object,
+                    let next = info.objectType.flatMap({ try? realm.binding(for: $0) })
+                        ?? current.table.schema.properties[index].objectClassName.flatMap({
+                            try? realm.dynamicBinding($0)
+                        })
+                else {
+                    fatalError(
+                        "\(Realm.Error.invalidValue(type: current.className, property: name, reason: "key path '\(path.joined(separator: "."))' continues past a property that is not a link"))"
+                    )
+                }
+                current = next
+            }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import StrataStorage
+
+/// The class definitions stored in one version of a file.
+struct StoredSchema: Sendable {
+    var classes: [String: StoredClass] = [:]
+    var version: UInt64?
+    /// Whether the file's backlink trees are complete (see `TableNames.backlinksKey`).
+    var backlinks = false
+}
+
+/// One committed version, pinned while any frozen Realm, object or collection reads it, with its schema read
+/// once. Immutable, so any thread may hold it; each frozen `Realm` instance over it keeps its own caches.
+final class PinnedVersion: Sendable {
+    let configuration: Realm.Configuration
+    let store: Store
+    let snapshot: ReadTransaction
+    let schema: StoredSchema
+
+    init(configuration: Realm.Configuration, store: Store, snapshot: ReadTransaction) throws(Realm.Error) {
+        self.configuration = configuration
+        self.store = store
+        self.snapshot = snapshot
+        schema = try Realm.readSchema(transaction: nil, snapshot: snapshot, path: configuration.path)
+    }
+
+    /// The version number.
+    var version: UInt64 { snapshot.version }
+}
+
+extension Realm {
+    /// The version this Realm reads, pinned for frozen views (one per version, reused while it lives).
+    func pinnedVersion() throws(Realm.Error) -> PinnedVersion {
+        if let pinned, pinned.snapshot === currentSnapshot { return pinned }
+        let version = try PinnedVersion(configuration: configuration, store: store, snapshot: currentSnapshot)
+        pinned = version
+        return version
+    }
+
+    /// A new frozen Realm over the same version as this one (frozen or live): a private set of caches, so that
+    /// each holder may read it on its own thread.
+    func frozenCopy() -> Realm {
+        do {
+            return Realm(frozen: try pinnedVersion())
+        } catch {
+            fatalError("\(error)")
+        }
+    }
+}
