@@ -15,6 +15,8 @@ import StrataTestSupport
 //   trap-wrong-thread PATH  store a Note, print "stored", then read it from another thread (traps)
 //   crash-in-migration PATH open the file with a newer Note model; the migration block rewrites every note,
 //                           creates 5,000 more, prints "migrating" and crashes before the migration ends
+//   tally PATH COUNT        wait for a line on stdin, then COUNT commits each adding 1 to Tally 1's count; print
+//                           "done"
 //   outbox-crash PATH       consume the Reading outbox: acknowledge the first delivery, print "received V" for
 //                           the second and crash before acknowledging it
 //
@@ -122,6 +124,17 @@ func run() throws {
             say("acked \(next)")
             next += 1
         }
+    case "tally":
+        guard arguments.count >= 4, let count = Int(arguments[3]) else { fail("tally needs a count") }
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path)))
+        _ = readLine()
+        for _ in 0..<count {
+            try realm.write {
+                let tally = realm.object(ofType: Tally.self, forPrimaryKey: 1) ?? realm.create(Tally.self, value: ["id": 1])
+                tally.count += 1
+            }
+        }
+        say("done")
     case "increment":
         guard arguments.count >= 4, let count = Int(arguments[3]) else { fail("increment needs a count") }
         let store = try Store.open(path: path, options: StoreOptions(durability: .none))
@@ -178,4 +191,10 @@ final class WordyNote: Object {
     @Persisted var text = ""
     @Persisted var words = 0
     override class func className() -> String { "Note" }
+}
+
+/// The counter of `tally`, observed by the parent process.
+final class Tally: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var count = 0
 }
