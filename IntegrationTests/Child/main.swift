@@ -130,7 +130,8 @@ func run() throws {
         _ = readLine()
         for _ in 0..<count {
             try realm.write {
-                let tally = realm.object(ofType: Tally.self, forPrimaryKey: 1) ?? realm.create(Tally.self, value: ["id": 1])
+                let tally =
+                    realm.object(ofType: Tally.self, forPrimaryKey: 1) ?? realm.create(Tally.self, value: ["id": 1])
                 tally.count += 1
             }
         }

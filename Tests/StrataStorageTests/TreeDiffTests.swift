@@ -41,7 +41,8 @@ struct TreeDiffTests {
             let b = Int.random(in: a..<versions.count, using: &generator)
             let (oldTxn, oldModel) = versions[a]
             let (newTxn, newModel) = versions[b]
-            let found = try #require(try newTxn.tree(named: "t")).differences(from: try #require(try oldTxn.tree(named: "t")))
+            let found = try #require(try newTxn.tree(named: "t")).differences(
+                from: try #require(try oldTxn.tree(named: "t")))
             let inserted = newModel.keys.filter { oldModel[$0] == nil }
             let deleted = oldModel.keys.filter { newModel[$0] == nil }
             let changed = newModel.keys.filter { oldModel[$0] != nil && oldModel[$0] != newModel[$0] }

@@ -43,10 +43,13 @@ struct ChangeSetTests {
     @Test func collectionDiffsReproduceTheNewState() {
         var generator = SeededGenerator(seed: 7)
         for _ in 0..<500 {
-            let old = (0..<Int.random(in: 0..<30, using: &generator)).map { _ in Int.random(in: 0..<12, using: &generator) }
+            let old = (0..<Int.random(in: 0..<30, using: &generator)).map { _ in
+                Int.random(in: 0..<12, using: &generator)
+            }
             var new = old.filter { _ in Int.random(in: 0..<4, using: &generator) != 0 }
             for _ in 0..<Int.random(in: 0..<6, using: &generator) {
-                new.insert(Int.random(in: 0..<15, using: &generator), at: Int.random(in: 0...new.count, using: &generator))
+                new.insert(
+                    Int.random(in: 0..<15, using: &generator), at: Int.random(in: 0...new.count, using: &generator))
             }
             if Int.random(in: 0..<3, using: &generator) == 0 { new.shuffle(using: &generator) }
             let dogs = Realm.self  // keep the module imported for the helper's generic context
@@ -88,7 +91,10 @@ struct NotificationTests {
         let token = dogs.observe { recorder.changes.append($0) }
         defer { token.invalidate() }
         #expect(recorder.changes.count == 1)
-        guard case .initial(let initial) = recorder.changes.first else { Issue.record("no initial"); return }
+        guard case .initial(let initial) = recorder.changes.first else {
+            Issue.record("no initial")
+            return
+        }
         #expect(initial.isEmpty)
 
         try realm.write {
@@ -124,7 +130,9 @@ struct NotificationTests {
             dogs.observe(keyPaths: ["owner.name"]) { byOwnerName.changes.append($0) },
             dogs.observe { everything.changes.append($0) },
         ]
-        defer { tokens.forEach { $0.invalidate() } }
+        defer {
+            for token in tokens { token.invalidate() }
+        }
         try realm.write { realm.object(ofType: NtfDog.self, forPrimaryKey: 1)!.age = 3 }
         #expect(byName.updates.isEmpty && byOwnerName.updates.isEmpty)
         #expect(everything.updates.last?.modifications == [0])
@@ -194,7 +202,8 @@ struct NotificationTests {
                     case 0:
                         if let dog = writer.object(ofType: NtfDog.self, forPrimaryKey: id) { writer.delete(dog) }
                     case 1:
-                        writer.object(ofType: NtfDog.self, forPrimaryKey: id)?.name = "n\(Int.random(in: 0..<3, using: &generator))"
+                        writer.object(ofType: NtfDog.self, forPrimaryKey: id)?.name =
+                            "n\(Int.random(in: 0..<3, using: &generator))"
                     default:
                         writer.create(
                             NtfDog.self, value: ["id": id, "age": Int.random(in: 0..<80, using: &generator)],

@@ -129,7 +129,8 @@ extension List: ObservableRealmCollection {
         guard let (owner, property) = managedSource, nested == 0 else {
             fatalError("observe: only the lists of managed objects can be observed (not unmanaged or nested ones)")
         }
-        return elementObserver(realm: owner.realm, collection: collection, owner: owner, property: property, paths: paths)
+        return elementObserver(
+            realm: owner.realm, collection: collection, owner: owner, property: property, paths: paths)
     }
 }
 
@@ -138,7 +139,8 @@ extension MutableSet: ObservableRealmCollection {
         guard let (owner, property) = managedSource else {
             fatalError("observe: only the sets of managed objects can be observed")
         }
-        return elementObserver(realm: owner.realm, collection: collection, owner: owner, property: property, paths: paths)
+        return elementObserver(
+            realm: owner.realm, collection: collection, owner: owner, property: property, paths: paths)
     }
 }
 

@@ -89,7 +89,9 @@ final class ObjectObserver<T: ObjectBase>: RealmObserver {
 extension ObjectBase {
     /// The observer of this managed object, registered with its Realm.
     func registeredObserver<T: ObjectBase>(as object: T, paths: [[String]]?) -> ObjectObserver<T> {
-        guard let managed else { fatalError("observe: \(type(of: self)) is unmanaged; only managed objects can be observed") }
+        guard let managed else {
+            fatalError("observe: \(type(of: self)) is unmanaged; only managed objects can be observed")
+        }
         guard !managed.realm.isFrozen else { fatalError("observe: frozen objects never change") }
         managed.realm.checkThread()
         let observer = ObjectObserver(object: object, managed: managed, paths: paths)
