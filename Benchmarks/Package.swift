@@ -1,6 +1,7 @@
 // swift-tools-version: 6.0
 // Benchmarks of StrataStorage against LMDB (system liblmdb) and SQLite (through GRDB), of Strata's object
-// layer against GRDB records, and of Strata queries against the same queries in SQL.
+// layer against GRDB records, of Strata queries against the same queries in SQL, and of Strata's change
+// notifications against GRDB's ValueObservation.
 // A package of its own so that the root package keeps no dependencies. Run: bash Benchmarks/run.sh
 import PackageDescription
 
@@ -39,6 +40,15 @@ let package = Package(
         ),
         .executableTarget(
             name: "strata-query-bench",
+            dependencies: [
+                "BenchSupport",
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ]
+        ),
+        // Change notifications (actor Realms, for-await) against GRDB's ValueObservation.
+        .executableTarget(
+            name: "strata-notify-bench",
             dependencies: [
                 "BenchSupport",
                 .product(name: "Strata", package: "Strata"),
