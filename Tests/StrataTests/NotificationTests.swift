@@ -6,6 +6,7 @@ import Testing
 final class NtfOwner: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var name = ""
+    @Persisted(originProperty: "owner") var dogs: LinkingObjects<NtfDog>
 }
 
 final class NtfDog: Object {
@@ -14,6 +15,13 @@ final class NtfDog: Object {
     @Persisted var age = 0
     @Persisted var owner: NtfOwner?
     @Persisted var tags: List<String>
+    @Persisted var friends: MutableSet<NtfOwner>
+    @Persisted var scores: Map<String, Int>
+}
+
+/// A class no other model links to: another Realm adds it to the file.
+final class NtfNote: Object {
+    @Persisted var text = ""
 }
 
 private func memoryConfiguration(_ name: String = "ntf") -> Realm.Configuration {
@@ -313,6 +321,182 @@ struct NotificationTests {
         #expect(seen.first == 0)
         #expect(seen.last == 5)
         #expect(seen == seen.sorted())
+    }
+}
+
+@Suite("Notification: frozen values and actor Realms")
+struct FrozenAndActorRealmTests {
+    @Test func frozenRealmsReadTheirVersionAndRefuseWrites() throws {
+        let realm = try Realm(configuration: memoryConfiguration())
+        try realm.write { realm.add(NtfDog(value: ["id": 1])) }
+        let frozen = realm.freeze()
+        #expect(frozen.isFrozen && !realm.isFrozen && frozen.freeze() === frozen)
+        try realm.write { realm.add(NtfDog(value: ["id": 2])) }
+        #expect(frozen.objects(NtfDog.self).count == 1)
+        #expect(!frozen.refresh())
+        #expect(throws: Realm.Error.self) { try frozen.write {} }
+        #expect(!frozen.isInWriteTransaction)
+        let thawed = frozen.thaw()
+        #expect(!thawed.isFrozen && thawed.objects(NtfDog.self).count == 2)
+    }
+
+    @Test func collectionsOfObjectsFreezeAndThaw() throws {
+        let realm = try Realm(configuration: memoryConfiguration())
+        let (owner, dog) = try realm.write {
+            let owner = realm.create(NtfOwner.self, value: ["id": 1])
+            let dog = realm.create(NtfDog.self, value: ["id": 1, "owner": owner, "tags": ["a"]])
+            dog.friends.insert(owner)
+            dog.scores["x"] = 1
+            return (owner, dog)
+        }
+        let tags = dog.tags.freeze()
+        let friends = dog.friends.freeze()
+        let scores = dog.scores.freeze()
+        let fans = owner.dogs.freeze()
+        try realm.write {
+            dog.tags.append("b")
+            dog.friends.removeAll()
+            dog.scores["y"] = 2
+            realm.add(NtfDog(value: ["id": 2, "owner": owner]))
+        }
+        #expect(Array(tags) == ["a"] && tags.isFrozen)
+        #expect(friends.count == 1 && friends.isFrozen)
+        #expect(scores.count == 1 && scores.isFrozen)
+        #expect(fans.count == 1 && fans.isFrozen)
+        #expect(tags.thaw()?.count == 2)
+        #expect(friends.thaw()?.count == 0)
+        #expect(scores.thaw()?.count == 2)
+        #expect(fans.thaw()?.count == 2)
+        try realm.write { realm.delete(dog) }
+        #expect(tags.thaw() == nil)
+    }
+
+    @Test func setsAndLinkingObjectsAreObservable() throws {
+        let realm = try Realm(configuration: memoryConfiguration())
+        let (owner, dog) = try realm.write {
+            (realm.create(NtfOwner.self, value: ["id": 1]), realm.create(NtfDog.self, value: ["id": 1]))
+        }
+        let fans = Recorder<LinkingObjects<NtfDog>>()
+        let friends = Recorder<MutableSet<NtfOwner>>()
+        let erased = Recorder<AnyRealmCollection<NtfDog>>()
+        let tokens = [
+            owner.dogs.observe { fans.changes.append($0) },
+            dog.friends.observe { friends.changes.append($0) },
+            AnyRealmCollection(realm.objects(NtfDog.self)).observe { erased.changes.append($0) },
+        ]
+        defer {
+            for token in tokens { token.invalidate() }
+        }
+        try realm.write {
+            dog.owner = owner
+            dog.friends.insert(owner)
+        }
+        #expect(fans.updates.last?.insertions == [0])
+        #expect(friends.updates.last?.insertions == [0])
+        #expect(erased.updates.last?.modifications == [0])
+        try realm.write { owner.name = "Ann" }
+        // The dog links to the renamed owner: a modification of the dog, seen through every collection of it.
+        #expect(fans.updates.last?.modifications == [0])
+        #expect(friends.updates.last?.modifications == [0])
+    }
+
+    @Test func swiftKeyPathsFilterSequencesAndObservers() async throws {
+        let configuration = memoryConfiguration("keypaths")
+        let probe = KeyPathProbe()
+        let seen = try await probe.run(configuration: configuration)
+        // Changing `age` is not reported to observers of `name`; changing `name` is, once each.
+        #expect(seen == ["collection: [0]", "object: name"])
+    }
+
+    @MainActor @Test func realmsOpenedForTheCallingActorRefreshThere() async throws {
+        let configuration = memoryConfiguration("open")
+        let realm = try await Realm.open(configuration: configuration)
+        await #expect(throws: Realm.Error.self) { try await openOutsideAnyActor(configuration) }
+        let other = try Realm(configuration: configuration)
+        try other.write { other.add(NtfDog(value: ["id": 1])) }
+        #expect(realm.objects(NtfDog.self).isEmpty)
+        #expect(await realm.asyncRefresh())
+        #expect(realm.objects(NtfDog.self).count == 1)
+    }
+
+    @Test func observersOnAnotherActorGetTheCollectionThere() async throws {
+        let configuration = memoryConfiguration("on-actor")
+        let realm = try Realm(configuration: configuration)
+        let sink = Sink()
+        let token = await realm.objects(NtfDog.self).observe(on: sink) { sink, change in
+            switch change {
+            case .initial(let dogs): sink.counts.append(dogs.count)
+            case .update(let dogs, _, _, _): sink.counts.append(dogs.count)
+            case .error: sink.counts.append(-1)
+            }
+        }
+        try realm.write { realm.add(NtfDog(value: ["id": 1])) }
+        let counts = await sink.waitForCounts(2)
+        #expect(counts == [0, 1])
+        token.invalidate()
+    }
+
+    @Test func invalidatingTheRealmEndsItsSequences() async throws {
+        let ender = Ender()
+        #expect(try await ender.run(configuration: memoryConfiguration("end")) == 1)
+    }
+
+    @Test func refreshReadsClassesAnotherRealmAdded() throws {
+        let configuration = memoryConfiguration("schema")
+        let reader = try Realm(configuration: configuration)
+        try reader.write { reader.add(NtfDog(value: ["id": 1])) }
+        let writer = try Realm(configuration: configuration)
+        try writer.write { writer.add(NtfNote(value: ["text": "new class"])) }
+        #expect(reader.schema[className: "NtfNote"] == nil)
+        reader.refresh()
+        #expect(reader.schema[className: "NtfNote"] != nil)
+        #expect(reader.dynamicObjects("NtfNote").count == 1)
+    }
+}
+
+/// `Realm.open` from a nonisolated function: there is no actor to confine the Realm to.
+nonisolated func openOutsideAnyActor(_ configuration: Realm.Configuration) async throws {
+    _ = try await Realm.open(configuration: configuration)
+}
+
+actor KeyPathProbe {
+    func run(configuration: Realm.Configuration) async throws -> [String] {
+        let realm = try await Realm(configuration: configuration, actor: self)
+        let dog = try await realm.asyncWrite { realm.create(NtfDog.self, value: ["id": 1]) }
+        var seen: [String] = []
+        var collection = realm.objects(NtfDog.self).changes(keyPaths: [\NtfDog.name]).makeAsyncIterator()
+        var object = dog.changes(keyPaths: [\NtfDog.name]).makeAsyncIterator()
+        _ = await collection.next(isolation: self)  // .initial
+        try await realm.asyncWrite { dog.age = 4 }
+        try await realm.asyncWrite { dog.name = "Rex" }
+        if case .update(_, _, _, let modifications)? = await collection.next(isolation: self) {
+            seen.append("collection: \(modifications)")
+        }
+        if case .change(_, let properties)? = await object.next(isolation: self) {
+            seen.append("object: \(properties.map(\.name).joined(separator: ","))")
+        }
+        return seen
+    }
+}
+
+actor Sink {
+    var counts: [Int] = []
+    func waitForCounts(_ count: Int) async -> [Int] {
+        while counts.count < count { await Task.yield() }
+        return counts
+    }
+}
+
+actor Ender {
+    func run(configuration: Realm.Configuration) async throws -> Int {
+        let realm = try await Realm(configuration: configuration, actor: self)
+        var elements = 0
+        var changes = realm.objects(NtfDog.self).changes.makeAsyncIterator()
+        _ = await changes.next(isolation: self)
+        elements += 1
+        realm.invalidate()
+        while await changes.next(isolation: self) != nil { elements += 1 }
+        return elements
     }
 }
 

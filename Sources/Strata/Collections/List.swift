@@ -260,14 +260,21 @@ enum CollectionElements {
         throw .invalidValue(
             type: type, property: property, reason: "\(Swift.type(of: element)) is not a \(Element.self)")
     }
+
+    /// Each of `elements` converted (see ``convert(_:type:property:)``); throws at the first that cannot be.
+    static func convert<Element: _Persistable>(_ elements: [Any], type: String, property: String)
+        throws(Realm.Error) -> [Element]
+    {
+        var converted: [Element] = []
+        converted.reserveCapacity(elements.count)
+        for element in elements { converted.append(try convert(element, type: type, property: property)) }
+        return converted
+    }
 }
 
 extension List: ElementCollection {
     func replaceAll(with elements: [Any], type: String, property: String) throws(Realm.Error) {
-        var converted: [Element] = []
-        for element in elements {
-            converted.append(try CollectionElements.convert(element, type: type, property: property))
-        }
+        let converted: [Element] = try CollectionElements.convert(elements, type: type, property: property)
         removeAll()
         append(objectsIn: converted)
     }

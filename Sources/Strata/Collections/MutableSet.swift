@@ -147,10 +147,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
 
 extension MutableSet: ElementCollection {
     func replaceAll(with elements: [Any], type: String, property: String) throws(Realm.Error) {
-        var converted: [Element] = []
-        for element in elements {
-            converted.append(try CollectionElements.convert(element, type: type, property: property))
-        }
+        let converted: [Element] = try CollectionElements.convert(elements, type: type, property: property)
         removeAll()
         insert(objectsIn: converted)
     }

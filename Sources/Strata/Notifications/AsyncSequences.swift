@@ -1,45 +1,30 @@
 import StrataStorage
 
 /// Follows a Realm's versions for ``Realm/observe(_:)`` and ``Realm/changes``.
-final class VersionObserver: RealmObserver {
-    let realm: Realm
-    var handler: ((Realm.Notification, Realm) -> Void)?
-    let waiter = Waiter()
-    let cancelled = CancelFlag()
+final class VersionObserver: ChangeObserver<UInt64> {
     /// Versions advanced to and not yet delivered, oldest first.
-    var versions: [UInt64] = []
+    private var versions: [UInt64] = []
 
-    init(realm: Realm) { self.realm = realm }
+    override func advanced(_ step: VersionStep) { versions.append(step.new.version) }
 
-    func advanced(_ changes: VersionChanges, from old: ReadTransaction, to new: ReadTransaction) {
-        versions.append(new.version)
+    /// For callbacks: the newest version since the last delivery (one call covers them all).
+    override func nextChange() -> UInt64? {
+        defer { versions = [] }
+        return versions.last
     }
 
-    func deliver() {
-        guard !cancelled.isSet, !versions.isEmpty else { return }
-        guard let handler else {
-            waiter.signal()
-            return
-        }
-        versions = []
-        handler(.didChange, realm)
-    }
-
-    func end() { waiter.end() }
+    /// For the sequence: the oldest version not yet handed out.
+    func popVersion() -> UInt64? { versions.isEmpty ? nil : versions.removeFirst() }
 }
 
 extension Realm {
     /// Calls `block` with `.didChange` each time this Realm advances to a newer version (its own commits
     /// included), where the Realm lives (see ``RealmCollection/observe(keyPaths:_:)``).
     public func observe(_ block: @escaping (Notification, Realm) -> Void) -> NotificationToken {
-        checkThread()
-        guard !frozen else { fatalError("observe: a frozen Realm never changes") }
-        let observer = VersionObserver(realm: self)
-        observer.handler = block
-        observers.add(observer)
-        Coordinator.for(self).observing(self)
-        let cancelled = observer.cancelled
-        return NotificationToken(observer) { cancelled.set() }
+        let observer = VersionObserver()
+        observer.handler = { [unowned self] _ in block(.didChange, self) }
+        addObserver(observer)
+        return observer.token()
     }
 
     /// Each version this Realm advances to (its own commits included), in order; no initial element. Iterate it
@@ -49,11 +34,8 @@ extension Realm {
     /// for await version in realm.changes { print("now at version", version) }
     /// ```
     public var changes: RealmVersions {
-        checkThread()
-        guard !frozen else { fatalError("changes: a frozen Realm never changes") }
-        let observer = VersionObserver(realm: self)
-        observers.add(observer)
-        Coordinator.for(self).observing(self)
+        let observer = VersionObserver()
+        addObserver(observer)
         return RealmVersions(observer: observer)
     }
 }
@@ -77,7 +59,7 @@ public struct RealmVersions: AsyncSequence {
         /// The next version, waiting for it; nil once the sequence ended.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> UInt64? {
             while !observer.waiter.isEnded && !Task.isCancelled {
-                if !observer.versions.isEmpty { return observer.versions.removeFirst() }
+                if let version = observer.popVersion() { return version }
                 await observer.waiter.wait()
             }
             return nil
@@ -230,13 +212,7 @@ extension RealmCollection where Element: ObjectBase {
 
     private func collectionPropertyNames(_ keyPaths: [PartialKeyPath<Element>]) -> [String] {
         guard let realm else { fatalError("observe: unmanaged collections cannot be observed") }
-        do {
-            return try keyPaths.map { (keyPath) throws(Realm.Error) in
-                try realm.propertyName(of: keyPath, query: "changes(keyPaths: \(keyPath))")
-            }
-        } catch {
-            fatalError("\(error)")
-        }
+        return realm.propertyNames(keyPaths, in: "observe")
     }
 }
 

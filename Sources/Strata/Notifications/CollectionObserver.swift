@@ -1,35 +1,14 @@
 import StrataStorage
 
 /// Follows one collection: its elements' identities as last delivered, and which objects changed since.
-class CollectionObserver<C>: RealmObserver {
+class CollectionObserver<C>: ChangeObserver<RealmCollectionChange<C>> {
     let realm: Realm
     let collection: C
-    /// Called for callbacks; nil for `AsyncSequence`s, which pull with ``nextChange()``.
-    var handler: ((RealmCollectionChange<C>) -> Void)?
-    let waiter = Waiter()
-    let cancelled = CancelFlag()
 
     init(realm: Realm, collection: C) {
         self.realm = realm
         self.collection = collection
     }
-
-    /// The change since the last delivered state, or nil when nothing relevant changed; the current state
-    /// becomes the last delivered one.
-    func nextChange() -> RealmCollectionChange<C>? { fatalError("abstract") }
-
-    func advanced(_ changes: VersionChanges, from old: ReadTransaction, to new: ReadTransaction) {}
-
-    func deliver() {
-        guard !cancelled.isSet else { return }
-        guard let handler else {
-            waiter.signal()
-            return
-        }
-        if let change = nextChange() { handler(change) }
-    }
-
-    func end() { waiter.end() }
 }
 
 /// A ``CollectionObserver`` for a collection whose elements have identities of type `Identity`.
@@ -56,8 +35,9 @@ final class IdentityObserver<C, Identity: Hashable>: CollectionObserver<C> {
         if let paths, let elementBinding { ModificationChecker.validate(paths, from: elementBinding, realm: realm) }
     }
 
-    override func advanced(_ changes: VersionChanges, from old: ReadTransaction, to new: ReadTransaction) {
-        pending.merge(changes)
+    override func advanced(_ step: VersionStep) {
+        // Collections of plain values have no modifications: the object changes need not be computed.
+        if elementBinding != nil { pending.merge(step.changes) }
         dirty = true
     }
 
@@ -171,11 +151,9 @@ extension RealmCollection {
         guard let observable = self as? any ObservableRealmCollection else {
             fatalError("observe: \(Self.self) cannot be observed")
         }
-        guard let realm, !realm.isFrozen else { fatalError("observe: frozen collections never change") }
-        realm.checkThread()
+        guard let realm else { fatalError("observe: unmanaged collections cannot be observed") }
         let observer = observable.makeObserver(as: self, paths: paths)
-        realm.observers.add(observer)
-        Coordinator.for(realm).observing(realm)
+        realm.addObserver(observer)
         return observer
     }
 
@@ -203,8 +181,7 @@ extension RealmCollection {
         let observer = registeredObserver(paths: keyPaths.map(splitKeyPaths))
         observer.handler = block
         block(.initial(self))
-        let cancelled = observer.cancelled
-        return NotificationToken(observer) { cancelled.set() }
+        return observer.token()
     }
 
     /// ``observe(keyPaths:_:)`` calling `block` on `actor` with the collection as a Realm confined to that actor

@@ -1,8 +1,9 @@
 import StrataStorage
 
-/// One per file per process: knows the Realms confined to actors (or opened on the main thread) and, after
-/// every commit (of this process, or of another one, noticed through the file), refreshes each of them on its
-/// actor, which delivers their observers' changes there.
+/// One per file per process: knows the Realms with observers that live on an actor (confined to one, or opened on
+/// the main thread) and, after every commit (of this process, or of another one, noticed through the file),
+/// refreshes each of them on its actor, which delivers their observers' changes there. Realms without observers
+/// are left alone: they advance when they write or refresh, so writers do not pay for each other's Realms.
 ///
 /// A refresh is scheduled at most once per Realm at a time: commits that land while one is pending are covered
 /// by it (the Realm advances to the newest version), so a busy writer never floods an actor.
@@ -42,29 +43,26 @@ final class Coordinator: Sendable {
         }
     }
 
-    /// Refreshes `realm` on its actor after each commit from now on (while both live).
-    func register(_ realm: Realm) {
-        guard let actor = realm.ownerActor else { return }
-        let box = UncheckedRealm(realm)
-        state.withLock { state in
-            state.members = state.members.filter { $0.value.realm != nil }
-            state.members[ObjectIdentifier(box.realm)] = Member(realm: box.realm, actor: actor)
-        }
-    }
-
-    /// `realm` gained an observer: make sure commits reach it (also from other processes).
+    /// `realm` gained an observer: refresh it on its actor after each commit from now on (while both live), and
+    /// watch the file for other processes' commits.
     func observing(_ realm: Realm) {
-        if realm.ownerActor != nil {
-            let known = state.withLock { $0.members[ObjectIdentifier(realm)] != nil }
-            if !known { register(realm) }
+        if let actor = realm.ownerActor {
+            state.withLock { state in
+                state.members = state.members.filter { $0.value.realm != nil }
+                if state.members[ObjectIdentifier(realm)] == nil {
+                    state.members[ObjectIdentifier(realm)] = Member(realm: realm, actor: actor)
+                }
+            }
         }
         startWatching(from: realm)
     }
 
-    /// A commit landed: schedule a refresh of every member on its actor (unless one is pending).
-    func committed(by writer: Realm? = nil) {
+    /// Version `version` was committed (by `writer`, whose own commit delivers to its observers): schedule a
+    /// refresh of every other member on its actor (unless one is pending).
+    func committed(version: UInt64, by writer: Realm? = nil) {
         let skip = writer.map(ObjectIdentifier.init)
         let due = state.withLock { state -> [(UncheckedRealm, any Actor)] in
+            state.lastSeen = max(state.lastSeen, version)
             var due: [(UncheckedRealm, any Actor)] = []
             for (id, member) in state.members where !member.scheduled && id != skip {
                 guard let realm = member.realm, let actor = member.actor else {
@@ -112,18 +110,9 @@ final class Coordinator: Sendable {
                 }
                 guard live else { return }
                 guard let version = try? store.read().version else { continue }
-                let newer = state.withLock { state -> Bool in
-                    defer { state.lastSeen = max(state.lastSeen, version) }
-                    return version > state.lastSeen
-                }
-                if newer { committed() }
+                if state.withLock({ version > $0.lastSeen }) { committed(version: version) }
             }
         }
-    }
-
-    /// Notes a commit of this process (so the watcher does not report it again).
-    func noteVersion(_ version: UInt64) {
-        state.withLock { $0.lastSeen = max($0.lastSeen, version) }
     }
 
     /// Runs `body` isolated to `actor`.

@@ -2,13 +2,10 @@ import StrataStorage
 
 /// Follows one object: the properties that changed since the last delivery (first old value, latest new
 /// value), or its deletion.
-final class ObjectObserver<T: ObjectBase>: RealmObserver {
+final class ObjectObserver<T: ObjectBase>: ChangeObserver<ObjectChange<T>> {
     let object: T
     let managed: ManagedObject
     let paths: [[String]]?
-    var handler: ((ObjectChange<T>) -> Void)?
-    let waiter = Waiter()
-    let cancelled = CancelFlag()
     private var pending: [String: (old: Any?, new: Any?)] = [:]
     private var deleted = false
     private var finished = false
@@ -17,11 +14,13 @@ final class ObjectObserver<T: ObjectBase>: RealmObserver {
         self.object = object
         self.managed = managed
         self.paths = paths
+        super.init()
         if let paths { ModificationChecker.validate(paths, from: managed.binding, realm: managed.realm) }
     }
 
-    func advanced(_ changes: VersionChanges, from old: ReadTransaction, to new: ReadTransaction) {
+    override func advanced(_ step: VersionStep) {
         guard !deleted, !finished else { return }
+        let changes = step.changes
         let binding = managed.binding
         if changes.classes[binding.className]?.insertedOrDeleted.contains(managed.key) == true, !managed.exists {
             deleted = true
@@ -37,7 +36,7 @@ final class ObjectObserver<T: ObjectBase>: RealmObserver {
             if pending[name] != nil {
                 pending[name]!.new = newValue
             } else {
-                pending[name] = (oldValue(of: index, in: old), newValue)
+                pending[name] = (oldValue(of: index, in: step.old), newValue)
             }
         }
     }
@@ -56,7 +55,7 @@ final class ObjectObserver<T: ObjectBase>: RealmObserver {
     }
 
     /// The change since the last delivery, or nil.
-    func nextChange() -> ObjectChange<T>? {
+    override func nextChange() -> ObjectChange<T>? {
         guard !finished else { return nil }
         if deleted {
             finished = true
@@ -74,16 +73,6 @@ final class ObjectObserver<T: ObjectBase>: RealmObserver {
     /// Whether `.deleted` was delivered.
     var isFinished: Bool { finished }
 
-    func deliver() {
-        guard !cancelled.isSet else { return }
-        guard let handler else {
-            waiter.signal()
-            return
-        }
-        if let change = nextChange() { handler(change) }
-    }
-
-    func end() { waiter.end() }
 }
 
 extension ObjectBase {
@@ -92,11 +81,8 @@ extension ObjectBase {
         guard let managed else {
             fatalError("observe: \(type(of: self)) is unmanaged; only managed objects can be observed")
         }
-        guard !managed.realm.isFrozen else { fatalError("observe: frozen objects never change") }
-        managed.realm.checkThread()
         let observer = ObjectObserver(object: object, managed: managed, paths: paths)
-        managed.realm.observers.add(observer)
-        Coordinator.for(managed.realm).observing(managed.realm)
+        managed.realm.addObserver(observer)
         return observer
     }
 }
@@ -117,8 +103,7 @@ extension ThreadConfined where Self: ObjectBase {
     {
         let observer = registeredObserver(as: self, paths: keyPaths.map(splitKeyPaths))
         observer.handler = block
-        let cancelled = observer.cancelled
-        return NotificationToken(observer) { cancelled.set() }
+        return observer.token()
     }
 
     /// ``observe(keyPaths:_:)-(_,(ObjectChange<Self>)->Void)`` with Swift key paths (`\Dog.name`).
@@ -131,12 +116,6 @@ extension ThreadConfined where Self: ObjectBase {
     /// The persisted names of `keyPaths`.
     func propertyNames(_ keyPaths: [PartialKeyPath<Self>]) -> [String] {
         guard let realm else { fatalError("observe: \(Self.self) is unmanaged") }
-        do {
-            return try keyPaths.map { (keyPath) throws(Realm.Error) in
-                try realm.propertyName(of: keyPath, query: "observe(keyPaths: \(keyPath))")
-            }
-        } catch {
-            fatalError("\(error)")
-        }
+        return realm.propertyNames(keyPaths, in: "observe")
     }
 }

@@ -5,12 +5,38 @@ import StrataStorage
 /// A Realm holds its observers weakly; a ``NotificationToken`` or an `AsyncSequence`'s iterator keeps each one
 /// alive, so dropping either ends the observation.
 protocol RealmObserver: AnyObject {
-    /// The Realm moved from `old` to `new` (already its current version); `changes` says which objects differ.
-    func advanced(_ changes: VersionChanges, from old: ReadTransaction, to new: ReadTransaction)
+    /// The Realm moved from `old` to `new` (already its current version); `step` says which objects differ
+    /// (computed once, for the first observer that asks).
+    func advanced(_ step: VersionStep)
     /// Hands what was learned since the last delivery to the observer's consumer.
     func deliver()
     /// The Realm was invalidated: the observation ends.
     func end()
+}
+
+/// One advance of a Realm: the two versions, and the object changes between them, computed on first use.
+final class VersionStep {
+    let old: ReadTransaction
+    let new: ReadTransaction
+    private let schema: [String: StoredClass]
+
+    init(old: ReadTransaction, new: ReadTransaction, schema: [String: StoredClass]) {
+        self.old = old
+        self.new = new
+        self.schema = schema
+    }
+
+    /// The changes between the versions. A damaged page makes every object count as possibly changed rather
+    /// than hide a change.
+    lazy var changes: VersionChanges = {
+        do {
+            return try VersionChanges.between(old, new, schema: schema)
+        } catch {
+            var unknown = VersionChanges()
+            unknown.unknown = true
+            return unknown
+        }
+    }()
 }
 
 /// The observers of one Realm, held weakly.
@@ -21,11 +47,6 @@ final class ObserverList {
 
     private var entries: [Entry] = []
 
-    var isEmpty: Bool {
-        entries.removeAll { $0.observer == nil }
-        return entries.isEmpty
-    }
-
     func add(_ observer: any RealmObserver) {
         entries.removeAll { $0.observer == nil }
         entries.append(Entry(observer: observer))
@@ -33,18 +54,12 @@ final class ObserverList {
 
     private var live: [any RealmObserver] { entries.compactMap(\.observer) }
 
-    /// Tells every observer that `realm` moved from `old` to `new`; the changes are computed once for all.
+    /// Tells every observer that `realm` moved from `old` to `new`.
     func advanced(from old: ReadTransaction, to new: ReadTransaction, realm: Realm) {
         let observers = live
         guard !observers.isEmpty else { return }
-        let changes: VersionChanges
-        do {
-            changes = try VersionChanges.between(old, new, schema: realm.schemaClasses())
-        } catch {
-            // A damaged page: report every object of every class as possibly changed rather than miss a change.
-            changes = VersionChanges()
-        }
-        for observer in observers { observer.advanced(changes, from: old, to: new) }
+        let step = VersionStep(old: old, new: new, schema: realm.schemaClasses())
+        for observer in observers { observer.advanced(step) }
     }
 
     /// Delivers pending changes (in registration order). Observers added by a callback wait for the next round.
@@ -54,6 +69,59 @@ final class ObserverList {
 
     func invalidated() {
         for observer in live { observer.end() }
+    }
+}
+
+/// An observer whose consumer is a callback (``handler``) or an `AsyncSequence` that pulls with
+/// ``nextChange()`` when woken.
+class ChangeObserver<Change>: RealmObserver {
+    /// Called for callbacks; nil for `AsyncSequence`s.
+    var handler: ((Change) -> Void)?
+    let waiter = Waiter()
+    let cancelled = CancelFlag()
+
+    /// What changed since the last delivery, or nil when nothing did; the current state becomes the delivered one.
+    func nextChange() -> Change? { fatalError("abstract") }
+
+    func advanced(_ step: VersionStep) {}
+
+    func deliver() {
+        guard !cancelled.isSet else { return }
+        guard let handler else {
+            waiter.signal()
+            return
+        }
+        if let change = nextChange() { handler(change) }
+    }
+
+    func end() { waiter.end() }
+
+    /// A token that keeps this observer alive and stops its deliveries when invalidated.
+    func token() -> NotificationToken {
+        let cancelled = self.cancelled
+        return NotificationToken(self) { cancelled.set() }
+    }
+}
+
+extension Realm {
+    /// Registers `observer`: it learns of every version this Realm advances to, which happens automatically
+    /// after commits when the Realm lives on an actor.
+    func addObserver(_ observer: any RealmObserver) {
+        checkThread()
+        guard !frozen else { fatalError("observe: frozen values never change") }
+        observers.add(observer)
+        Coordinator.for(self).observing(self)
+    }
+
+    /// The persisted names of `keyPaths` (`\Dog.name`); traps for one that names no persisted property.
+    func propertyNames(_ keyPaths: [AnyKeyPath], in context: String) -> [String] {
+        do {
+            return try keyPaths.map { (keyPath) throws(Realm.Error) in
+                try propertyName(of: keyPath, query: "\(context)(keyPaths: \(keyPath))")
+            }
+        } catch {
+            fatalError("\(error)")
+        }
     }
 }
 
@@ -107,19 +175,14 @@ final class Waiter: @unchecked Sendable {
     var isEnded: Bool { state.withLock { $0.ended } }
 
     /// Wakes the consumer (or lets its next wait return at once).
-    func signal() {
-        let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.signalled = true
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        continuation?.resume()
-    }
+    func signal() { resume { $0.signalled = true } }
 
     /// Ends the sequence: the consumer's waits return at once from now on.
-    func end() {
+    func end() { resume { $0.ended = true } }
+
+    private func resume(after update: (inout State) -> Void) {
         let continuation = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.ended = true
+            update(&state)
             defer { state.continuation = nil }
             return state.continuation
         }
@@ -167,6 +230,7 @@ struct ModificationChecker {
     static let maximumDepth = 4
 
     func isModified(_ binding: TableBinding, _ key: Int64) -> Bool {
+        if changes.unknown { return true }
         if let paths { return paths.contains { pathChanged(binding, key, $0[...]) } }
         if changes.classes[binding.className]?.touches(key) == true { return true }
         return othersChanged && linkedChanged(binding, key, depth: 1)
@@ -175,7 +239,9 @@ struct ModificationChecker {
     /// The properties of object `key` that changed, by persisted name, limited to the first component of the
     /// key paths when there are some (a path through a link reports the link property).
     func changedProperties(_ binding: TableBinding, _ key: Int64) -> Set<String> {
-        let own = changes.classes[binding.className]?.modified[key] ?? []
+        let own =
+            changes.unknown
+            ? Set(binding.table.schema.properties.map(\.name)) : changes.classes[binding.className]?.modified[key] ?? []
         guard let paths else { return own }
         var names: Set<String> = []
         for path in paths {

@@ -21,11 +21,14 @@ struct VersionChanges {
     }
 
     var classes: [String: ClassChanges] = [:]
+    /// Set when the versions could not be compared (a damaged page): anything may have changed.
+    var unknown = false
 
-    var isEmpty: Bool { classes.isEmpty }
+    var isEmpty: Bool { classes.isEmpty && !unknown }
 
     /// The changes of `self` followed by those of `other`.
     mutating func merge(_ other: VersionChanges) {
+        unknown = unknown || other.unknown
         for (name, changes) in other.classes { classes[name, default: ClassChanges()].merge(changes) }
     }
 

@@ -124,7 +124,10 @@ extension Realm {
         let owner: UInt =
             isolation.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? UInt(bitPattern: pthreadID())
         let key = LiveRealms.Key(path: configuration.path, owner: owner, isActor: isolation != nil)
-        if let realm = LiveRealms.shared.realm(for: key) {
+        // A dead actor's address may be reused: the kept Realm must still belong to the same actor.
+        if let realm = LiveRealms.shared.realm(for: key),
+            isolation.map({ ObjectIdentifier($0) == realm.ownerActor.map(ObjectIdentifier.init) }) ?? true
+        {
             realm.refresh()
             return realm
         }

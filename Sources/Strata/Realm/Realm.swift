@@ -114,7 +114,6 @@ public final class Realm {
                 }
             }
         }
-        if ownerActor != nil { Coordinator.for(self).register(self) }
     }
 
     /// A frozen Realm reading `version`.
@@ -393,6 +392,11 @@ public final class Realm {
     @discardableResult
     public func write<Result>(_ block: () throws -> Result) throws -> Result {
         try beginWrite()
+        return try finishWrite(block)
+    }
+
+    /// Runs `block` in the write transaction just begun, then commits it (or cancels it if `block` throws).
+    func finishWrite<Result>(_ block: () throws -> Result) throws -> Result {
         let result: Result
         do {
             result = try block()
@@ -472,8 +476,9 @@ public final class Realm {
                 throw Realm.Error.maximumActiveVersions(limit: limit)
             }
         }
+        let committed: UInt64
         do {
-            _ = try transaction.commit()
+            committed = try transaction.commit()
         } catch {
             cancelWrite()
             throw Realm.Error.storage(error, path: path)
@@ -482,7 +487,7 @@ public final class Realm {
         handles = [:]
         generation &+= 1
         CommitSignal.shared.post(path + "\u{0}")
-        Coordinator.for(self).committed(by: self)
+        Coordinator.for(self).committed(version: committed, by: self)
         try refreshSnapshot()
         observers.deliver()
     }
@@ -529,7 +534,13 @@ public final class Realm {
         views = [:]
         generation &+= 1
         readEpoch &+= 1
-        try? loadStoredSchema()
+        // The class definitions are read again only when their tree changed (a refresh after every commit of a
+        // busy file must not decode them each time).
+        if transaction != nil
+            || (try? older.tree(named: TableNames.schema)?.root) != (try? newer.tree(named: TableNames.schema)?.root)
+        {
+            try? loadStoredSchema()
+        }
         if newer.version != older.version { observers.advanced(from: older, to: newer, realm: self) }
     }
 

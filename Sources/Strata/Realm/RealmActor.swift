@@ -48,15 +48,7 @@ extension Realm {
             throw error
         }
         try adoptWrite(started)
-        let result: Result
-        do {
-            result = try block()
-        } catch {
-            if isInWriteTransaction { cancelWrite() }
-            throw error
-        }
-        if isInWriteTransaction { try commitWrite() }
-        return result
+        return try finishWrite(block)
     }
 
     /// Advances to the newest version (delivering observers' changes), like ``refresh()``. Returns whether there
