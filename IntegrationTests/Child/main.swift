@@ -13,6 +13,8 @@ import StrataTestSupport
 //                           pinned version and print "same" if it is unchanged, "changed" otherwise
 //   trap-outside-write PATH store a Note, print "stored", then set its text outside a write transaction (traps)
 //   trap-wrong-thread PATH  store a Note, print "stored", then read it from another thread (traps)
+//   trap-wrong-actor PATH   store a Note from an actor-confined Realm, print "stored", then read it from a plain
+//                           thread (traps)
 //   crash-in-migration PATH open the file with a newer Note model; the migration block rewrites every note,
 //                           creates 5,000 more, prints "migrating" and crashes before the migration ends
 //   tally PATH COUNT        wait for a line on stdin, then COUNT commits each adding 1 to Tally 1's count; print
@@ -61,6 +63,23 @@ func run() throws {
             thread.start()
             while !thread.isFinished { usleep(1000) }
         }
+        say("no trap")
+    case "trap-wrong-actor":
+        let stored = Smuggled()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            do {
+                stored.note = try await NoteKeeper().store(path: path).note
+            } catch {
+                fail("\(error)")
+            }
+            done.signal()
+        }
+        done.wait()
+        say("stored")
+        let thread = Thread { say("read \(stored.note!.text)") }
+        thread.start()
+        while !thread.isFinished { usleep(1000) }
         say("no trap")
     case "crash-in-migration":
         var configuration = Realm.Configuration(
@@ -198,4 +217,21 @@ final class WordyNote: Object {
 final class Tally: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var count = 0
+}
+
+/// Carries an object out of its actor past the compiler (trap-wrong-actor).
+final class Smuggled: @unchecked Sendable {
+    var note: Note?
+}
+
+/// Stores a note through a Realm confined to this actor (trap-wrong-actor).
+actor NoteKeeper {
+    func store(path: String) async throws -> Smuggled {
+        let realm = try await Realm(
+            configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Note.self]),
+            actor: self)
+        let box = Smuggled()
+        box.note = try await realm.asyncWrite { realm.create(Note.self, value: ["text": "original"]) }
+        return box
+    }
 }

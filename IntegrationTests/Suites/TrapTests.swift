@@ -35,6 +35,13 @@ struct TrapTests {
         #expect(outcome.status != 0)
         #expect(outcome.errors.contains("used outside the thread or actor it is confined to"))
     }
+
+    @Test func readingAnActorsObjectFromAnotherThreadTraps() throws {
+        let outcome = try run("trap-wrong-actor")
+        #expect(outcome.lines == ["stored"])
+        #expect(outcome.status != 0)
+        #expect(outcome.errors.contains("used outside the thread or actor it is confined to"))
+    }
 }
 
 extension TrapTests {

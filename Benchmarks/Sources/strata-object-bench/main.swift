@@ -252,6 +252,26 @@ func propertyReadComparison(size: Int, directory: URL) throws -> (property: Dura
     return (property / reads, lookup / reads)
 }
 
+/// The same property reads on a Realm confined to an actor (each read checks it runs on that actor).
+actor ActorReads {
+    /// Time per read of `Item.count` on 1,000 objects of an actor-confined Realm over the file written by
+    /// ``propertyReadComparison(size:directory:)``.
+    func measure(directory: URL) async throws -> Duration {
+        let realm = try await Realm(
+            configuration: Realm.Configuration(
+                fileURL: directory.appendingPathComponent("read.strata"), objectTypes: [Item.self]),
+            actor: self)
+        let objects = Array(realm.objects(Item.self).prefix(1000))
+        let reads = 1_000_000
+        var sum = 0
+        let property = time {
+            for round in 0..<reads { sum &+= objects[round % objects.count].count }
+        }
+        try check(sum > 0, "actor read comparison")
+        return property / reads
+    }
+}
+
 func median(_ runs: [[Workload: Duration]], _ workload: Workload) -> Duration {
     BenchSupport.median(runs.compactMap { $0[workload] })
 }
@@ -316,6 +336,10 @@ do {
     print(
         "Managed property read: \(nanoseconds(property)) per read; Dictionary<Int, Int> lookup: "
             + "\(nanoseconds(dictionary)) per lookup; ratio \(String(format: "%.1f×", property / dictionary)).")
+    let onActor = try await ActorReads().measure(directory: directory)
+    print(
+        "Managed property read on an actor-confined Realm: \(nanoseconds(onActor)) per read; ratio to the "
+            + "Dictionary lookup \(String(format: "%.1f×", onActor / dictionary)).")
 } catch {
     log("failed: \(error)")
     exit(1)

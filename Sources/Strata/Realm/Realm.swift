@@ -355,10 +355,19 @@ public final class Realm {
                 fatalError(Realm.Error.wrongThread.description)
             }
         } else if isActorConfined {
+            // Asking the runtime which actor runs costs about twice a property read: skip it while the calling
+            // thread is the one the last check passed on (an actor runs on one thread at a time, so only code
+            // that smuggled the Realm past the compiler could be on that thread for another actor).
+            let thread = pthread_self()
+            if let verifiedThread, pthread_equal(verifiedThread, thread) != 0 { return }
             guard let ownerActor else { fatalError("\(Realm.Error.wrongThread): the Realm's actor is gone") }
             ownerActor.preconditionIsolated(Realm.Error.wrongThread.description)
+            verifiedThread = thread
         }
     }
+
+    /// The thread on which an actor-confined Realm's isolation check last passed (see ``checkThread()``).
+    @exclusivity(unchecked) private var verifiedThread: pthread_t?
 
     /// Throws ``Error/wrongThread`` when called outside the Realm's thread. An actor-confined Realm used off its
     /// actor traps instead: Swift offers no way to ask which actor is running without trapping (and the compiler
