@@ -27,6 +27,11 @@ public func log(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
+/// A line of the report on stdout, written at once (rows appear as they are measured).
+public func emit(_ line: String = "") {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 /// The wall-clock time `body` takes.
 @inline(never)
 public func time(_ body: () throws -> Void) rethrows -> Duration {

@@ -171,12 +171,6 @@ func runGRDBReaders(
                 return (reads, wrong, 0)
             }
         }
-        var total = (reads: 0, wrong: 0, commits: 0)
-        for try await part in group {
-            total.reads += part.reads
-            total.wrong += part.wrong
-            total.commits += part.commits
-        }
-        return total
+        return try await addUp(&group)
     }
 }

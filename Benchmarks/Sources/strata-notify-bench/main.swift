@@ -94,11 +94,6 @@ struct Options {
     }
 }
 
-/// A line of the report on stdout, written at once (rows appear as they are measured).
-func emit(_ line: String = "") {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
 /// The first three fields of /proc/loadavg ("?" where there is none).
 func loadAverage() -> String {
     guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return "?" }
@@ -367,13 +362,7 @@ do {
                     return (reads, wrong, 0)
                 }
             }
-            var total = (reads: 0, wrong: 0, commits: 0)
-            for try await part in group {
-                total.reads += part.reads
-                total.wrong += part.wrong
-                total.commits += part.commits
-            }
-            return total
+            return try await addUp(&group)
         }
         for reader in readers { await reader.close() }
         await writer.close()
@@ -423,4 +412,18 @@ do {
 if failed {
     log("\n*** FAILURE: see the notes under the table ***")
     exit(1)
+}
+
+/// Reads, wrong reads and commits added up over the parts a readers workload's task group returns.
+func addUp(
+    _ group: inout ThrowingTaskGroup<(reads: Int, wrong: Int, commits: Int), any Error>,
+    isolation: isolated (any Actor)? = #isolation
+) async throws -> (reads: Int, wrong: Int, commits: Int) {
+    var total = (reads: 0, wrong: 0, commits: 0)
+    for try await part in group {
+        total.reads += part.reads
+        total.wrong += part.wrong
+        total.commits += part.commits
+    }
+    return total
 }

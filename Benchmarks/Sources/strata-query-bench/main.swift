@@ -57,11 +57,6 @@ struct Options {
     }
 }
 
-/// A line of the report on stdout, written at once (rows appear as they are measured).
-func emit(_ line: String = "") {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
 /// What one row measured.
 struct Outcome {
     var strataTimes: [Duration] = []
