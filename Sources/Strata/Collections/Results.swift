@@ -55,6 +55,13 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
     /// The Realm the objects belong to.
     public var realm: Realm? { owner }
 
+    /// `object` as an element: the object itself, or a projection of it for results of a projection type.
+    @inline(__always)
+    static func element(_ object: ObjectBase) -> Element? {
+        if let element = object as? Element { return element }
+        return Element._fromStored(.object(object))
+    }
+
     /// 0.
     public var startIndex: Int { 0 }
     /// The number of objects.
@@ -76,14 +83,15 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
                 guard keys.indices.contains(position) else {
                     throw StorageError.indexOutOfRange(index: position, count: keys.count)
                 }
-                if let rows, let element = owner.object(binding, key: keys[position], row: rows[position]) as? Element {
+                if let rows, let element = Self.element(owner.object(binding, key: keys[position], row: rows[position]))
+                {
                     return element
                 }
                 key = keys[position]
             } else {
                 key = try owner.objectKey(tree: binding.rowsTree, at: position)
             }
-            guard let element = owner.object(binding, key: key) as? Element else {
+            guard let element = Self.element(owner.object(binding, key: key)) else {
                 fatalError("\(binding.className) is not \(Element.self)")
             }
             return element
@@ -147,7 +155,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
                         return nil
                     }
                     let key = try cursor!.withKey { KeyEncoding.decodeObjectKey($0) }
-                    return realm.object(binding, key: key, row: try cursor!.stableValue()) as? Element
+                    return Results.element(realm.object(binding, key: key, row: try cursor!.stableValue()))
                 } catch {
                     fatalError("Results<\(binding.className)>: \(error)")
                 }
@@ -155,9 +163,9 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
             guard position < keys.count else { return nil }
             defer { position += 1 }
             if let rows, realm.generation == generation {
-                return realm.object(binding, key: keys[position], row: rows[position]) as? Element
+                return Results.element(realm.object(binding, key: keys[position], row: rows[position]))
             }
-            return realm.object(binding, key: keys[position]) as? Element
+            return Results.element(realm.object(binding, key: keys[position]))
         }
     }
 }

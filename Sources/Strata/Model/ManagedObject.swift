@@ -70,7 +70,7 @@ final class ManagedObject {
     func fetchRow(property index: Int) -> RowView? {
         if let recorder {
             // An accessor that only notes which property a key path reads (see `KeyPathRecorder`).
-            recorder.properties.append(index)
+            recorder.steps.append((binding, index))
             return nil
         }
         realm.checkThread()
@@ -148,11 +148,26 @@ final class ManagedObject {
         {
             return value
         }
-        if recorder != nil { return Value._recordingPlaceholder() }
+        if recorder != nil { return recordingValue(property: index, as: Value.self) }
         if isCollection(property: index) { return collection(property: index, as: Value.self) }
         let stored = readStored(property: index)
         guard let value = Value._fromStored(stored) else { mismatch(stored, property: index, expected: Value.self) }
         return value
+    }
+
+    /// What a recording accessor's property reads: links lead to recording accessors of their target class, so
+    /// that a key path through them (`\Person.address?.city`) records every step; collections are managed
+    /// collections of this accessor (``ProjectedCollection`` records its element key path through them).
+    @usableFromInline
+    func recordingValue<Value: _Persistable>(property index: Int, as type: Value.Type) -> Value {
+        if isCollection(property: index) { return collection(property: index, as: Value.self) }
+        let info = table.infos[index]
+        if info.type == .object, let targetType = info.objectType, let target = try? realm.binding(for: targetType) {
+            let linked = ManagedObject(realm: realm, binding: target, key: -1)
+            linked.recorder = recorder
+            if let value = Value._fromStored(.object(realm.accessor(for: linked))) { return value }
+        }
+        return Value._recordingPlaceholder()
     }
 
     /// Whether property `index` is a collection (`List`, `MutableSet`, `Map`) or `LinkingObjects`.

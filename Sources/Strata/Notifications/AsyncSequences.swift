@@ -110,22 +110,22 @@ public struct RealmCollectionChanges<Collection: RealmCollection>: AsyncSequence
     }
 }
 
-/// The changes of an object as an `AsyncSequence` (see `changes` on objects): no initial element; ends after
-/// `.deleted`.
-public struct ObjectChanges<Model: ObjectBase>: AsyncSequence {
+/// The changes of an object or projection as an `AsyncSequence` (see `changes` on objects and projections): no
+/// initial element; ends after `.deleted`.
+public struct ObjectChanges<Model>: AsyncSequence {
     /// A change.
     public typealias Element = ObjectChange<Model>
     /// Never fails.
     public typealias Failure = Never
 
-    let observer: ObjectObserver<Model>
+    let observer: ChangeObserver<ObjectChange<Model>>
 
     /// Starts iterating (observation started when the sequence was made).
     public func makeAsyncIterator() -> Iterator { Iterator(observer: observer) }
 
     /// Hands out changes.
     public struct Iterator: AsyncIteratorProtocol {
-        let observer: ObjectObserver<Model>
+        let observer: ChangeObserver<ObjectChange<Model>>
 
         /// The next change, waiting for one; nil once the sequence ended.
         public mutating func next(isolation actor: isolated (any Actor)?) async -> ObjectChange<Model>? {

@@ -73,7 +73,12 @@ protocol ObservableRealmCollection {
 extension Results: ObservableRealmCollection {
     func makeObserver<C>(as collection: C, paths: [[String]]?) -> CollectionObserver<C> {
         let results = self
-        let isObjects = Element.self is ObjectBase.Type
+        var paths = paths
+        if let projection = Element.self as? any ProjectionObservable.Type {
+            // Only projected properties count as modifications, by projected or root names.
+            paths = owner.projectionPaths(projection, paths)
+        }
+        let isObjects = Element.self is ObjectBase.Type || Element.self is any ProjectionObservable.Type
         return IdentityObserver(
             realm: owner, collection: collection, elementBinding: isObjects ? binding : nil, paths: paths,
             identities: {

@@ -71,7 +71,7 @@ final class ObjectObserver<T: ObjectBase>: ChangeObserver<ObjectChange<T>> {
     }
 
     /// Whether `.deleted` was delivered.
-    var isFinished: Bool { finished }
+    override var isFinished: Bool { finished }
 
 }
 

@@ -83,6 +83,9 @@ class ChangeObserver<Change>: RealmObserver {
     /// What changed since the last delivery, or nil when nothing did; the current state becomes the delivered one.
     func nextChange() -> Change? { fatalError("abstract") }
 
+    /// Whether the observed value is gone and its last change was delivered (objects after `.deleted`).
+    var isFinished: Bool { false }
+
     func advanced(_ step: VersionStep) {}
 
     func deliver() {

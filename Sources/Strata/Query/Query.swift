@@ -318,32 +318,86 @@ extension Query where T == Bool {
 
 // MARK: Resolving
 
-/// Notes which property each key path reads, by reading it on a recording accessor.
+/// Notes which properties a key path reads, in order, by reading it on recording accessors.
 @usableFromInline
 final class KeyPathRecorder {
-    @usableFromInline var properties: [Int] = []
+    @usableFromInline var steps: [(binding: TableBinding, property: Int)] = []
 }
 
 extension Realm {
-    /// The persisted name of the property `keyPath` reads on objects of its root type.
-    func propertyName(of keyPath: AnyKeyPath, query: String) throws(Realm.Error) -> String {
-        guard let root = type(of: keyPath).rootType as? ObjectBase.Type else {
-            throw Realm.Error.invalidQuery(
-                query: query, position: 0, reason: "\(keyPath) does not start at a model type")
-        }
-        let binding = try binding(for: root)
-        let managed = ManagedObject(realm: self, binding: binding, key: -1)
+    /// The persisted names along `keyPath`: one property (`\Dog.name`), or a path through to-one links,
+    /// embedded objects and collections of objects (`\Person.address?.city`, `["address", "city"]`). A key path
+    /// over a projection (`\PersonProjection.homeCity`) names the root object's path it projects.
+    func propertyPath(of keyPath: AnyKeyPath, query: String) throws(Realm.Error) -> [String] {
+        let rootType = type(of: keyPath).rootType
         let recorder = KeyPathRecorder()
+        let className: String
+        if let projection = rootType as? any ProjectionObservable.Type {
+            className = try recordProjection(projection, keyPath: keyPath, recorder: recorder)
+        } else if let root = rootType as? ObjectBase.Type {
+            let binding = try binding(for: root)
+            className = binding.className
+            _ = recordingAccessor(binding, recorder: recorder)[keyPath: keyPath]
+        } else {
+            throw Realm.Error.invalidQuery(
+                query: query, position: 0, reason: "\(keyPath) does not start at a model type or projection")
+        }
+        return try recordedPath(recorder, keyPath: keyPath, className: className, query: query)
+    }
+
+    /// ``propertyPath(of:query:)`` joined with dots (`"address.city"`).
+    func propertyName(of keyPath: AnyKeyPath, query: String) throws(Realm.Error) -> String {
+        try propertyPath(of: keyPath, query: query).joined(separator: ".")
+    }
+
+    /// An accessor of `binding`'s class whose reads only note, in `recorder`, which properties they read.
+    func recordingAccessor(_ binding: TableBinding, recorder: KeyPathRecorder) -> ObjectBase {
+        let managed = ManagedObject(realm: self, binding: binding, key: -1)
         managed.recorder = recorder
-        _ = accessor(for: managed)[keyPath: keyPath]
-        guard recorder.properties.count == 1, let index = recorder.properties.first else {
+        return accessor(for: managed)
+    }
+
+    /// Reads `keyPath` on a projection of a recording accessor; the root class's name.
+    private func recordProjection<P: ProjectionObservable>(
+        _ type: P.Type, keyPath: AnyKeyPath, recorder: KeyPathRecorder
+    ) throws(Realm.Error) -> String {
+        let binding = try binding(for: P.Root.self)
+        guard let root = recordingAccessor(binding, recorder: recorder) as? P.Root else {
+            fatalError("\(binding.className) accessor is not a \(P.Root.self)")
+        }
+        _ = P(projecting: root)[keyPath: keyPath]
+        return binding.className
+    }
+
+    /// The names `recorder` noted, checked to form one path: each step after the first is a property of the
+    /// class the step before links to.
+    private func recordedPath(_ recorder: KeyPathRecorder, keyPath: AnyKeyPath, className: String, query: String)
+        throws(Realm.Error) -> [String]
+    {
+        let steps = recorder.steps
+        var names: [String] = []
+        var expected: String? = className
+        for step in steps {
+            let table = step.binding.table
+            guard step.binding.className == expected else {
+                throw Realm.Error.invalidQuery(
+                    query: query, position: 0,
+                    reason:
+                        "\(keyPath) reads more than one property of \(className) (computed properties cannot be used; use a persisted property or a path through links)"
+                )
+            }
+            names.append(table.schema.properties[step.property].name)
+            let info = table.infos[step.property]
+            expected = info.type == .object ? info.objectType.flatMap { try? binding(for: $0).className } : nil
+        }
+        guard !names.isEmpty else {
             throw Realm.Error.invalidQuery(
                 query: query, position: 0,
                 reason:
-                    "\(keyPath) is not a persisted property of \(binding.className) (computed and ignored properties cannot be queried)"
+                    "\(keyPath) is not a persisted property of \(className) (computed and ignored properties cannot be queried)"
             )
         }
-        return binding.table.schema.properties[index].name
+        return names
     }
 
     /// `node` as a parsed predicate with its values as arguments.
@@ -354,7 +408,7 @@ extension Realm {
                 var names: [String] = []
                 for component in components {
                     switch component {
-                    case .keyPath(let keyPath): names.append(try propertyName(of: keyPath, query: text))
+                    case .keyPath(let keyPath): names.append(contentsOf: try propertyPath(of: keyPath, query: text))
                     case .operation(let name): names.append(name)
                     }
                 }
@@ -398,29 +452,48 @@ extension Realm {
     }
 }
 
-extension Results where Element: ObjectBase {
-    /// The objects matching the type-safe query `query`.
-    ///
-    /// ```swift
-    /// realm.objects(Person.self).where { $0.age >= 18 && $0.dogs.count > 0 }
-    /// ```
-    public func `where`(_ query: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+extension Results {
+    /// The elements matching `query`, built over key paths of `Element` (a model class or a projection).
+    func narrowed(where query: (Query<Element>) -> Query<Bool>) -> Results<Element> {
         owner.checkThread()
         let node = query(Query<Element>(.path([]))).node
         let text = "where { … } on \(binding.className)"
         do {
             var arguments: [Any?] = []
             let predicate = try owner.resolve(node, arguments: &arguments, text: text)
-            let bound = try QueryBinder(realm: owner, root: binding, query: text, arguments: arguments).bind(predicate)
-            return Results(
-                realm: owner, binding: binding,
-                query: appendingToQuery([.filter(bound)]))
+            return with([.filter(try queryBinder(text, arguments).bind(predicate))])
         } catch {
             fatalError("\(error)")
         }
     }
+}
 
-    private func appendingToQuery(_ stages: [ResultsQuery.Stage]) -> ResultsQuery {
-        self.query?.appending(stages) ?? ResultsQuery(stages: stages)
+extension Results where Element: ObjectBase {
+    /// The objects matching the type-safe query `query`.
+    ///
+    /// ```swift
+    /// realm.objects(Person.self).where { $0.age >= 18 && $0.dogs.count > 0 }
+    /// ```
+    public func `where`(_ query: (Query<Element>) -> Query<Bool>) -> Results<Element> { narrowed(where: query) }
+}
+
+extension Results where Element: ProjectionObservable {
+    /// The projections matching the type-safe query `query`, over the projection's properties (each stands for
+    /// the root key path it projects).
+    ///
+    /// ```swift
+    /// realm.objects(PersonProjection.self).where { $0.homeCity == "Lisbon" }
+    /// ```
+    public func `where`(_ query: (Query<Element>) -> Query<Bool>) -> Results<Element> { narrowed(where: query) }
+
+    /// The projections ordered by the projected property at `keyPath`.
+    public func sorted<V: Comparable>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
+        owner.checkThread()
+        do {
+            let name = try owner.propertyName(of: keyPath, query: "sorted(by: \(keyPath))")
+            return sorted(byKeyPath: name, ascending: ascending)
+        } catch {
+            fatalError("\(error)")
+        }
     }
 }

@@ -105,6 +105,9 @@ struct QueryBinder {
     let arguments: [Any?]
     /// Inside `SUBQUERY(collection, $x, …)`: `$x`, which every key path must start with.
     var variable: String? = nil
+    /// Names that stand for a path on the root (a projection's property names: `homeCity` for
+    /// `address.city`), applied to the first component of top-level key paths.
+    var aliases: [String: [String]] = [:]
 
     func failure(_ reason: String, at position: Int) -> Realm.Error {
         RQLParser.failure(in: query, reason, at: position)
@@ -321,7 +324,12 @@ struct QueryBinder {
 
     /// Resolves `components` from the root class (inside a SUBQUERY, after its variable).
     func bindPath(_ components: [String], at position: Int) throws(Realm.Error) -> BoundPath {
-        guard let variable else { return try resolvePath(components[...], at: position) }
+        guard let variable else {
+            if let first = components.first, let alias = aliases[first] {
+                return try resolvePath((alias + components.dropFirst())[...], at: position)
+            }
+            return try resolvePath(components[...], at: position)
+        }
         guard components.first == variable else {
             throw failure(
                 "key paths inside SUBQUERY start with \(variable); \(components.joined(separator: ".")) does not",

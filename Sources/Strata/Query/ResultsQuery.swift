@@ -478,7 +478,7 @@ extension Results {
     func narrowed(_ text: String, _ args: [Any]) throws(Realm.Error) -> Results<Element> {
         owner.checkThread()
         let parsed = try RQLParser.parse(text)
-        let binder = QueryBinder(realm: owner, root: binding, query: text, arguments: args)
+        let binder = queryBinder(text, args)
         var stages: [ResultsQuery.Stage] = [.filter(try binder.bind(parsed.predicate))]
         if !parsed.sort.isEmpty {
             stages.append(
@@ -509,8 +509,16 @@ extension Results {
         return path
     }
 
-    private func binder(_ text: String) -> QueryBinder {
-        QueryBinder(realm: owner, root: binding, query: text, arguments: [])
+    private func binder(_ text: String) -> QueryBinder { queryBinder(text, []) }
+
+    /// A binder for `text` over the elements' class; for results of projections, the projected names stand for
+    /// the root paths they project.
+    func queryBinder(_ text: String, _ arguments: [Any?]) -> QueryBinder {
+        var binder = QueryBinder(realm: owner, root: binding, query: text, arguments: arguments)
+        if let projection = Element.self as? any ProjectionObservable.Type {
+            binder.aliases = owner.projectionAliases(projection)
+        }
+        return binder
     }
 
     /// The objects ordered by `keyPath` (a property, or a path through to-one links). Stable: objects with equal
@@ -675,8 +683,7 @@ extension Results {
         owner.checkThread()
         do {
             let parsed = try RQLParser.parse(predicate)
-            let bound = try QueryBinder(realm: owner, root: binding, query: predicate, arguments: args).bind(
-                parsed.predicate)
+            let bound = try queryBinder(predicate, args).bind(parsed.predicate)
             let (keys, rows) = try everyMatch()
             for (position, key) in keys.enumerated() {
                 let matches: Bool?

@@ -826,6 +826,18 @@ public final class Realm {
         return queryable { () throws(Realm.Error) in try binding(for: type) }
     }
 
+    /// Every object of `type`'s root class, each seen through a projection of `type`, as a live collection that
+    /// can be filtered and sorted by projected names (`"homeCity == 'Lisbon'"`) or the root's key paths, and
+    /// observed (only projected properties count as modifications).
+    ///
+    /// ```swift
+    /// let people = realm.objects(PersonProjection.self).sorted(byKeyPath: "firstName")
+    /// ```
+    public func objects<Element: ProjectionObservable>(_ type: Element.Type) -> Results<Element> {
+        checkThread()
+        return queryable { () throws(Realm.Error) in try binding(for: Element.Root.self) }
+    }
+
     /// The object of `type` with primary key `key`, or nil.
     public func object<Element: Object, Key>(ofType type: Element.Type, forPrimaryKey key: Key) -> Element? {
         checkThread()
