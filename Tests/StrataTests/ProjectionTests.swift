@@ -22,7 +22,8 @@ enum ProjectionSeed {
     final class PersonProjection: Projection<Person> {
         @Projected(\Person.firstName) var firstName  // Passthrough from original object
         @Projected(\Person.address?.city) var homeCity  // Rename and access embedded object property through keypath
-        @Projected(\Person.friends.projectTo.firstName) var firstFriendsName: ProjectedCollection<String>  // Collection mapping
+        // Collection mapping
+        @Projected(\Person.friends.projectTo.firstName) var firstFriendsName: ProjectedCollection<String>
     }
 
     /// Each transformation on its own, and a projection of a projection's base class.
