@@ -327,6 +327,21 @@ do {
         )
     }
     print("")
+    let projectionSize = Int(environment["STRATA_PROJECTION_SIZE"] ?? "") ?? 100_000
+    log("projections")
+    let projected = try runProjections(size: projectionSize, repeats: 5, directory: directory)
+    print("### Class projections: iterate \(projectionSize) objects, read 2 properties (median of 5)\n")
+    print("| Workload | Time | Per object | Ratio |")
+    print("|---|---:|---:|---:|")
+    for (title, duration) in [
+        ("Through `ItemProjection` (2 @Projected properties)", projected.projections),
+        ("Root objects (`Item`)", projected.objects), ("GRDB: `Row` cursor over the same 2 columns", projected.grdb),
+    ] {
+        print(
+            "| \(title) | \(format(duration)) | \(perOperation(duration, projectionSize)) | \(String(format: "%.2f×", duration / projected.objects)) |"
+        )
+    }
+    print("\nRatio = time / root objects' time; projection overhead target: under 1.5×.\n")
     let (property, dictionary) = try propertyReadComparison(size: 100_000, directory: directory)
     let nanoseconds = { (duration: Duration) in
         String(

@@ -3,9 +3,20 @@ import StrataStorage
 
 /// A type that can be an element of a Realm collection: the stored scalar types, their optionals, and
 /// `Object` subclasses.
-public protocol RealmCollectionValue: _Persistable {}
+public protocol RealmCollectionValue: _Persistable {
+    /// `object` as an element of this type (the object itself, or a projection of it); nil for value types.
+    static func _fromObject(_ object: ObjectBase) -> Self?
+}
 
-extension ObjectBase: RealmCollectionValue {}
+extension RealmCollectionValue {
+    /// See ``RealmCollectionValue``: values are not objects.
+    public static func _fromObject(_ object: ObjectBase) -> Self? { nil }
+}
+
+extension ObjectBase: RealmCollectionValue {
+    /// See ``RealmCollectionValue``: the object, if it is one of this class.
+    public static func _fromObject(_ object: ObjectBase) -> Self? { object as? Self }
+}
 extension Bool: RealmCollectionValue {}
 extension Int: RealmCollectionValue {}
 extension Int8: RealmCollectionValue {}
@@ -57,10 +68,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
 
     /// `object` as an element: the object itself, or a projection of it for results of a projection type.
     @inline(__always)
-    static func element(_ object: ObjectBase) -> Element? {
-        if let element = object as? Element { return element }
-        return Element._fromStored(.object(object))
-    }
+    static func element(_ object: ObjectBase) -> Element? { Element._fromObject(object) }
 
     /// 0.
     public var startIndex: Int { 0 }

@@ -170,6 +170,23 @@ final class ManagedObject {
         return Value._recordingPlaceholder()
     }
 
+    /// A reader of the property `keyPath` reads when it is one persisted property of this object's class (so a
+    /// projection reads it straight from the row), or nil. Found once per Realm and key path.
+    @usableFromInline
+    func projectedReader<Value>(_ keyPath: KeyPath<some ObjectBase, Value>) -> AnyObject? {
+        let key = ObjectIdentifier(keyPath)
+        if let entry = realm.projectedReaders[key] { return entry.reader }
+        var reader: AnyObject?
+        let recorder = KeyPathRecorder()
+        _ = realm.recordingAccessor(binding, recorder: recorder)[keyPath: keyPath as AnyKeyPath]
+        if recorder.steps.count == 1, recorder.steps[0].binding === binding {
+            reader = ProjectedReader<Value>.make(column: recorder.steps[0].property)
+        }
+        // The key path is kept so that its address cannot be reused by another one.
+        realm.projectedReaders[key] = (keyPath, reader)
+        return reader
+    }
+
     /// Whether property `index` is a collection (`List`, `MutableSet`, `Map`) or `LinkingObjects`.
     @usableFromInline
     func isCollection(property index: Int) -> Bool {

@@ -42,9 +42,13 @@ final class BoxStack {
     var created = 0
     /// Set while the Realm creates an accessor for a stored object of a type whose initialisers create no
     /// other objects: its properties take their columns from here instead of allocating boxes.
-    var accessorOwner: ManagedObject?
-    var accessorColumns: [Int] = []
-    var accessorNext = 0
+    var accessorOwner: ManagedObject? {
+        didSet { accessorOwnerReference = accessorOwner.map { Unmanaged.passUnretained($0) } }
+    }
+    /// `accessorOwner` without reference counting, for the property initialisers (it lives while they run).
+    @exclusivity(unchecked) var accessorOwnerReference: Unmanaged<ManagedObject>?
+    @exclusivity(unchecked) var accessorColumns: [Int] = []
+    @exclusivity(unchecked) var accessorNext = 0
     static let local = ThreadLocal { BoxStack() }
 }
 
@@ -78,11 +82,14 @@ final class PersistedBox {
     /// When the Realm is creating an accessor (see `BoxStack.accessorOwner`): its managed object and the property
     /// the next `@Persisted` initialiser of that object declares.
     @usableFromInline
-    static func accessorProperty() -> (owner: ManagedObject, property: Int)? {
-        let stack = BoxStack.local.value
-        guard let owner = stack.accessorOwner, stack.accessorNext < stack.accessorColumns.count else { return nil }
-        defer { stack.accessorNext &+= 1 }
-        return (owner, stack.accessorColumns[stack.accessorNext])
+    static func accessorProperty() -> (owner: Unmanaged<ManagedObject>, property: Int)? {
+        BoxStack.local.withValue { stack in
+            guard let owner = stack.accessorOwnerReference, stack.accessorNext < stack.accessorColumns.count else {
+                return nil
+            }
+            defer { stack.accessorNext &+= 1 }
+            return (owner, stack.accessorColumns[stack.accessorNext])
+        }
     }
 
     /// A box made by a decoder to replace the one a property initialiser made (not pushed on the stack). A nil
@@ -175,7 +182,7 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
     init(_ makeBox: () -> PersistedBox) {
         if let accessor = PersistedBox.accessorProperty() {
             box = nil
-            owner = accessor.owner
+            owner = accessor.owner.takeUnretainedValue()
             property = accessor.property
         } else {
             box = makeBox()

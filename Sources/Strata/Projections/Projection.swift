@@ -1,3 +1,5 @@
+import Foundation
+
 /// What every class projection is. ``Projection`` conforms; do not conform other types.
 ///
 /// Projections are queryable (`realm.objects(PersonProjection.self)`), observable (``observe(keyPaths:_:)``,
@@ -99,6 +101,11 @@ open class Projection<Root: ObjectBase>: ProjectionObservable, CustomStringConve
     }
     /// See ``_Persistable``: the root object.
     public var _stored: _StoredValue { .object(root) }
+    /// See ``RealmCollectionValue``: a projection of `object`.
+    public static func _fromObject(_ object: ObjectBase) -> Self? {
+        guard let root = object as? Root else { return nil }
+        return Self(projecting: root)
+    }
 }
 
 extension Projection: RealmRebindable {
@@ -140,20 +147,30 @@ public struct Projected<T: ObjectBase, Value> {
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Self>
     ) -> Value {
-        get { projection.root[keyPath: projection[keyPath: storageKeyPath].keyPath] }
-        set {
+        get {
             let keyPath = projection[keyPath: storageKeyPath].keyPath
-            if let writable = keyPath as? ReferenceWritableKeyPath<T, Value> {
-                projection.root[keyPath: writable] = newValue
-            } else {
-                writeThroughLinks(newValue, keyPath: keyPath, projection: projection)
+            // A persisted property of the root is read straight from its row (the reader is found once per Realm
+            // and key path); other key paths go through Swift's key-path machinery.
+            if let managed = projection.root.managed, let reader = managed.projectedReader(keyPath) {
+                return unsafeDowncast(reader, to: ProjectedReader<Value>.self).read(managed)
             }
+            return projection.root[keyPath: keyPath]
+        }
+        set { write(newValue, keyPath: projection[keyPath: storageKeyPath].keyPath, projection: projection) }
+    }
+
+    /// Sets the root object's property at `keyPath`.
+    @usableFromInline
+    static func write(_ value: Value, keyPath: KeyPath<T, Value>, projection: Projection<T>) {
+        if let writable = keyPath as? ReferenceWritableKeyPath<T, Value> {
+            projection.root[keyPath: writable] = value
+        } else {
+            writeThroughLinks(value, keyPath: keyPath, projection: projection)
         }
     }
 
     /// Sets the property at the end of a key path through optional links (`\Person.address?.city`).
-    @usableFromInline
-    static func writeThroughLinks(_ value: Value, keyPath: KeyPath<T, Value>, projection: Projection<T>) {
+    private static func writeThroughLinks(_ value: Value, keyPath: KeyPath<T, Value>, projection: Projection<T>) {
         let what = "\(type(of: projection)): \(keyPath)"
         guard let realm = projection.root.realm else {
             fatalError("\(what) cannot be set on an unmanaged object: set the root object's properties instead")
@@ -181,6 +198,45 @@ public struct Projected<T: ObjectBase, Value> {
             object = next
         }
         object[path[path.count - 1]] = flattenedOptional(value)
+    }
+}
+
+/// Reads one persisted property of a managed object, for ``Projected`` properties that project one.
+@usableFromInline
+final class ProjectedReader<Value> {
+    @usableFromInline let read: (ManagedObject) -> Value
+
+    init(_ read: @escaping (ManagedObject) -> Value) { self.read = read }
+
+    /// A reader of property `column` as `Value`; specialised for the common stored types so that a read costs
+    /// what the model's own accessor costs.
+    static func make(column: Int) -> AnyObject? {
+        func reader<V: _Persistable>(_ type: V.Type) -> AnyObject {
+            ProjectedReader<V> { $0.read(column: column, as: V.self) }
+        }
+        // Spelled out per type: each closure is compiled for its concrete type (no generic metadata per read).
+        switch Value.self {
+        case is Int.Type: return ProjectedReader<Int> { $0.read(column: column, as: Int.self) }
+        case is Double.Type: return ProjectedReader<Double> { $0.read(column: column, as: Double.self) }
+        case is String.Type: return ProjectedReader<String> { $0.read(column: column, as: String.self) }
+        case is Bool.Type: return ProjectedReader<Bool> { $0.read(column: column, as: Bool.self) }
+        case is Date.Type: return ProjectedReader<Date> { $0.read(column: column, as: Date.self) }
+        case is Float.Type: return ProjectedReader<Float> { $0.read(column: column, as: Float.self) }
+        case is Int64.Type: return ProjectedReader<Int64> { $0.read(column: column, as: Int64.self) }
+        case is Int32.Type: return ProjectedReader<Int32> { $0.read(column: column, as: Int32.self) }
+        case is Data.Type: return ProjectedReader<Data> { $0.read(column: column, as: Data.self) }
+        case is UUID.Type: return ProjectedReader<UUID> { $0.read(column: column, as: UUID.self) }
+        case is ObjectId.Type: return ProjectedReader<ObjectId> { $0.read(column: column, as: ObjectId.self) }
+        case is Decimal128.Type: return ProjectedReader<Decimal128> { $0.read(column: column, as: Decimal128.self) }
+        case is Int?.Type: return ProjectedReader<Int?> { $0.read(column: column, as: Int?.self) }
+        case is Double?.Type: return ProjectedReader<Double?> { $0.read(column: column, as: Double?.self) }
+        case is String?.Type: return ProjectedReader<String?> { $0.read(column: column, as: String?.self) }
+        case is Bool?.Type: return ProjectedReader<Bool?> { $0.read(column: column, as: Bool?.self) }
+        case is Date?.Type: return ProjectedReader<Date?> { $0.read(column: column, as: Date?.self) }
+        default:
+            guard let persistable = Value.self as? any _Persistable.Type else { return nil }
+            return reader(persistable)
+        }
     }
 }
 

@@ -38,6 +38,9 @@ public final class Realm {
     var pinned: PinnedVersion?
     /// Observers of this Realm and its objects and collections (see `Notifications/`).
     let observers = ObserverList()
+    /// For projections: how to read the property each key path reads on a root object, when it is one persisted
+    /// property (see `ManagedObject.projectedReader`).
+    var projectedReaders: [ObjectIdentifier: (keyPath: AnyKeyPath, reader: AnyObject?)] = [:]
 
     private var snapshot: ReadTransaction
     private var views: [String: TreeView?] = [:]

@@ -28,6 +28,15 @@ public final class ThreadLocal<Value: AnyObject>: @unchecked Sendable {
 
     deinit { pthread_key_delete(key) }
 
+    /// Calls `body` with this thread's value without retaining it (the thread keeps it alive).
+    @inline(__always)
+    public func withValue<R>(_ body: (Value) throws -> R) rethrows -> R {
+        if let pointer = pthread_getspecific(key) {
+            return try Unmanaged<Value>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+        }
+        return try body(value)
+    }
+
     /// This thread's value.
     @inline(__always)
     public var value: Value {
