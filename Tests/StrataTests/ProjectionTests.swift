@@ -334,9 +334,16 @@ struct ProjectionTests {
             if case .update(_, _, _, let modifications) = change { cityUpdates.append(modifications) }
         }
         defer { cityToken.invalidate() }
+        var keyPathUpdates: [[Int]] = []
+        let projections = realm.objects(SeedPersonProjection.self)
+        let keyPathToken = projections.observe(keyPaths: [\SeedPersonProjection.homeCity]) { change in
+            if case .update(_, _, _, let modifications) = change { keyPathUpdates.append(modifications) }
+        }
+        defer { keyPathToken.invalidate() }
         try realm.write { ann.firstName = "Ana" }
         try realm.write { ann.address?.city = "Évora" }
         #expect(cityUpdates == [[2]])
+        #expect(keyPathUpdates == [[2]])
     }
 
     @Test func projectedCollectionsAreLiveAndObservable() throws {
@@ -381,6 +388,8 @@ struct ProjectionTests {
         #expect(frozen.firstName == "Ann" && live.firstName == "Later")
         let shared = Frozen(live)
         try realm.write { ann.address?.city = "Sintra" }
+        // Made before the first suspension: this Realm is confined to the thread the test started on.
+        let reference = ThreadSafeReference(to: live)
         let seen = await withTaskGroup(of: String.self) { group in
             for _ in 0..<4 {
                 group.addTask {
@@ -393,7 +402,6 @@ struct ProjectionTests {
         #expect(seen == Array(repeating: "Later Lisbon [\"Bo\", \"Cy\"]", count: 4))
         #expect(frozen.thaw()?.homeCity == "Sintra")
         // A reference resolves on an actor as a live projection.
-        let reference = ThreadSafeReference(to: live)
         let reader = ProjectionReader()
         #expect(try await reader.read(reference, configuration: configuration) == "Later Sintra")
     }

@@ -138,17 +138,43 @@ extension ProjectionObservable {
         changes(keyPaths: projectedNames(keyPaths))
     }
 
-    /// The projected names of `keyPaths` (each must read one projected property).
     private func projectedNames(_ keyPaths: [PartialKeyPath<Self>]) -> [String] {
         guard let realm = _projectionRoot.realm else {
             fatalError("observe: \(Self.self) projects an unmanaged object")
         }
-        let schema = ProjectionSchema.resolved(Self.self, realm: realm)
+        return realm.projectedNames(keyPaths, of: Self.self)
+    }
+}
+
+extension RealmCollection where Element: ProjectionObservable {
+    /// ``changes(keyPaths:)-([String])`` with key paths of the projection (`\PersonProjection.homeCity`).
+    public func changes(keyPaths: [PartialKeyPath<Element>]) -> RealmCollectionChanges<Self> {
+        changes(keyPaths: projectedNames(keyPaths))
+    }
+
+    /// ``observe(keyPaths:_:)`` with key paths of the projection (`\PersonProjection.homeCity`).
+    public func observe(
+        keyPaths: [PartialKeyPath<Element>], _ block: @escaping (RealmCollectionChange<Self>) -> Void
+    ) -> NotificationToken {
+        observe(keyPaths: projectedNames(keyPaths), block)
+    }
+
+    private func projectedNames(_ keyPaths: [PartialKeyPath<Element>]) -> [String] {
+        guard let realm else { fatalError("observe: unmanaged collections cannot be observed") }
+        return realm.projectedNames(keyPaths, of: Element.self)
+    }
+}
+
+extension Realm {
+    /// The names projection type `P` gives the properties `keyPaths` (`\PersonProjection.homeCity`) read; traps
+    /// for a key path that reads no projected property.
+    func projectedNames<P: ProjectionObservable>(_ keyPaths: [AnyKeyPath], of type: P.Type) -> [String] {
+        let schema = ProjectionSchema.resolved(type, realm: self)
         return keyPaths.map { keyPath in
             do {
-                let path = try realm.propertyPath(of: keyPath, query: "observe(keyPaths: \(keyPath))")
+                let path = try propertyPath(of: keyPath, query: "observe(keyPaths: \(keyPath))")
                 guard let property = schema.properties.first(where: { $0.rootPath == path }) else {
-                    fatalError("observe: \(keyPath) is not a projected property of \(Self.self)")
+                    fatalError("observe: \(keyPath) is not a projected property of \(P.self)")
                 }
                 return property.name
             } catch {
