@@ -7,10 +7,17 @@ import StrataStorage
 ///
 /// A refresh is scheduled at most once per Realm at a time: commits that land while one is pending are covered
 /// by it (the Realm advances to the newest version), so a busy writer never floods an actor.
+///
+/// What changed is computed off the members' actors: a task pins the newest version and diffs it once against
+/// each distinct version the members read (usually one, shared by all of them); each actor then only advances to
+/// exactly that version and runs its observers' queries.
 final class Coordinator: Sendable {
     private struct Member {
         weak var realm: Realm?
         weak var actor: (any Actor)?
+        /// The version the Realm read when it last advanced (as far as the coordinator knows).
+        var snapshot: ReadTransaction?
+        var store: Store?
         var scheduled = false
     }
 
@@ -19,6 +26,9 @@ final class Coordinator: Sendable {
         /// Whether a task watches the file for other processes' commits.
         var watching = false
         var lastSeen: UInt64 = 0
+        /// The class definitions last read, and the root page of the tree they were read from.
+        var schema: [String: StoredClass] = [:]
+        var schemaRoot: TreeRoot?
     }
 
     private let path: String
@@ -47,45 +57,109 @@ final class Coordinator: Sendable {
     /// watch the file for other processes' commits.
     func observing(_ realm: Realm) {
         if let actor = realm.ownerActor {
+            realm.coordinated = true
+            let snapshot = realm.currentSnapshot
+            let store = realm.store
             state.withLock { state in
                 state.members = state.members.filter { $0.value.realm != nil }
                 if state.members[ObjectIdentifier(realm)] == nil {
-                    state.members[ObjectIdentifier(realm)] = Member(realm: realm, actor: actor)
+                    state.members[ObjectIdentifier(realm)] = Member(
+                        realm: realm, actor: actor, snapshot: snapshot, store: store)
                 }
             }
         }
         startWatching(from: realm)
     }
 
+    /// `realm` (a member) now reads `snapshot`.
+    func advanced(_ realm: Realm, to snapshot: ReadTransaction) {
+        state.withLock { $0.members[ObjectIdentifier(realm)]?.snapshot = snapshot }
+    }
+
     /// Version `version` was committed (by `writer`, whose own commit delivers to its observers): schedule a
-    /// refresh of every other member on its actor (unless one is pending).
+    /// refresh of every other member on its actor (unless one is pending), with the changes computed here, off
+    /// the actors.
     func committed(version: UInt64, by writer: Realm? = nil) {
-        let skip = writer.map(ObjectIdentifier.init)
-        let due = state.withLock { state -> [(UncheckedRealm, any Actor)] in
+        schedule(version: version, skip: writer.map(ObjectIdentifier.init), only: nil)
+    }
+
+    /// Schedules refreshes of the members (all but `skip`, or just `only`) that have none pending.
+    private func schedule(version: UInt64, skip: ObjectIdentifier?, only: ObjectIdentifier?) {
+        let due = state.withLock { state -> [Due] in
             state.lastSeen = max(state.lastSeen, version)
-            var due: [(UncheckedRealm, any Actor)] = []
-            for (id, member) in state.members where !member.scheduled && id != skip {
-                guard let realm = member.realm, let actor = member.actor else {
+            var due: [Due] = []
+            for (id, member) in state.members where !member.scheduled && id != skip && (only == nil || id == only) {
+                guard let realm = member.realm, let actor = member.actor, let store = member.store else {
                     state.members[id] = nil
                     continue
                 }
                 state.members[id]?.scheduled = true
-                due.append((UncheckedRealm(realm), actor))
+                due.append(Due(realm: UncheckedRealm(realm), actor: actor, snapshot: member.snapshot, store: store))
             }
             return due
         }
-        for (box, actor) in due {
-            Task { await Self.refresh(box, on: actor, coordinator: self) }
+        guard let store = due.first?.store else { return }
+        Task.detached { [self] in
+            // The newest version, pinned, and what changed since each version the members read.
+            guard let newest = try? store.read() else {
+                for member in due { Task { await Self.refresh(member, newest: nil, changes: nil, coordinator: self) } }
+                return
+            }
+            let schema = classes(of: newest)
+            var computed: [UInt64: VersionChanges] = [:]
+            for member in due {
+                guard let old = member.snapshot, old.version < newest.version, computed[old.version] == nil else {
+                    continue
+                }
+                computed[old.version] = VersionChanges.computed(old, newest, schema: schema)
+            }
+            for member in due {
+                let changes = member.snapshot.flatMap { computed[$0.version] }
+                Task { await Self.refresh(member, newest: newest, changes: changes, coordinator: self) }
+            }
         }
     }
 
-    /// Runs on `actor`: advances the Realm (delivering its observers' changes) unless it is mid-write (its
-    /// commit delivers) or has autorefresh off.
-    private static func refresh(_ box: UncheckedRealm, on actor: isolated any Actor, coordinator: Coordinator) {
-        let realm = box.realm
-        coordinator.state.withLock { $0.members[ObjectIdentifier(realm)]?.scheduled = false }
-        guard realm.autorefresh, !realm.isInWriteTransaction else { return }
-        realm.refresh()
+    /// A member due for a refresh.
+    private struct Due: Sendable {
+        let realm: UncheckedRealm
+        let actor: any Actor
+        let snapshot: ReadTransaction?
+        let store: Store
+    }
+
+    /// The class definitions of `snapshot` (read again only when their tree changed).
+    private func classes(of snapshot: ReadTransaction) -> [String: StoredClass] {
+        let root = try? snapshot.tree(named: TableNames.schema)?.root
+        if let cached = state.withLock({ $0.schemaRoot == root && root != nil ? $0.schema : nil }) { return cached }
+        let classes = (try? Realm.readSchema(transaction: nil, snapshot: snapshot, path: path).classes) ?? [:]
+        state.withLock { state in
+            state.schema = classes
+            state.schemaRoot = root
+        }
+        return classes
+    }
+
+    /// Runs on the member's actor: advances the Realm to `newest` with `changes` (delivering its observers'
+    /// changes) unless it is mid-write (its commit delivers) or has autorefresh off.
+    private static func refresh(
+        _ member: Due, newest: ReadTransaction?, changes: VersionChanges?, coordinator: Coordinator
+    ) async {
+        await run(on: member.actor) { _ in
+            let realm = member.realm.realm
+            coordinator.state.withLock { $0.members[ObjectIdentifier(realm)]?.scheduled = false }
+            guard realm.autorefresh, !realm.isInWriteTransaction else { return }
+            if let newest, let changes, let base = member.snapshot?.version {
+                realm.refresh(to: newest, changes: changes, from: base)
+                // Commits that landed after `newest` was pinned found this refresh pending: schedule another.
+                let latest = coordinator.state.withLock { $0.lastSeen }
+                if latest > newest.version {
+                    coordinator.schedule(version: latest, skip: nil, only: ObjectIdentifier(realm))
+                }
+            } else {
+                realm.refresh()
+            }
+        }
     }
 
     /// Starts the task that notices other processes' commits (every 10 ms while the file has live members
@@ -117,6 +191,11 @@ final class Coordinator: Sendable {
 
     /// Runs `body` isolated to `actor`.
     static func run<A: Actor>(on actor: A, _ body: @Sendable (isolated A) -> Void) async {
+        await body(actor)
+    }
+
+    /// Runs `body` isolated to `actor` (an existential).
+    static func run(on actor: any Actor, _ body: @Sendable (isolated any Actor) -> Void) async {
         await body(actor)
     }
 }

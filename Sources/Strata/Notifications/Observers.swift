@@ -19,24 +19,40 @@ final class VersionStep {
     let old: ReadTransaction
     let new: ReadTransaction
     private let schema: [String: StoredClass]
+    private var computed: VersionChanges?
 
-    init(old: ReadTransaction, new: ReadTransaction, schema: [String: StoredClass]) {
+    /// A step from `old` to `new`; `changes`, when given, were computed for exactly these versions elsewhere
+    /// (by the coordinator, off the Realm's actor).
+    init(old: ReadTransaction, new: ReadTransaction, schema: [String: StoredClass], changes: VersionChanges? = nil) {
         self.old = old
         self.new = new
         self.schema = schema
+        computed = changes
     }
 
     /// The changes between the versions. A damaged page makes every object count as possibly changed rather
     /// than hide a change.
-    lazy var changes: VersionChanges = {
+    var changes: VersionChanges {
+        if let computed { return computed }
+        let changes = VersionChanges.computed(old, new, schema: schema)
+        computed = changes
+        return changes
+    }
+}
+
+extension VersionChanges {
+    /// ``between(_:_:schema:)``, with a comparison that fails reported as "anything may have changed".
+    static func computed(_ old: ReadTransaction, _ new: ReadTransaction, schema: [String: StoredClass])
+        -> VersionChanges
+    {
         do {
-            return try VersionChanges.between(old, new, schema: schema)
+            return try between(old, new, schema: schema)
         } catch {
             var unknown = VersionChanges()
             unknown.unknown = true
             return unknown
         }
-    }()
+    }
 }
 
 /// The observers of one Realm, held weakly.
@@ -54,11 +70,11 @@ final class ObserverList {
 
     private var live: [any RealmObserver] { entries.compactMap(\.observer) }
 
-    /// Tells every observer that `realm` moved from `old` to `new`.
-    func advanced(from old: ReadTransaction, to new: ReadTransaction, realm: Realm) {
+    /// Tells every observer that `realm` moved from `old` to `new` (`changes`: what differs, if already known).
+    func advanced(from old: ReadTransaction, to new: ReadTransaction, realm: Realm, changes: VersionChanges? = nil) {
         let observers = live
         guard !observers.isEmpty else { return }
-        let step = VersionStep(old: old, new: new, schema: realm.schemaClasses())
+        let step = VersionStep(old: old, new: new, schema: realm.schemaClasses(), changes: changes)
         for observer in observers { observer.advanced(step) }
     }
 

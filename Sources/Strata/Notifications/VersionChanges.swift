@@ -3,9 +3,9 @@ import StrataStorage
 /// Which objects differ between two versions of a file, per class: found by comparing the versions' trees
 /// (see `TreeView.differences(from:)`), so commits of any Realm or process are covered without the writer
 /// recording anything, at a cost proportional to the pages the commits rewrote.
-struct VersionChanges {
+struct VersionChanges: Sendable {
     /// The changes to one class's objects.
-    struct ClassChanges {
+    struct ClassChanges: Sendable {
         /// Objects present in only one of the versions.
         var insertedOrDeleted: Set<Int64> = []
         /// Objects present in both whose stored properties differ, with those properties' persisted names.

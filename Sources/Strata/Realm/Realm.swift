@@ -38,6 +38,8 @@ public final class Realm {
     var pinned: PinnedVersion?
     /// Observers of this Realm and its objects and collections (see `Notifications/`).
     let observers = ObserverList()
+    /// Whether the coordinator refreshes this Realm after commits (it follows the versions it reads).
+    var coordinated = false
     /// For projections: how to read the property each key path reads on a root object, when it is one persisted
     /// property (see `ManagedObject.projectedReader`).
     var projectedReaders: [ObjectIdentifier: (keyPath: AnyKeyPath, reader: AnyObject?)] = [:]
@@ -538,8 +540,9 @@ public final class Realm {
     }
 
     /// Moves the Realm to `newer` (a version at least as new as its current one). Observers record what changed
-    /// between the two versions; they are told when the caller delivers.
-    private func advance(to newer: ReadTransaction) {
+    /// between the two versions (`changes`, when the coordinator computed them for exactly these versions);
+    /// they are told when the caller delivers.
+    private func advance(to newer: ReadTransaction, changes: VersionChanges? = nil) {
         let older = snapshot
         snapshot = newer
         pinned = nil
@@ -553,7 +556,22 @@ public final class Realm {
         {
             try? loadStoredSchema()
         }
-        if newer.version != older.version { observers.advanced(from: older, to: newer, realm: self) }
+        if newer.version != older.version {
+            observers.advanced(from: older, to: newer, realm: self, changes: changes)
+            if coordinated { Coordinator.for(self).advanced(self, to: newer) }
+        }
+    }
+
+    /// The coordinator's refresh, on this Realm's actor: advances to `newer` (unless already there or past it)
+    /// with the changes it computed from version `base` (used only if this Realm still reads `base`), then
+    /// delivers.
+    func refresh(to newer: ReadTransaction, changes: VersionChanges, from base: UInt64) {
+        checkThread()
+        guard transaction == nil, !frozen else { return }
+        if newer.version > snapshot.version {
+            advance(to: newer, changes: snapshot.version == base ? changes : nil)
+        }
+        observers.deliver()
     }
 
     /// The version this Realm reads.
