@@ -113,9 +113,15 @@ final class Coordinator: Sendable {
                 }
                 computed[old.version] = VersionChanges.computed(old, newest, schema: schema)
             }
-            for member in due {
+            // Each member on its own task, so that a busy actor does not hold up the others; the last one runs on
+            // this task (one hop fewer when a single Realm observes).
+            for (index, member) in due.enumerated() {
                 let changes = member.snapshot.flatMap { computed[$0.version] }
-                Task { await Self.refresh(member, newest: newest, changes: changes, coordinator: self) }
+                if index == due.count - 1 {
+                    await Self.refresh(member, newest: newest, changes: changes, coordinator: self)
+                } else {
+                    Task { await Self.refresh(member, newest: newest, changes: changes, coordinator: self) }
+                }
             }
         }
     }
