@@ -244,6 +244,7 @@ struct ProjectionTests {
         // Projected names stand for the root paths they project; root key paths work too.
         #expect(all.filter("homeCity == 'Lisbon'").map(\.firstName) == ["Ann"])
         #expect(all.filter("homeCity BEGINSWITH[c] $0", "p").map(\.firstName) == ["Bo"])
+        #expect(all.filter("homeCity == nil").map(\.firstName) == ["Cy"])
         #expect(all.filter("address.country == 'PT' AND lastName BEGINSWITH 'B'").map(\.firstName) == ["Bo"])
         #expect(all.filter("ANY firstFriendsName == 'Cy'").map(\.firstName) == ["Ann"])
         #expect(all.where { $0.homeCity == "Porto" }.map(\.firstName) == ["Bo"])

@@ -507,3 +507,59 @@ struct WhereQueryTests {
         #expect(older.isEmpty && before > 0)
     }
 }
+
+@Suite("Queries through nil links")
+struct NilLinkQueryTests {
+    /// People with and without addresses (and cities), and chains of best friends ending in nil.
+    private func people() throws -> Realm {
+        let realm = try Realm(
+            configuration: Realm.Configuration(
+                inMemoryIdentifier: "nil-links-\(UUID())", objectTypes: [Person.self, Address.self]))
+        try realm.write {
+            var previous: Person?
+            for id in 0..<12 {
+                let person = realm.create(
+                    Person.self, value: ["id": id, "name": "p\(id)", "age": (id % 4 == 0 ? nil : id) as Any])
+                if id % 3 != 0 {
+                    person.address = Address(value: ["street": "s\(id)", "city": id % 3 == 1 ? "Lisbon" : nil])
+                }
+                if id % 2 == 0 { person.bestFriend = previous }
+                previous = person
+            }
+        }
+        return realm
+    }
+
+    /// A nil to-one link makes the rest of the path null, like Swift's optional chaining: `address.city == nil`
+    /// holds for a person without an address. Checked through the semi-join (filter) and the general evaluator
+    /// (`index(matching:)` on each single object).
+    @Test func nilLinksReadAsNullValues() throws {
+        let realm = try people()
+        let all = Array(realm.objects(Person.self))
+        let cases: [(String, (Person) -> Bool)] = [
+            ("address.city == nil", { $0.address?.city == nil }),
+            ("address.city != nil", { $0.address?.city != nil }),
+            ("address.city == 'Lisbon'", { $0.address?.city == "Lisbon" }),
+            ("address.city != 'Lisbon'", { $0.address?.city != "Lisbon" }),
+            ("address.city IN {'Lisbon', nil}", { $0.address?.city == "Lisbon" || $0.address?.city == nil }),
+            ("address.city BEGINSWITH 'L'", { $0.address?.city?.hasPrefix("L") == true }),
+            ("NOT address.city == nil", { $0.address?.city != nil }),
+            ("bestFriend.name == nil", { $0.bestFriend == nil }),
+            ("bestFriend.age == nil", { $0.bestFriend?.age == nil }),
+            ("bestFriend.age > 3", { ($0.bestFriend?.age ?? .min) > 3 }),
+            ("bestFriend.bestFriend.name == nil", { $0.bestFriend?.bestFriend == nil }),
+            ("bestFriend.address.city == 'Lisbon'", { $0.bestFriend?.address?.city == "Lisbon" }),
+        ]
+        for (query, expected) in cases {
+            let ids = realm.objects(Person.self).filter(query).map(\.id)
+            #expect(ids == all.filter(expected).map(\.id), "\(query)")
+            for person in all {
+                let single = realm.objects(Person.self).filter("id == \(person.id)")
+                #expect((single.index(matching: query) != nil) == expected(person), "\(query) on p\(person.id)")
+            }
+        }
+        #expect(
+            realm.objects(Person.self).where { $0.address.city == nil }.map(\.id)
+                == all.filter { $0.address?.city == nil }.map(\.id))
+    }
+}

@@ -762,7 +762,14 @@ extension Realm {
                             } ?? .null
                     }
                     if info.type == .object, let next, next.followsObjects {
-                        if case .int(let target) = value { nextObjects.append(target) }
+                        if case .int(let target) = value {
+                            nextObjects.append(target)
+                        } else if !path.isMultiple {
+                            // A nil to-one link makes the rest of a single-valued path null (`address.city ==
+                            // nil` holds for a person without an address), as in the seeds' engine and in Swift's
+                            // optional chaining.
+                            return [.null]
+                        }
                     } else if info.type == .any, case .type? = next {
                         values.append(.string(QueryValues.typeName(value)))
                     } else if info.type == .any, case .mixed(let bytes) = value {
@@ -1188,7 +1195,7 @@ extension BoundPredicate {
 
     /// A condition on `link.rest` (a to-one link, then anything) as "the link points at one of the targets
     /// satisfying the condition on `rest`": the targets are found once, with their own query, and each row only
-    /// checks its link. A nil link satisfies nothing, as in the general evaluator.
+    /// checks its link. A nil link counts as a null value at the end of the path, as in the general evaluator.
     private func semiJoin(_ realm: Realm) -> RowCondition? {
         let path: BoundPath
         let inner: (BoundPath) -> BoundPredicate
@@ -1222,7 +1229,20 @@ extension BoundPredicate {
         else { return nil }
         let targets = Set(matching.keys)
         let column = owner.columns[link]
-        return { row in !row.isNull(column) && targets.contains(row.int(column)) }
+        let nilMatches = path.isMultiple ? false : inner(rest).holdsForNull
+        return { row in row.isNull(column) ? nilMatches : targets.contains(row.int(column)) }
+    }
+
+    /// Whether the condition holds when its path yields null (a nil link on the way).
+    var holdsForNull: Bool {
+        switch self {
+        case .compare(_, let op, .value(let value), let options, nil):
+            return QueryValues.compare(.null, op, value, options)
+        case .compare(_, .in, .values(let values), let options, nil):
+            return values.contains { QueryValues.compare(.null, .equal, $0, options) }
+        default:
+            return false
+        }
     }
 
     /// `a == x OR a == y OR …` on one plain column (at any nesting of ORs): the column and the values.
