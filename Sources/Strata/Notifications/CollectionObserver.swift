@@ -21,13 +21,20 @@ final class IdentityObserver<C, Identity: Hashable>: CollectionObserver<C> {
     private var last: [Identity]
     private var pending = VersionChanges()
     private var dirty = false
+    /// For results: the identities computed off the actor by the coordinator, and how to hand them to the live
+    /// results so that reading them does not run the query again.
+    let prepared: PreparedIdentities<Identity>?
+    private let prime: (([Identity]) -> Void)?
 
     init(
         realm: Realm, collection: C, elementBinding: TableBinding?, paths: [[String]]?,
-        identities: @escaping () -> [Identity], objectKey: ((Identity) -> Int64?)?
+        identities: @escaping () -> [Identity], objectKey: ((Identity) -> Int64?)?,
+        prepared: PreparedIdentities<Identity>? = nil, prime: (([Identity]) -> Void)? = nil
     ) {
         self.identities = identities
         self.objectKey = objectKey
+        self.prepared = prepared
+        self.prime = prime
         self.elementBinding = elementBinding
         self.paths = paths
         last = identities()
@@ -44,7 +51,17 @@ final class IdentityObserver<C, Identity: Hashable>: CollectionObserver<C> {
     override func nextChange() -> RealmCollectionChange<C>? {
         guard dirty else { return nil }
         dirty = false
-        let now = identities()
+        let now: [Identity]
+        if let ready = prepared?.take(at: realm) {
+            now = ready
+            prime?(ready)
+        } else if let prepared {
+            let start = ContinuousClock.now
+            now = identities()
+            prepared.measured(ContinuousClock.now - start)
+        } else {
+            now = identities()
+        }
         let diff = CollectionDiff.between(last, now)
         var modifications: [Int] = []
         if let elementBinding, let objectKey, !pending.isEmpty {
@@ -70,9 +87,80 @@ protocol ObservableRealmCollection {
     func makeObserver<C>(as collection: C, paths: [[String]]?) -> CollectionObserver<C>
 }
 
+/// Identities of a collection's elements computed off its Realm's actor (by the coordinator, on a frozen view of
+/// the version the Realm is about to advance to), handed to the observer on the actor.
+///
+/// Only queries that cost enough run there: handing the work over costs a frozen view and a rebound query (tens of
+/// microseconds), so a query that took longer than ``offActorThreshold`` on the actor moves off it, and moves
+/// back when it gets cheaper than half that.
+final class PreparedIdentities<Identity>: AnyPreparedIdentities, @unchecked Sendable {
+    /// Computes the identities on a frozen Realm (reads only immutable state of the live collection).
+    private let compute: (Realm) -> [Identity]?
+    private let slot = Locked<(version: UInt64, identities: [Identity])?>(nil)
+    private let worthwhile = Locked(false)
+
+    init(compute: @escaping (Realm) -> [Identity]?) { self.compute = compute }
+
+    var isWorthwhile: Bool { worthwhile.withLock { $0 } || alwaysOffActor.withLock { $0 > 0 } }
+
+    /// Records what computing the identities cost (on the actor or off it).
+    func measured(_ cost: Duration) {
+        if cost >= offActorThreshold {
+            worthwhile.withLock { $0 = true }
+        } else if cost < offActorThreshold / 2 {
+            worthwhile.withLock { $0 = false }
+        }
+    }
+
+    func prepare(on frozen: Realm) {
+        let start = ContinuousClock.now
+        guard let identities = compute(frozen) else { return }
+        measured(ContinuousClock.now - start)
+        let version = frozen.currentSnapshot.version
+        slot.withLock { $0 = (version, identities) }
+    }
+
+    /// The identities prepared for the version `realm` reads now (outside a write transaction), once.
+    func take(at realm: Realm) -> [Identity]? {
+        guard !realm.isInWriteTransaction else { return nil }
+        let version = realm.currentSnapshot.version
+        let identities = slot.withLock { slot -> [Identity]? in
+            defer { slot = nil }
+            guard let slot, slot.version == version else { return nil }
+            return slot.identities
+        }
+        if identities != nil { preparedIdentitiesUsed.withLock { $0 += 1 } }
+        return identities
+    }
+}
+
+/// How many times an observer used identities computed off its actor (diagnostics and tests).
+let preparedIdentitiesUsed = Locked(0)
+
+/// A query that took at least this long on its Realm's actor is re-evaluated off it after later commits.
+let offActorThreshold = Duration.microseconds(200)
+
+/// While above zero, every observed query is re-evaluated off its actor whatever it costs (tests).
+let alwaysOffActor = Locked(0)
+
+/// ``PreparedIdentities`` of any identity type, as the coordinator holds them.
+protocol AnyPreparedIdentities: AnyObject, Sendable {
+    /// Whether the query costs enough to run off the actor.
+    var isWorthwhile: Bool { get }
+    /// Computes the identities as of `frozen`'s version.
+    func prepare(on frozen: Realm)
+}
+
 extension Results: ObservableRealmCollection {
     func makeObserver<C>(as collection: C, paths: [[String]]?) -> CollectionObserver<C> {
         let results = self
+        // Off the actor, the same query runs on a frozen view (rebinding reads only the query's immutable parts).
+        let template = UncheckedBox(self)
+        let prepared = PreparedIdentities<Int64> { frozen in
+            guard let moved = template.value.rebound(to: frozen) else { return nil }
+            if let keys = moved.queryKeys() { return keys }
+            return try? frozen.objectKeys(tree: moved.binding.rowsTree)
+        }
         var paths = paths
         if let projection = Element.self as? any ProjectionObservable.Type {
             // Only projected properties count as modifications, by projected or root names.
@@ -85,7 +173,8 @@ extension Results: ObservableRealmCollection {
                 if let keys = results.queryKeys() { return keys }
                 return (try? results.owner.objectKeys(tree: results.binding.rowsTree)) ?? []
             },
-            objectKey: isObjects ? { $0 } : nil)
+            objectKey: isObjects ? { $0 } : nil, prepared: prepared,
+            prime: { keys in results.query?.prime(keys: keys, realm: results.owner) })
     }
 }
 

@@ -18,7 +18,14 @@ final class Coordinator: Sendable {
         /// The version the Realm read when it last advanced (as far as the coordinator knows).
         var snapshot: ReadTransaction?
         var store: Store?
+        var configuration: Realm.Configuration?
+        /// The Realm's observers' work that runs off its actor (query re-evaluation), held weakly.
+        var preparers: [WeakPreparer] = []
         var scheduled = false
+    }
+
+    struct WeakPreparer: @unchecked Sendable {
+        weak var preparer: (any AnyPreparedIdentities)?
     }
 
     private struct State {
@@ -55,16 +62,22 @@ final class Coordinator: Sendable {
 
     /// `realm` gained an observer: refresh it on its actor after each commit from now on (while both live), and
     /// watch the file for other processes' commits.
-    func observing(_ realm: Realm) {
+    func observing(_ realm: Realm, prepared: (any AnyPreparedIdentities)? = nil) {
         if let actor = realm.ownerActor {
             realm.coordinated = true
             let snapshot = realm.currentSnapshot
             let store = realm.store
+            let configuration = realm.configuration
             state.withLock { state in
                 state.members = state.members.filter { $0.value.realm != nil }
-                if state.members[ObjectIdentifier(realm)] == nil {
-                    state.members[ObjectIdentifier(realm)] = Member(
-                        realm: realm, actor: actor, snapshot: snapshot, store: store)
+                let id = ObjectIdentifier(realm)
+                if state.members[id] == nil {
+                    state.members[id] = Member(
+                        realm: realm, actor: actor, snapshot: snapshot, store: store, configuration: configuration)
+                }
+                if let prepared {
+                    state.members[id]?.preparers.removeAll { $0.preparer == nil }
+                    state.members[id]?.preparers.append(WeakPreparer(preparer: prepared))
                 }
             }
         }
@@ -94,7 +107,11 @@ final class Coordinator: Sendable {
                     continue
                 }
                 state.members[id]?.scheduled = true
-                due.append(Due(realm: UncheckedRealm(realm), actor: actor, snapshot: member.snapshot, store: store))
+                due.append(
+                    Due(
+                        realm: UncheckedRealm(realm), actor: actor, snapshot: member.snapshot, store: store,
+                        configuration: member.configuration,
+                        preparers: member.preparers.compactMap(\.preparer).filter(\.isWorthwhile)))
             }
             return due
         }
@@ -113,14 +130,26 @@ final class Coordinator: Sendable {
                 }
                 computed[old.version] = VersionChanges.computed(old, newest, schema: schema)
             }
+            // A frozen view of the newest version for the members' queries.
+            let pinned = due.first(where: { !$0.preparers.isEmpty })?.configuration.flatMap { configuration in
+                try? PinnedVersion(configuration: configuration, store: store, snapshot: newest)
+            }
             // Each member on its own task, so that a busy actor does not hold up the others; the last one runs on
-            // this task (one hop fewer when a single Realm observes).
+            // this task (one hop fewer when a single Realm observes). Its observers' queries run there first,
+            // off its actor, on a private frozen view.
             for (index, member) in due.enumerated() {
                 let changes = member.snapshot.flatMap { computed[$0.version] }
-                if index == due.count - 1 {
+                let work = { @Sendable in
+                    if let pinned, !member.preparers.isEmpty {
+                        let frozen = Realm(frozen: pinned)
+                        for preparer in member.preparers { preparer.prepare(on: frozen) }
+                    }
                     await Self.refresh(member, newest: newest, changes: changes, coordinator: self)
+                }
+                if index == due.count - 1 {
+                    await work()
                 } else {
-                    Task { await Self.refresh(member, newest: newest, changes: changes, coordinator: self) }
+                    Task { await work() }
                 }
             }
         }
@@ -132,6 +161,8 @@ final class Coordinator: Sendable {
         let actor: any Actor
         let snapshot: ReadTransaction?
         let store: Store
+        let configuration: Realm.Configuration?
+        let preparers: [any AnyPreparedIdentities]
     }
 
     /// The class definitions of `snapshot` (read again only when their tree changed).

@@ -129,7 +129,8 @@ extension Realm {
         checkThread()
         guard !frozen else { fatalError("observe: frozen values never change") }
         observers.add(observer)
-        Coordinator.for(self).observing(self)
+        let prepared = (observer as? any PreparingObserver)?.preparedIdentities
+        Coordinator.for(self).observing(self, prepared: prepared)
     }
 
     /// The persisted names of `keyPaths` (`\Dog.name`); traps for one that names no persisted property.
@@ -142,6 +143,15 @@ extension Realm {
             fatalError("\(error)")
         }
     }
+}
+
+/// An observer whose work can partly run off its Realm's actor.
+protocol PreparingObserver {
+    var preparedIdentities: (any AnyPreparedIdentities)? { get }
+}
+
+extension IdentityObserver: PreparingObserver {
+    var preparedIdentities: (any AnyPreparedIdentities)? { prepared }
 }
 
 /// Keeps an observation alive; ``invalidate()`` (or dropping the token) ends it.

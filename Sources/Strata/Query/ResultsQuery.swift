@@ -65,6 +65,14 @@ final class ResultsQuery {
         self.rebase = rebase
     }
 
+    /// Takes `keys` (computed elsewhere for the version `realm` reads now, at its current generation) as this
+    /// query's matches, so that reading the results does not run the query again.
+    func prime(keys: [Int64], realm: Realm) {
+        cachedKeys = keys
+        cachedRows = nil
+        cachedGeneration = realm.generation
+    }
+
     /// `self`'s stages followed by `more`.
     func appending(_ more: [Stage]) -> ResultsQuery {
         ResultsQuery(stages: stages + more, base: base, rebase: rebase)
