@@ -22,7 +22,7 @@ final class ObjectObserver<T: ObjectBase>: ChangeObserver<ObjectChange<T>> {
         guard !deleted, !finished else { return }
         let changes = step.changes
         let binding = managed.binding
-        if changes.classes[binding.className]?.insertedOrDeleted.contains(managed.key) == true, !managed.exists {
+        if managed.wasDeleted(in: changes) {
             deleted = true
             pending = [:]
             return
@@ -73,6 +73,13 @@ final class ObjectObserver<T: ObjectBase>: ChangeObserver<ObjectChange<T>> {
     /// Whether `.deleted` was delivered.
     override var isFinished: Bool { finished }
 
+}
+
+extension ManagedObject {
+    /// Whether `changes` (up to the Realm's current version) deleted this object.
+    func wasDeleted(in changes: VersionChanges) -> Bool {
+        changes.classes[binding.className]?.insertedOrDeleted.contains(key) == true && !exists
+    }
 }
 
 extension ObjectBase {

@@ -51,7 +51,7 @@ final class ProjectionObserver<P: ProjectionObservable>: ChangeObserver<ObjectCh
         guard !deleted, !finished else { return }
         let changes = step.changes
         let binding = managed.binding
-        if changes.classes[binding.className]?.insertedOrDeleted.contains(managed.key) == true, !managed.exists {
+        if managed.wasDeleted(in: changes) {
             deleted = true
             return
         }
