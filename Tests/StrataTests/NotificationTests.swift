@@ -551,3 +551,102 @@ actor Watcher {
 
     func finished() async -> [Int] { await task?.value ?? [] }
 }
+
+/// A map of objects, for map notifications.
+final class NtfKennel: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var dogs: Map<String, NtfDog?>
+}
+
+@Suite("Notification: maps")
+struct MapNotificationTests {
+    @Test func mapsReportKeysRemovedAddedAndChanged() throws {
+        let realm = try Realm(configuration: memoryConfiguration("map"))
+        let dog = try realm.write {
+            realm.create(NtfDog.self, value: ["id": 1, "scores": ["a": 1, "b": 2, "c": 3]])
+        }
+        var changes: [RealmMapChange<Map<String, Int>>] = []
+        let token = dog.scores.observe { changes.append($0) }
+        defer { token.invalidate() }
+        guard case .initial(let initial)? = changes.first else {
+            Issue.record("expected .initial")
+            return
+        }
+        #expect(initial.count == 3)
+        try realm.write { dog.name = "unrelated" }
+        #expect(changes.count == 1)
+        try realm.write {
+            dog.scores["a"] = nil
+            dog.scores["b"] = 20
+            dog.scores["d"] = 4
+            dog.scores["c"] = 3  // the same value: not a change
+        }
+        guard case .update(let map, let deletions, let insertions, let modifications)? = changes.last else {
+            Issue.record("expected an update, got \(changes)")
+            return
+        }
+        #expect(deletions == ["a"] && insertions == ["d"] && modifications == ["b"])
+        #expect(map["b"] == 20 && map.count == 3)
+        try realm.write { realm.delete(dog) }
+        guard case .update(_, let gone, [], [])? = changes.last else {
+            Issue.record("expected every key removed with the object")
+            return
+        }
+        #expect(gone == ["b", "c", "d"])
+    }
+
+    @Test func mapsOfObjectsReportChangedObjects() throws {
+        let realm = try Realm(configuration: memoryConfiguration("map-objects"))
+        let (kennel, rex, max) = try realm.write {
+            let rex = realm.create(NtfDog.self, value: ["id": 1, "name": "Rex"])
+            let max = realm.create(NtfDog.self, value: ["id": 2, "name": "Max"])
+            let kennel = realm.create(NtfKennel.self, value: ["id": 1])
+            kennel.dogs["front"] = rex
+            kennel.dogs["back"] = max
+            return (kennel, rex, max)
+        }
+        var modified: [[String]] = []
+        let token = kennel.dogs.observe(keyPaths: ["name"]) { change in
+            if case .update(_, _, _, let modifications) = change { modified.append(modifications) }
+        }
+        defer { token.invalidate() }
+        try realm.write { rex.age = 5 }
+        #expect(modified.isEmpty)
+        try realm.write { max.name = "Maximus" }
+        #expect(modified == [["back"]])
+        try realm.write { kennel.dogs["front"] = max }
+        #expect(modified.last == ["front"])
+    }
+
+    @Test func mapChangesArriveInForAwaitLoops() async throws {
+        let configuration = memoryConfiguration("map-actor")
+        let seen = try await MapWatcher().run(configuration: configuration)
+        #expect(seen == ["initial 0", "insertions [\"x\"]", "modifications [\"x\"]", "deletions [\"x\"]"])
+    }
+}
+
+actor MapWatcher {
+    func run(configuration: Realm.Configuration) async throws -> [String] {
+        let realm = try await Realm(configuration: configuration, actor: self)
+        let dog = try await realm.asyncWrite { realm.create(NtfDog.self, value: ["id": 1]) }
+        var changes = dog.scores.changes.makeAsyncIterator()
+        var seen: [String] = []
+        for step in 0..<4 {
+            switch step {
+            case 1: try await realm.asyncWrite { dog.scores["x"] = 1 }
+            case 2: try await realm.asyncWrite { dog.scores["x"] = 2 }
+            case 3: try await realm.asyncWrite { dog.scores["x"] = nil }
+            default: break
+            }
+            switch await changes.next(isolation: self) {
+            case .initial(let map)?: seen.append("initial \(map.count)")
+            case .update(_, let deletions, let insertions, let modifications)?:
+                if !insertions.isEmpty { seen.append("insertions \(insertions)") }
+                if !modifications.isEmpty { seen.append("modifications \(modifications)") }
+                if !deletions.isEmpty { seen.append("deletions \(deletions)") }
+            case .error?, nil: return seen
+            }
+        }
+        return seen
+    }
+}

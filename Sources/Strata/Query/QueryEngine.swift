@@ -868,6 +868,19 @@ extension Realm {
         return values
     }
 
+    /// The entries of map property `property` of object `key`, in key order: keys and values as queries see
+    /// them (links as object keys).
+    func queryMapEntries(_ binding: TableBinding, property: Int, key: Int64) throws(Realm.Error)
+        -> [(key: String, value: _StoredValue)]
+    {
+        Array(
+            zip(
+                try queryMapKeys(binding, property: property, key: key),
+                try queryCollectionValues(binding, property: property, key: key))
+        )
+        .map { (key: $0.0, value: $0.1) }
+    }
+
     private func queryMapKeys(_ binding: TableBinding, property: Int, key: Int64) throws(Realm.Error) -> [String] {
         var keys: [String] = []
         try forEachQueryElement(binding, property: property, key: key, keys: true) { key, _ in
