@@ -267,6 +267,22 @@ struct DifferentialQueryTests {
             }.map(\.element.id)
             #expect(found == expected, "\(type): sorted by text ascending \(ascending)")
         }
+        // One numeric key over rows a scan kept (sorted as unboxed pairs), both directions, stable.
+        for ascending in [true, false] {
+            let scanned = rows.filter { $0.int >= -4 }.enumerated()
+            func expected<T: Comparable>(_ value: (Expected) -> T) -> [Int] {
+                scanned.sorted {
+                    let (x, y) = (value($0.element), value($1.element))
+                    return x == y ? $0.offset < $1.offset : (ascending ? x < y : x > y)
+                }.map(\.element.id)
+            }
+            let found = { (key: String) in
+                all.filter("int >= -4").sorted(byKeyPath: key, ascending: ascending).map(\.id)
+            }
+            #expect(found("int") == expected(\.int), "\(type): sorted by int ascending \(ascending)")
+            #expect(found("small") == expected(\.small), "\(type): sorted by small ascending \(ascending)")
+            #expect(found("when") == expected(\.when), "\(type): sorted by when ascending \(ascending)")
+        }
         #expect(
             all.filter("int > 0").average(ofProperty: "small") as Double?
                 == {

@@ -562,4 +562,22 @@ struct NilLinkQueryTests {
             realm.objects(Person.self).where { $0.address.city == nil }.map(\.id)
                 == all.filter { $0.address?.city == nil }.map(\.id))
     }
+
+    /// A numeric sort over scanned rows with nils: nil first ascending, last descending, ties in key order.
+    @Test func numericSortsPlaceNilsAndKeepTies() throws {
+        let realm = try people()
+        let all = Array(realm.objects(Person.self))
+        for ascending in [true, false] {
+            let found = realm.objects(Person.self).filter("id >= 0").sorted(byKeyPath: "age", ascending: ascending)
+            let expected = all.enumerated().sorted { a, b in
+                switch (a.element.age, b.element.age) {
+                case (nil, nil): return a.offset < b.offset
+                case (nil, _): return ascending
+                case (_, nil): return !ascending
+                case (let x?, let y?): return x == y ? a.offset < b.offset : (ascending ? x < y : x > y)
+                }
+            }.map(\.element.id)
+            #expect(found.map(\.id) == expected, "ascending \(ascending)")
+        }
+    }
 }

@@ -165,6 +165,16 @@ final class ResultsQuery {
                 }
                 found.select(kept)
             case .sort(let descriptors):
+                if descriptors.count == 1, let (column, info) = descriptors[0].path.directColumn, let rows = found.rows,
+                    let order = try realm.storage({
+                        try Self.numericOrder(rows, column: column, info: info, ascending: descriptors[0].ascending)
+                    })
+                {
+                    // One numeric key with the rows at hand: sort unboxed (value, position) pairs.
+                    found.select(order)
+                    found.ascending = false
+                    continue
+                }
                 if descriptors.count == 1, let (column, info) = descriptors[0].path.directColumn, info.type == .string,
                     let rows = found.rows
                 {
@@ -287,6 +297,56 @@ final class ResultsQuery {
     }
 
     /// `values` as numbers (nil for nil) when they are all numbers or nil.
+    /// The positions of `rows` ordered by the number in `column` (nil first when ascending, last when
+    /// descending; equal values keep their order); nil when the column is not an integer, double, float or date
+    /// column or holds NaN (the general comparison handles those).
+    private static func numericOrder(_ rows: [StableValue], column: Int, info: _PropertyInfo, ascending: Bool)
+        throws(StorageError) -> [Int]?
+    {
+        guard !info.isCollection else { return nil }
+        switch info.type {
+        case .int:
+            return try sortedPositions(rows, column: column, ascending: ascending) { $0.int(column) }
+        case .double, .date:
+            return try sortedPositions(rows, column: column, ascending: ascending) { row -> Double? in
+                let value = row.double(column)
+                return value.isNaN ? nil : value
+            }
+        case .float:
+            return try sortedPositions(rows, column: column, ascending: ascending) { row -> Float? in
+                let value = row.float(column)
+                return value.isNaN ? nil : value
+            }
+        default:
+            return nil
+        }
+    }
+
+    /// The positions of `rows` ordered by `read` (nil values first when ascending; position breaks ties); nil
+    /// when `read` returns nil for a non-null value.
+    private static func sortedPositions<T: Comparable>(
+        _ rows: [StableValue], column: Int, ascending: Bool, _ read: (RowView) -> T?
+    ) throws(StorageError) -> [Int]? {
+        var pairs: [(value: T, position: Int)] = []
+        pairs.reserveCapacity(rows.count)
+        var nils: [Int] = []
+        for (position, stable) in rows.enumerated() {
+            let row = try RowView(stable.bytes)
+            if row.isNull(column) {
+                nils.append(position)
+                continue
+            }
+            guard let value = read(row) else { return nil }
+            pairs.append((value, position))
+        }
+        if ascending {
+            pairs.sort { $0.value < $1.value || ($0.value == $1.value && $0.position < $1.position) }
+            return nils + pairs.map(\.position)
+        }
+        pairs.sort { $0.value > $1.value || ($0.value == $1.value && $0.position < $1.position) }
+        return pairs.map(\.position) + nils
+    }
+
     private static func numbers(_ values: [_StoredValue]) -> [Double?]? {
         var numbers: [Double?] = []
         numbers.reserveCapacity(values.count)
