@@ -166,6 +166,16 @@ do {
     log("loading SQLite")
     let (queue, grdbLoad) = try measure { try loadGRDB(data, path: root.appendingPathComponent("query.sqlite").path) }
     let sqliteVersion = try queue.read { try String.fetchOne($0, sql: "SELECT sqlite_version()") } ?? "?"
+    // Cold and warm unindexed scans: the first scan of a class extracts the scanned column of every segment of its
+    // rows (kept in the file's segment cache); later scans, at this or later versions, reuse the extracts of the
+    // segments no commit has touched since.
+    let probe = data.values[data.values.count / 2]
+    let (coldAnswer, cold) = try measure { realm.objects(QBItem.self).filter("value == $0", probe).count }
+    let (warmAnswer, warm) = try measure { realm.objects(QBItem.self).filter("value == $0", probe).count }
+    let (sqlAnswer, sqlScan) = try measure {
+        try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM item WHERE value = ?", arguments: [probe]) }
+    }
+    if coldAnswer != warmAnswer || coldAnswer != sqlAnswer { mismatches += 1 }
     var workloads = makeWorkloads(data)
     if let only = options.only?.lowercased() { workloads = workloads.filter { $0.title.lowercased().contains(only) } }
 
@@ -182,6 +192,10 @@ do {
             + "a foreign-key column `ownerId`), indexes on `item(indexedValue)` and `item(ownerId)`, an FTS5 table for "
             + "the texts; \(sqliteSettings).")
     emit("- Load (not in the table): Strata \(format(strataLoad)), SQLite \(format(grdbLoad)).")
+    emit(
+        "- Cold scan (not in the table): the first `value == k` scan after loading, which also extracts the column "
+            + "into the segment cache, took \(format(cold)) (\(String(format: "%.2f×", cold / sqlScan)) SQLite's "
+            + "\(format(sqlScan))); the same scan again \(format(warm)). The table's rows run warm, after a warm-up.")
     emit("- Load average at start (1, 5, 15 min): \(loadAverage()) — other work on the machine skews the numbers.")
     emit(
         "- Each row runs its queries (different parameters, the same on both sides) in one timed run; the median of "

@@ -50,14 +50,14 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
     }
 
     /// The keys of the objects, in order, when a query narrows or orders them.
-    func queryKeys() -> [Int64]? { queryMatches()?.keys }
+    func queryKeys() -> [Int64]? { queryMatches(rows: false)?.keys }
 
-    /// The keys of the objects and, when the query read them in one pass, their rows.
-    func queryMatches() -> (keys: [Int64], rows: [StableValue]?)? {
+    /// The keys of the objects and, when the query read them in one pass (or `rows`), their rows.
+    func queryMatches(rows: Bool = true) -> (keys: [Int64], rows: [StableValue]?)? {
         guard let query else { return nil }
         owner.checkThread()
         do {
-            return try query.matches(realm: owner, binding: binding)
+            return try query.matches(realm: owner, binding: binding, rows: rows)
         } catch {
             fatalError("Results<\(binding.className)>: \(error)")
         }

@@ -1238,7 +1238,9 @@ extension BoundPredicate {
         {
             rest.directColumn = (binding.columns[index], binding.table.infos[index])
         }
-        guard let matching = try? ResultsQuery(stages: [.filter(inner(rest))]).matches(realm: realm, binding: target)
+        guard
+            let matching = try? ResultsQuery(stages: [.filter(inner(rest))]).matches(
+                realm: realm, binding: target, rows: false)
         else { return nil }
         let targets = Set(matching.keys)
         let column = owner.columns[link]
@@ -1259,7 +1261,7 @@ extension BoundPredicate {
     }
 
     /// `a == x OR a == y OR …` on one plain column (at any nesting of ORs): the column and the values.
-    private func equalityDisjunction() -> (BoundPath, [_StoredValue])? {
+    func equalityDisjunction() -> (BoundPath, [_StoredValue])? {
         switch self {
         case .or(let a, let b):
             guard let (left, x) = a.equalityDisjunction(), let (right, y) = b.equalityDisjunction(),
@@ -1423,10 +1425,12 @@ extension BoundPredicate {
             }
         case (.int, _), (.double, _), (.float, _):
             guard let constant = QueryValues.number(value), !(value.isDecimal) else { return nil }
+            // NaN is unordered, as in `QueryValues.order`: no comparison with it holds but !=.
+            func numeric(_ x: Double) -> Int? { x.isNaN || constant.isNaN ? nil : sign(x, constant) }
             switch info.type {
-            case .int: return ordered { $0.isNull(column) ? nil : sign(Double($0.int(column)), constant) }
-            case .double: return ordered { $0.isNull(column) ? nil : sign($0.double(column), constant) }
-            default: return ordered { $0.isNull(column) ? nil : sign(Double($0.float(column)), constant) }
+            case .int: return ordered { $0.isNull(column) ? nil : numeric(Double($0.int(column))) }
+            case .double: return ordered { $0.isNull(column) ? nil : numeric($0.double(column)) }
+            default: return ordered { $0.isNull(column) ? nil : numeric(Double($0.float(column))) }
             }
         case (.date, .date(let date)):
             let constant = date.timeIntervalSinceReferenceDate

@@ -57,6 +57,8 @@ final class ResultsQuery {
     private var cachedKeys: [Int64] = []
     /// The rows of `cachedKeys` in the snapshot they were read from (nil when they were not read in one pass).
     private var cachedRows: [StableValue]?
+    /// Where the rows of `cachedKeys` are, when a column scan found them without reading them.
+    private var cachedPending: ColumnScan.PendingRows?
     private var cachedGeneration = UInt64.max
 
     init(stages: [Stage], base: (() throws(Realm.Error) -> [Int64])? = nil, rebase: BaseSource? = nil) {
@@ -70,6 +72,7 @@ final class ResultsQuery {
     func prime(keys: [Int64], realm: Realm) {
         cachedKeys = keys
         cachedRows = nil
+        cachedPending = nil
         cachedGeneration = realm.generation
     }
 
@@ -78,10 +81,19 @@ final class ResultsQuery {
         ResultsQuery(stages: stages + more, base: base, rebase: rebase)
     }
 
-    /// The matching keys in order and, when a scan read them, their rows (valid while the Realm's generation
-    /// stays the same); recomputed when the Realm's data may have changed.
-    func matches(realm: Realm, binding: TableBinding) throws(Realm.Error) -> (keys: [Int64], rows: [StableValue]?) {
-        if cachedGeneration == realm.generation { return (cachedKeys, cachedRows) }
+    /// The matching keys in order and, when a scan read them (and `rows`), their rows (valid while the Realm's
+    /// generation stays the same); recomputed when the Realm's data may have changed. Without `rows`, rows a column
+    /// scan did not read are left unread until asked for.
+    func matches(realm: Realm, binding: TableBinding, rows: Bool = true) throws(Realm.Error) -> (
+        keys: [Int64], rows: [StableValue]?
+    ) {
+        if cachedGeneration == realm.generation {
+            if rows, let pending = cachedPending {
+                cachedRows = try pending.rows(realm: realm, binding: binding)
+                cachedPending = nil
+            }
+            return (cachedKeys, cachedRows)
+        }
         var found: Found
         var index = 0
         if let base {
@@ -119,10 +131,15 @@ final class ResultsQuery {
             } else {
                 found = try scan(realm: realm, binding: binding, filters: filters)
             }
+            if let pending = found.pending, rows || index < stages.count {
+                found.rows = try pending.rows(realm: realm, binding: binding)
+                found.pending = nil
+            }
             found = try run(stages[index...], on: found, realm, binding)
         }
         cachedKeys = found.keys
         cachedRows = found.rows
+        cachedPending = found.pending
         cachedGeneration = realm.generation
         return (found.keys, found.rows)
     }
@@ -133,6 +150,8 @@ final class ResultsQuery {
         var keys: [Int64]
         var rows: [StableValue]?
         var ascending: Bool
+        /// Where the rows are, when a column scan found the keys without reading the rows (`rows` is nil).
+        var pending: ColumnScan.PendingRows? = nil
 
         /// Keeps the entries at `positions`, in that order.
         mutating func select(_ positions: [Int]) {
@@ -450,6 +469,10 @@ final class ResultsQuery {
     private func scan(realm: Realm, binding: TableBinding, filters: [BoundPredicate]) throws(Realm.Error) -> Found {
         var keys: [Int64] = []
         if let tree = realm.treeView(binding.rowsTree) {
+            if let kernel = ColumnScan.kernel(filters) {
+                // Fixed-width column conditions only: test cached column extracts, not rows.
+                return try realm.storage { try ColumnScan.scan(tree, kernel: kernel, cache: realm.store.segmentCache) }
+            }
             // Outside a write transaction: keep each match's row for what follows (sorting, creating objects).
             var rows: [StableValue] = []
             var compiled: [RowCondition] = []

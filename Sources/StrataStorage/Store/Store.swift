@@ -64,6 +64,9 @@ public final class Store: Sendable {
     public var latestVersion: UInt64 { shared.latest.version }
     /// Options the store was opened with.
     public var options: StoreOptions { shared.options }
+    /// Memory for data derived from the file's committed tree segments (see ``TreeSegment``), shared by every
+    /// handle on the file in this process.
+    public var segmentCache: SegmentCache { shared.segmentCache }
 
     private func checkOpen() throws(StorageError) {
         if closed.load(ordering: .acquiring) { throw .closed }

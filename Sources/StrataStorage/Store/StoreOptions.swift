@@ -22,16 +22,20 @@ public struct StoreOptions: Sendable, Equatable {
     public var durability: Durability
     /// Give up waiting for another process's write lock after this long (nil: wait indefinitely).
     public var writeLockTimeout: Duration?
+    /// Memory for data derived from the file's unchanging tree segments (see ``Store/segmentCache``), shared by
+    /// every handle on the file in the process. The first handle opened on a file decides it.
+    public var segmentCacheBytes: Int
 
     /// Options with the given values; the defaults suit most uses.
     public init(
         pageSize: Int = 4096, readOnly: Bool = false, createIfMissing: Bool = true, durability: Durability = .full,
-        writeLockTimeout: Duration? = nil
+        writeLockTimeout: Duration? = nil, segmentCacheBytes: Int = 128 << 20
     ) {
         self.pageSize = pageSize
         self.readOnly = readOnly
         self.createIfMissing = createIfMissing
         self.durability = durability
         self.writeLockTimeout = writeLockTimeout
+        self.segmentCacheBytes = segmentCacheBytes
     }
 }

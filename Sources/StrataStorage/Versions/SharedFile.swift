@@ -32,6 +32,8 @@ final class SharedFile: @unchecked Sendable {
     /// without a lock file, this coordinator's own.
     let gate: WriteGate
     private let registryKey: String?
+    /// Data derived from this file's committed tree segments (see ``SegmentCache``).
+    let segmentCache: SegmentCache
 
     struct State {
         var latest: Meta
@@ -61,6 +63,7 @@ final class SharedFile: @unchecked Sendable {
         self.lockFile = lockFile
         self.gate = lockFile?.gate ?? WriteGate()
         self.registryKey = registryKey
+        self.segmentCache = SegmentCache(budget: options.segmentCacheBytes)
         self.state = Locked(State(latest: meta, mapping: mapping))
     }
 

@@ -1,0 +1,513 @@
+import StrataStorage
+
+/// Unindexed scans over fixed-width columns, run on column extracts of the rows tree's segments instead of on the
+/// rows themselves.
+///
+/// A scan over rows touches every row (~80 bytes, one cache miss each); a condition on an integer, boolean,
+/// floating-point or date column needs 8 of those bytes. The rows tree is cut into segments (the rows under one
+/// bottom branch page, see ``TreeSegment``), each named for ever by its page and the version that wrote it. The
+/// first scan of a segment extracts its object keys and the condition's columns into plain arrays, kept in the
+/// file's ``SegmentCache``; later scans — in any Realm on the file, at any later version in which the segment is
+/// unchanged — test the arrays in tight loops. A commit changes the identities of the segments it modified only,
+/// so those alone are extracted again.
+///
+/// The extracts are memory, not file format: nothing is written, nothing needs maintaining by writes, and the
+/// cache's budget (``StrataStorage/StoreOptions/segmentCacheBytes``) bounds them.
+enum ColumnScan {
+    /// A condition over column extracts. It gives exactly the answers of the `RowCondition` compiled from the
+    /// same predicate (`BoundPredicate.compiled`), nulls and NaNs included.
+    indirect enum Kernel {
+        case constant(Bool)
+        case and(Kernel, Kernel)
+        case or(Kernel, Kernel)
+        case not(Kernel)
+        /// Whether the column is null (`isNull`) or not.
+        case null(column: Int, isNull: Bool)
+        /// An integer (or boolean, as 0/1) column against an integer; null rows are `nullResult`.
+        case int(column: Int, Comparison, Int64)
+        /// A double column against a double, by IEEE comparison (NaN is unequal to everything).
+        case double(column: Int, Comparison, Double)
+        /// A column read as a double (`kind`) ordered against a constant. Numbers treat NaN as unordered (only `!=`
+        /// holds), as `QueryValues.order` does; dates order NaN as equal, as `Date` comparison does.
+        case ordered(column: Int, ColumnKind, Comparison, Double, nanUnordered: Bool)
+        /// An integer column's value is one of `values` (`matchesNull` for null rows).
+        case intSet(column: Int, Set<Int64>, matchesNull: Bool)
+
+        /// The columns the kernel reads.
+        var columns: Set<Int> {
+            switch self {
+            case .constant: []
+            case .and(let a, let b), .or(let a, let b): a.columns.union(b.columns)
+            case .not(let a): a.columns
+            case .null(let column, _), .int(let column, _, _), .double(let column, _, _),
+                .ordered(let column, _, _, _, _), .intSet(let column, _, _):
+                [column]
+            }
+        }
+    }
+
+    enum Comparison {
+        case equal, notEqual, less, lessOrEqual, greater, greaterOrEqual
+
+        init?(_ op: RQLOperator) {
+            switch op {
+            case .equal: self = .equal
+            case .notEqual: self = .notEqual
+            case .less: self = .less
+            case .lessOrEqual: self = .lessOrEqual
+            case .greater: self = .greater
+            case .greaterOrEqual: self = .greaterOrEqual
+            default: return nil
+            }
+        }
+
+        /// What a null row gives: only `!=` holds for it.
+        var nullResult: Bool { self == .notEqual }
+    }
+
+    /// How a column's 8-byte slot reads as a number for `.ordered`.
+    enum ColumnKind {
+        case intAsDouble, float, double
+    }
+
+    /// One column of a segment: each row's 8-byte slot (0 when null) and, when any row is null, which are.
+    final class Column: Sendable {
+        let values: [Int64]
+        /// Empty when no row of the segment is null in this column.
+        let nulls: [Bool]
+
+        init(values: [Int64], nulls: [Bool]) {
+            self.values = values
+            self.nulls = nulls
+        }
+
+        var cost: Int { values.count * 8 + nulls.count + 64 }
+    }
+
+    /// The object keys of a segment's rows, in order.
+    final class Keys: Sendable {
+        let keys: [Int64]
+        init(_ keys: [Int64]) { self.keys = keys }
+        var cost: Int { keys.count * 8 + 64 }
+    }
+
+    /// Cache tag of a segment's keys; columns use their column number.
+    private static let keysTag = -1
+
+    /// The kernel of `filters` (all of them, ANDed), or nil when one of them is not a plain column condition.
+    static func kernel(_ filters: [BoundPredicate]) -> Kernel? {
+        var result: Kernel?
+        for filter in filters {
+            guard let kernel = filter.columnKernel() else { return nil }
+            result = result.map { .and($0, kernel) } ?? kernel
+        }
+        return result
+    }
+
+    /// The keys (and rows) of the objects in `tree` satisfying `kernel`, in key order.
+    static func scan(_ tree: TreeView, kernel: Kernel, cache: SegmentCache) throws -> ResultsQuery.Found {
+        let columns = kernel.columns.sorted()
+        var keys: [Int64] = []
+        var pending = PendingRows()
+        var match: [UInt8] = []
+        var scratch: [[UInt8]] = []
+        var positions: [Int] = []
+        try tree.forEachSegment { segment in
+            let (segmentKeys, extracts) = try self.extracts(of: segment, columns: columns, cache: cache)
+            let count = segmentKeys.keys.count
+            if match.count != count { match = [UInt8](repeating: 0, count: count) }
+            evaluate(kernel, extracts, count: count, into: &match, scratch: &scratch, depth: 0)
+            positions.removeAll(keepingCapacity: true)
+            match.withUnsafeBufferPointer { match in
+                for position in 0..<count where match[position] != 0 { positions.append(position) }
+            }
+            guard !positions.isEmpty else { return true }
+            segmentKeys.keys.withUnsafeBufferPointer { all in
+                for position in positions { keys.append(all[position]) }
+            }
+            pending.segments.append(
+                (segment.identity, pending.positions.count..<pending.positions.count + positions.count))
+            pending.positions.append(contentsOf: positions)
+            return true
+        }
+        return ResultsQuery.Found(keys: keys, rows: nil, ascending: true, pending: pending)
+    }
+
+    /// Where the rows a scan found are: positions in the segments that held them. Reading them is left to whoever
+    /// needs them (a count does not).
+    struct PendingRows {
+        /// Each segment holding matches, in key order, with the range of `positions` that are its matches.
+        var segments: [(identity: TreeSegment.Identity, range: Range<Int>)] = []
+        var positions: [Int] = []
+
+        /// The rows, read from the version `realm` reads now (the one the scan ran on).
+        func rows(realm: Realm, binding: TableBinding) throws(Realm.Error) -> [StableValue] {
+            var rows: [StableValue] = []
+            rows.reserveCapacity(positions.count)
+            guard !segments.isEmpty else { return rows }
+            guard let tree = realm.treeView(binding.rowsTree) else {
+                throw .fileAccess(path: realm.path, reason: "the rows a query found are no longer readable")
+            }
+            var next = 0
+            try realm.storage {
+                try tree.forEachSegment { segment in
+                    guard segment.identity == segments[next].identity else { return true }
+                    rows.append(contentsOf: try segment.stableValues(at: Array(positions[segments[next].range])))
+                    next += 1
+                    return next < segments.count
+                }
+            }
+            guard next == segments.count else {
+                throw .fileAccess(path: realm.path, reason: "the rows a query found are no longer readable")
+            }
+            return rows
+        }
+    }
+
+    /// The keys and the wanted columns of `segment`, from the cache or extracted in one pass over its rows.
+    private static func extracts(of segment: TreeSegment, columns: [Int], cache: SegmentCache) throws -> (
+        Keys, [Int: Column]
+    ) {
+        var keys = cache.value(for: SegmentCache.Key(segment: segment.identity, tag: keysTag)) as? Keys
+        var found: [Int: Column] = [:]
+        var missing: [Int] = []
+        for column in columns {
+            if let cached = cache.value(for: SegmentCache.Key(segment: segment.identity, tag: column)) as? Column {
+                found[column] = cached
+            } else {
+                missing.append(column)
+            }
+        }
+        if let keys, missing.isEmpty { return (keys, found) }
+        let count = segment.count
+        var newKeys = keys == nil ? [Int64](repeating: 0, count: count) : []
+        var values = missing.map { _ in [Int64](repeating: 0, count: count) }
+        var nulls = missing.map { _ in [Bool]() }
+        var seen = 0
+        try segment.forEachStableEntry { position, key, value in
+            guard position < count else { return }
+            seen = position + 1
+            if keys == nil { newKeys[position] = KeyEncoding.decodeObjectKey(key) }
+            guard !missing.isEmpty else { return }
+            let row = try RowView(value.bytes)
+            for (index, column) in missing.enumerated() {
+                if row.isNull(column) {
+                    if nulls[index].isEmpty { nulls[index] = [Bool](repeating: false, count: count) }
+                    nulls[index][position] = true
+                } else {
+                    values[index][position] = row.int(column)
+                }
+            }
+        }
+        guard seen == count else { throw StorageError.invalidArgument("segment shorter than its count") }
+        if keys == nil {
+            let made = Keys(newKeys)
+            cache.insert(made, cost: made.cost, for: SegmentCache.Key(segment: segment.identity, tag: keysTag))
+            keys = made
+        }
+        for (index, column) in missing.enumerated() {
+            let made = Column(values: values[index], nulls: nulls[index])
+            cache.insert(made, cost: made.cost, for: SegmentCache.Key(segment: segment.identity, tag: column))
+            found[column] = made
+        }
+        return (keys!, found)
+    }
+
+    /// Writes 1 into `match` for each row satisfying `kernel`, 0 for the others.
+    private static func evaluate(
+        _ kernel: Kernel, _ columns: [Int: Column], count: Int, into match: inout [UInt8], scratch: inout [[UInt8]],
+        depth: Int
+    ) {
+        switch kernel {
+        case .constant(let value):
+            let byte: UInt8 = value ? 1 : 0
+            match.withUnsafeMutableBufferPointer { $0.update(repeating: byte) }
+        case .and(let a, let b), .or(let a, let b):
+            evaluate(a, columns, count: count, into: &match, scratch: &scratch, depth: depth + 1)
+            while scratch.count <= depth { scratch.append([]) }
+            var other = scratch[depth]
+            scratch[depth] = []
+            if other.count != count { other = [UInt8](repeating: 0, count: count) }
+            evaluate(b, columns, count: count, into: &other, scratch: &scratch, depth: depth + 1)
+            let isAnd: Bool
+            if case .and = kernel { isAnd = true } else { isAnd = false }
+            match.withUnsafeMutableBufferPointer { match in
+                other.withUnsafeBufferPointer { other in
+                    if isAnd {
+                        for index in 0..<count { match[index] &= other[index] }
+                    } else {
+                        for index in 0..<count { match[index] |= other[index] }
+                    }
+                }
+            }
+            scratch[depth] = other
+        case .not(let a):
+            evaluate(a, columns, count: count, into: &match, scratch: &scratch, depth: depth + 1)
+            match.withUnsafeMutableBufferPointer { match in
+                for index in 0..<count { match[index] ^= 1 }
+            }
+        case .null(let column, let isNull):
+            let nulls = columns[column]!.nulls
+            match.withUnsafeMutableBufferPointer { match in
+                if nulls.isEmpty {
+                    match.update(repeating: isNull ? 0 : 1)
+                } else {
+                    for index in 0..<count { match[index] = nulls[index] == isNull ? 1 : 0 }
+                }
+            }
+        case .int(let column, let comparison, let constant):
+            let extract = columns[column]!
+            extract.values.withUnsafeBufferPointer { values in
+                match.withUnsafeMutableBufferPointer { match in
+                    compareInts(values, comparison, constant, into: match)
+                }
+            }
+            applyNulls(extract, comparison.nullResult, into: &match)
+        case .double(let column, let comparison, let constant):
+            let extract = columns[column]!
+            extract.values.withUnsafeBufferPointer { values in
+                match.withUnsafeMutableBufferPointer { match in
+                    compareDoubles(values, comparison, constant, into: match)
+                }
+            }
+            applyNulls(extract, comparison.nullResult, into: &match)
+        case .ordered(let column, let kind, let comparison, let constant, let nanUnordered):
+            let extract = columns[column]!
+            extract.values.withUnsafeBufferPointer { values in
+                match.withUnsafeMutableBufferPointer { match in
+                    for index in 0..<count {
+                        let slot = values[index]
+                        let value: Double
+                        switch kind {
+                        case .intAsDouble: value = Double(slot)
+                        case .double: value = Double(bitPattern: UInt64(bitPattern: slot))
+                        case .float: value = Double(Float(bitPattern: UInt32(truncatingIfNeeded: slot)))
+                        }
+                        let sign = value < constant ? -1 : value > constant ? 1 : 0
+                        let holds: Bool
+                        if nanUnordered && (value.isNaN || constant.isNaN) {
+                            match[index] = comparison == .notEqual ? 1 : 0
+                            continue
+                        }
+                        switch comparison {
+                        case .equal: holds = sign == 0
+                        case .notEqual: holds = sign != 0
+                        case .less: holds = sign < 0
+                        case .lessOrEqual: holds = sign <= 0
+                        case .greater: holds = sign > 0
+                        case .greaterOrEqual: holds = sign >= 0
+                        }
+                        match[index] = holds ? 1 : 0
+                    }
+                }
+            }
+            applyNulls(extract, comparison.nullResult, into: &match)
+        case .intSet(let column, let set, let matchesNull):
+            let extract = columns[column]!
+            let lookup = IntLookup(set)
+            extract.values.withUnsafeBufferPointer { values in
+                match.withUnsafeMutableBufferPointer { match in
+                    lookup.test(values, into: match)
+                }
+            }
+            applyNulls(extract, matchesNull, into: &match)
+        }
+    }
+
+    /// An open-addressing table of a few integers with a multiplicative hash: a membership test costs a multiply,
+    /// a shift and usually one probe (`Set`'s seeded hashing costs several times that per row).
+    struct IntLookup {
+        private let slots: [Int64]
+        private let used: [Bool]
+        private let shift: UInt64
+        private let low: Int64
+        private let high: Int64
+
+        init(_ values: Set<Int64>) {
+            var capacity = 8
+            while capacity < values.count * 4 { capacity <<= 1 }
+            shift = UInt64(64 - capacity.trailingZeroBitCount)
+            var slots = [Int64](repeating: 0, count: capacity)
+            var used = [Bool](repeating: false, count: capacity)
+            for value in values {
+                var slot = Self.hash(value, shift)
+                while used[slot] { slot = (slot + 1) & (capacity - 1) }
+                slots[slot] = value
+                used[slot] = true
+            }
+            self.slots = slots
+            self.used = used
+            low = values.min() ?? 0
+            high = values.max() ?? -1
+        }
+
+        @inline(__always)
+        private static func hash(_ value: Int64, _ shift: UInt64) -> Int {
+            Int(truncatingIfNeeded: (UInt64(bitPattern: value) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+        }
+
+        /// Writes into `match` whether each of `values` is in the table.
+        func test(_ values: UnsafeBufferPointer<Int64>, into match: UnsafeMutableBufferPointer<UInt8>) {
+            let mask = slots.count - 1
+            let shift = shift
+            let low = low
+            let high = high
+            slots.withUnsafeBufferPointer { slots in
+                used.withUnsafeBufferPointer { used in
+                    for index in 0..<match.count {
+                        let value = values[index]
+                        var found: UInt8 = 0
+                        if value >= low && value <= high {
+                            var slot = Self.hash(value, shift)
+                            while used[slot] {
+                                if slots[slot] == value {
+                                    found = 1
+                                    break
+                                }
+                                slot = (slot + 1) & mask
+                            }
+                        }
+                        match[index] = found
+                    }
+                }
+            }
+        }
+    }
+
+    private static func applyNulls(_ extract: Column, _ result: Bool, into match: inout [UInt8]) {
+        guard !extract.nulls.isEmpty else { return }
+        let byte: UInt8 = result ? 1 : 0
+        extract.nulls.withUnsafeBufferPointer { nulls in
+            match.withUnsafeMutableBufferPointer { match in
+                for index in 0..<match.count where nulls[index] { match[index] = byte }
+            }
+        }
+    }
+
+    // One loop per operator, so that each is a branch-free loop the compiler can vectorise.
+    private static func compareInts(
+        _ values: UnsafeBufferPointer<Int64>, _ comparison: Comparison, _ constant: Int64,
+        into match: UnsafeMutableBufferPointer<UInt8>
+    ) {
+        switch comparison {
+        case .equal: for index in 0..<match.count { match[index] = values[index] == constant ? 1 : 0 }
+        case .notEqual: for index in 0..<match.count { match[index] = values[index] != constant ? 1 : 0 }
+        case .less: for index in 0..<match.count { match[index] = values[index] < constant ? 1 : 0 }
+        case .lessOrEqual: for index in 0..<match.count { match[index] = values[index] <= constant ? 1 : 0 }
+        case .greater: for index in 0..<match.count { match[index] = values[index] > constant ? 1 : 0 }
+        case .greaterOrEqual: for index in 0..<match.count { match[index] = values[index] >= constant ? 1 : 0 }
+        }
+    }
+
+    private static func compareDoubles(
+        _ slots: UnsafeBufferPointer<Int64>, _ comparison: Comparison, _ constant: Double,
+        into match: UnsafeMutableBufferPointer<UInt8>
+    ) {
+        let raw = UnsafeRawBufferPointer(slots)
+        let values = raw.bindMemory(to: Double.self)
+        switch comparison {
+        case .equal: for index in 0..<match.count { match[index] = values[index] == constant ? 1 : 0 }
+        case .notEqual: for index in 0..<match.count { match[index] = values[index] != constant ? 1 : 0 }
+        case .less: for index in 0..<match.count { match[index] = values[index] < constant ? 1 : 0 }
+        case .lessOrEqual: for index in 0..<match.count { match[index] = values[index] <= constant ? 1 : 0 }
+        case .greater: for index in 0..<match.count { match[index] = values[index] > constant ? 1 : 0 }
+        case .greaterOrEqual: for index in 0..<match.count { match[index] = values[index] >= constant ? 1 : 0 }
+        }
+    }
+}
+
+extension BoundPredicate {
+    /// The predicate as a column kernel, when it only tests fixed-width columns of the object's own row against
+    /// constants (the cases `compiled` handles for those types, with the same answers); nil otherwise.
+    func columnKernel() -> ColumnScan.Kernel? {
+        switch self {
+        case .constant(let value):
+            return .constant(value)
+        case .and(let a, let b):
+            guard let x = a.columnKernel(), let y = b.columnKernel() else { return nil }
+            return .and(x, y)
+        case .or(let a, let b):
+            if let (path, values) = equalityDisjunction(), let set = Self.intMembership(path, values) { return set }
+            guard let x = a.columnKernel(), let y = b.columnKernel() else { return nil }
+            return .or(x, y)
+        case .not(let a):
+            return a.columnKernel().map { .not($0) }
+        case .between(let path, let low, let high, nil) where path.directColumn != nil:
+            guard let lower = Self.columnCompare(path, .greaterOrEqual, low),
+                let upper = Self.columnCompare(path, .lessOrEqual, high)
+            else { return nil }
+            return .and(lower, upper)
+        case .compare(let path, let op, .value(let value), _, nil) where path.directColumn != nil:
+            return Self.columnCompare(path, op, value)
+        case .compare(let path, .in, .values(let values), let options, nil) where path.directColumn != nil:
+            if !options.caseInsensitive, !options.diacriticInsensitive, let set = Self.intMembership(path, values) {
+                return set
+            }
+            var result: ColumnScan.Kernel = .constant(false)
+            for value in values {
+                guard let test = Self.columnCompare(path, .equal, value) else { return nil }
+                result = .or(result, test)
+            }
+            return result
+        default:
+            return nil
+        }
+    }
+
+    /// Whether an integer column's value is one of `values`, as `membership` compiles it for rows: one hash
+    /// lookup per row. Nil for other column types or values.
+    private static func intMembership(_ path: BoundPath, _ values: [_StoredValue]) -> ColumnScan.Kernel? {
+        guard let (column, info) = path.directColumn, info.type == .int else { return nil }
+        var set = Set<Int64>()
+        var matchesNull = false
+        for value in values {
+            switch value {
+            case .null: matchesNull = true
+            case .int(let int): set.insert(int)
+            case .double, .float:
+                // Only a whole number can equal an integer.
+                guard let number = QueryValues.number(value), number == number.rounded(), abs(number) < 0x1p63
+                else { continue }
+                set.insert(Int64(number))
+            default: return nil
+            }
+        }
+        return .intSet(column: column, set, matchesNull: matchesNull)
+    }
+
+    /// `path op value` on a fixed-width column, as `compare` compiles it for rows.
+    private static func columnCompare(_ path: BoundPath, _ op: RQLOperator, _ value: _StoredValue)
+        -> ColumnScan.Kernel?
+    {
+        guard let (column, info) = path.directColumn, info.type != .any else { return nil }
+        if case .null = value {
+            switch op {
+            case .equal: return .null(column: column, isNull: true)
+            case .notEqual: return .null(column: column, isNull: false)
+            default: return [.less, .lessOrEqual, .greater, .greaterOrEqual].contains(op) ? .constant(false) : nil
+            }
+        }
+        guard let comparison = ColumnScan.Comparison(op) else { return nil }
+        switch (info.type, value) {
+        case (.int, .int(let constant)):
+            return .int(column: column, comparison, constant)
+        case (.double, .int), (.double, .double):
+            guard let constant = QueryValues.number(value) else { return nil }
+            return .double(column: column, comparison, constant)
+        case (.int, _), (.float, _):
+            guard let constant = QueryValues.number(value), !value.isDecimal else { return nil }
+            return .ordered(
+                column: column, info.type == .int ? .intAsDouble : .float, comparison, constant, nanUnordered: true)
+        case (.double, _):
+            guard let constant = QueryValues.number(value), !value.isDecimal else { return nil }
+            return .ordered(column: column, .double, comparison, constant, nanUnordered: true)
+        case (.date, .date(let date)):
+            return .ordered(
+                column: column, .double, comparison, date.timeIntervalSinceReferenceDate, nanUnordered: false)
+        case (.bool, .bool(let constant)):
+            return .int(column: column, comparison, constant ? 1 : 0)
+        default:
+            return nil
+        }
+    }
+}

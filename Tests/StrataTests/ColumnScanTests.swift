@@ -1,0 +1,218 @@
+import Foundation
+import StrataTestSupport
+import Testing
+
+@testable import Strata
+
+/// Objects for the column-scan tests: every fixed-width property type, optional and not.
+enum ColumnScanSeed {
+    final class Item: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var count = 0
+        @Persisted var maybe: Int?
+        @Persisted var small: Int8 = 0
+        @Persisted var ratio = 0.0
+        @Persisted var maybeRatio: Double?
+        @Persisted var weight: Float = 0
+        @Persisted var when = Date(timeIntervalSinceReferenceDate: 0)
+        @Persisted var flag = false
+        @Persisted var maybeFlag: Bool?
+        @Persisted var label = ""
+    }
+
+    /// The same values as plain data, for answers computed in Swift.
+    struct Row {
+        var id: Int
+        var count: Int
+        var maybe: Int?
+        var small: Int8
+        var ratio: Double
+        var maybeRatio: Double?
+        var weight: Float
+        var when: Date
+        var flag: Bool
+        var maybeFlag: Bool?
+    }
+
+    static func random(_ id: Int, _ generator: inout SeededGenerator) -> Row {
+        func pick<T>(_ values: [T]) -> T { values[Int(generator.next() % UInt64(values.count))] }
+        let count = Int(generator.next() % 1_000) - 500
+        return Row(
+            id: id, count: count, maybe: generator.next() % 4 == 0 ? nil : Int(generator.next() % 100),
+            small: Int8(truncatingIfNeeded: generator.next()), ratio: pick([0.0, -1.5, 2.5, 1e10, .nan, 0.25, 3]),
+            maybeRatio: pick([nil, 1.0, 2.0, .nan, -0.0]), weight: pick([0, 1.5, -2, .nan, 100]),
+            when: Date(timeIntervalSinceReferenceDate: Double(generator.next() % 100) * 3_600),
+            flag: generator.next() % 2 == 0, maybeFlag: pick([nil, true, false]))
+    }
+
+    static func apply(_ row: Row, to item: Item) {
+        item.count = row.count
+        item.maybe = row.maybe
+        item.small = row.small
+        item.ratio = row.ratio
+        item.maybeRatio = row.maybeRatio
+        item.weight = row.weight
+        item.when = row.when
+        item.flag = row.flag
+        item.maybeFlag = row.maybeFlag
+    }
+
+    /// A query (RQL with arguments) and the same condition in Swift.
+    struct Case {
+        let text: String
+        let arguments: [Any]
+        let holds: (Row) -> Bool
+    }
+
+    static let noon = Date(timeIntervalSinceReferenceDate: 50 * 3_600)
+
+    static var cases: [Case] {
+        [
+            Case(text: "count == 7", arguments: []) { $0.count == 7 },
+            Case(text: "count != 7", arguments: []) { $0.count != 7 },
+            Case(text: "count < -200 OR count >= 400", arguments: []) { $0.count < -200 || $0.count >= 400 },
+            Case(text: "count BETWEEN {$0, $1}", arguments: [-10, 10]) { (-10...10).contains($0.count) },
+            Case(text: "count > 2.5", arguments: []) { Double($0.count) > 2.5 },
+            Case(text: "count == 3.0", arguments: []) { $0.count == 3 },
+            Case(text: "count IN {1, 2, 3, 4.0, 4.5}", arguments: []) { [1, 2, 3, 4].contains($0.count) },
+            Case(text: "count == 1 OR count == 2 OR count == -3", arguments: []) { [1, 2, -3].contains($0.count) },
+            Case(text: "maybe == nil", arguments: []) { $0.maybe == nil },
+            Case(text: "maybe != nil AND maybe < 10", arguments: []) { ($0.maybe ?? 100) < 10 },
+            Case(text: "maybe != 5", arguments: []) { $0.maybe != 5 },
+            Case(text: "maybe > 90", arguments: []) { ($0.maybe ?? -1) > 90 },
+            Case(text: "maybe IN {nil, 1, 2}", arguments: []) { $0.maybe == nil || [1, 2].contains($0.maybe!) },
+            Case(text: "maybe IN {1, 2}", arguments: []) { $0.maybe.map { [1, 2].contains($0) } ?? false },
+            Case(text: "NOT (maybe == 3)", arguments: []) { $0.maybe != 3 },
+            Case(text: "small < 0 AND small >= -10", arguments: []) { $0.small < 0 && $0.small >= -10 },
+            Case(text: "ratio == 2.5", arguments: []) { $0.ratio == 2.5 },
+            Case(text: "ratio != 2.5", arguments: []) { $0.ratio != 2.5 },
+            Case(text: "ratio > 0", arguments: []) { $0.ratio > 0 },
+            Case(text: "ratio <= 0.25", arguments: []) { $0.ratio <= 0.25 },
+            Case(text: "maybeRatio == nil OR maybeRatio >= 2", arguments: []) { $0.maybeRatio.map { $0 >= 2 } ?? true },
+            Case(text: "maybeRatio == 0", arguments: []) { $0.maybeRatio == 0 },
+            // NaN is unordered: only != holds for it.
+            Case(text: "weight > 1", arguments: []) { $0.weight > 1 },
+            Case(text: "weight == 0", arguments: []) { $0.weight == 0 },
+            Case(text: "weight != 1.5", arguments: []) { $0.weight != 1.5 },
+            Case(text: "ratio > 2.5e0 AND count <= 10.5", arguments: []) { $0.ratio > 2.5 && Double($0.count) <= 10.5 },
+            Case(text: "when < $0", arguments: [noon]) { $0.when < noon },
+            Case(text: "when == $0", arguments: [noon]) { $0.when == noon },
+            Case(text: "flag == true AND maybeFlag == false", arguments: []) { $0.flag && $0.maybeFlag == false },
+            Case(text: "maybeFlag != true", arguments: []) { $0.maybeFlag != true },
+            Case(text: "maybeFlag == nil OR flag == false", arguments: []) { $0.maybeFlag == nil || !$0.flag },
+            Case(text: "count > 100 AND (ratio > 0 OR maybe == nil)", arguments: []) {
+                $0.count > 100 && ($0.ratio > 0 || $0.maybe == nil)
+            },
+            Case(text: "TRUEPREDICATE", arguments: []) { _ in true },
+            Case(text: "FALSEPREDICATE", arguments: []) { _ in false },
+        ]
+    }
+}
+
+@Suite("Column scans")
+struct ColumnScanTests {
+    typealias Item = ColumnScanSeed.Item
+
+    /// Answers of every case, three ways: Swift over the data, the scan outside a write transaction (column
+    /// extracts), and the same query inside one (row conditions, no extracts).
+    private func check(_ realm: Realm, _ rows: [Int: ColumnScanSeed.Row], label: String, inWrite: Bool) throws {
+        for test in ColumnScanSeed.cases {
+            let expected = rows.values.filter(test.holds).map(\.id).sorted()
+            let scanned = Array(realm.objects(Item.self).filter(test.text, test.arguments).map(\.id))
+            #expect(scanned == expected, "\(label): \(test.text): \(Self.difference(scanned, expected))")
+            guard inWrite else { continue }
+            try realm.write {
+                let inWrite = Array(realm.objects(Item.self).filter(test.text, test.arguments).map(\.id))
+                #expect(
+                    inWrite == expected, "\(label), in a write: \(test.text): \(Self.difference(inWrite, expected))")
+            }
+        }
+    }
+
+    /// A short description of how `found` differs from `expected` (never the whole arrays).
+    static func difference(_ found: [Int], _ expected: [Int]) -> String {
+        let extra = Set(found).subtracting(expected).sorted()
+        let missing = Set(expected).subtracting(found).sorted()
+        return
+            "\(found.count) found, \(expected.count) expected; extra \(extra.prefix(5)), missing \(missing.prefix(5))"
+    }
+
+    @Test func answersMatchSwiftAndRowScansAcrossVersions() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "column-scan-\(UUID())"))
+        var generator = SeededGenerator(seed: 42)
+        var rows: [Int: ColumnScanSeed.Row] = [:]
+        try realm.write {
+            for id in 0..<20_000 {
+                let row = ColumnScanSeed.random(id, &generator)
+                rows[id] = row
+                let item = Item()
+                item.id = id
+                item.label = String(repeating: "x", count: id % 50)
+                ColumnScanSeed.apply(row, to: item)
+                realm.add(item)
+            }
+        }
+        try check(realm, rows, label: "first version", inWrite: true)
+        let cache = realm.store.segmentCache
+        #expect(cache.count > 3)
+        let frozen = realm.freeze()
+        let frozenRows = rows
+
+        // Another version: updates, deletions and insertions spread over some segments only.
+        let extractsBefore = cache.count
+        try realm.write {
+            // Changes to the first few hundred objects and appended ones: the segments in between stay as they were.
+            for _ in 0..<40 {
+                let id = Int(generator.next() % 300)
+                guard let item = realm.object(ofType: Item.self, forPrimaryKey: id) else { continue }
+                if generator.next() % 3 == 0 {
+                    realm.delete(item)
+                    rows[id] = nil
+                } else {
+                    let row = ColumnScanSeed.random(id, &generator)
+                    ColumnScanSeed.apply(row, to: item)
+                    rows[id] = row
+                }
+            }
+            for id in 20_000..<20_100 {
+                let row = ColumnScanSeed.random(id, &generator)
+                rows[id] = row
+                let item = Item()
+                item.id = id
+                ColumnScanSeed.apply(row, to: item)
+                realm.add(item)
+            }
+        }
+        try check(realm, rows, label: "second version", inWrite: false)
+        // Unchanged segments reuse their extracts: fewer new entries than a full re-extraction would add.
+        #expect(cache.count - extractsBefore < extractsBefore)
+
+        // The frozen first version still answers from its own segments.
+        for test in ColumnScanSeed.cases {
+            let expected = frozenRows.values.filter(test.holds).map(\.id).sorted()
+            #expect(Array(frozen.objects(Item.self).filter(test.text, test.arguments).map(\.id)) == expected)
+        }
+    }
+
+    @Test func foundRowsAreReadOnlyWhenAskedForAndThenFeedSortsAndObjects() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "column-rows-\(UUID())"))
+        try realm.write {
+            for id in 0..<5_000 {
+                let item = Item()
+                item.id = id
+                item.count = (id * 7919) % 1_000
+                item.label = "item \(id)"
+                realm.add(item)
+            }
+        }
+        let results = realm.objects(Item.self).filter("count < 100")
+        #expect(results.count == 500)
+        #expect(results.map(\.label).allSatisfy { $0.hasPrefix("item ") })
+        #expect(results[10].count < 100)
+        let sorted = results.sorted(byKeyPath: "count", ascending: false)
+        #expect(Array(sorted.map(\.count)) == (0..<5_000).map { ($0 * 7919) % 1_000 }.filter { $0 < 100 }.sorted(by: >))
+        #expect(
+            results.sum(ofProperty: "count") as Int
+                == (0..<5_000).map { ($0 * 7919) % 1_000 }.filter { $0 < 100 }.reduce(0, +))
+    }
+}
