@@ -32,16 +32,28 @@ enum ColumnScan {
         case ordered(column: Int, ColumnKind, Comparison, Double, nanUnordered: Bool)
         /// An integer column's value is one of `values` (`matchesNull` for null rows).
         case intSet(column: Int, Set<Int64>, matchesNull: Bool)
+        /// A string column's UTF-8 bytes satisfy `test` (`nullResult` for null rows).
+        case bytes(column: Int, (UnsafeRawBufferPointer) -> Bool, nullResult: Bool)
 
-        /// The columns the kernel reads.
-        var columns: Set<Int> {
+        /// The columns the kernel reads as 8-byte slots (with their nulls).
+        var slotColumns: Set<Int> {
             switch self {
-            case .constant: []
-            case .and(let a, let b), .or(let a, let b): a.columns.union(b.columns)
-            case .not(let a): a.columns
+            case .constant, .bytes: []
+            case .and(let a, let b), .or(let a, let b): a.slotColumns.union(b.slotColumns)
+            case .not(let a): a.slotColumns
             case .null(let column, _), .int(let column, _, _), .double(let column, _, _),
                 .ordered(let column, _, _, _, _), .intSet(let column, _, _):
                 [column]
+            }
+        }
+
+        /// The columns the kernel reads as strings.
+        var stringColumns: Set<Int> {
+            switch self {
+            case .bytes(let column, _, _): [column]
+            case .and(let a, let b), .or(let a, let b): a.stringColumns.union(b.stringColumns)
+            case .not(let a): a.stringColumns
+            default: []
             }
         }
     }
@@ -84,6 +96,29 @@ enum ColumnScan {
         var cost: Int { values.count * 8 + nulls.count + 64 }
     }
 
+    /// One string column of a segment: every row's UTF-8 bytes back to back, where each starts, and which are null.
+    final class Strings: Sendable {
+        /// Row `i`'s bytes are `bytes[offsets[i]..<offsets[i + 1]]`.
+        let offsets: [Int32]
+        let bytes: [UInt8]
+        /// Empty when no row of the segment is null in this column.
+        let nulls: [Bool]
+
+        init(offsets: [Int32], bytes: [UInt8], nulls: [Bool]) {
+            self.offsets = offsets
+            self.bytes = bytes
+            self.nulls = nulls
+        }
+
+        var cost: Int { offsets.count * 4 + bytes.count + nulls.count + 96 }
+    }
+
+    /// The extracts a kernel reads, for one segment.
+    struct Extracts {
+        var slots: [Int: Column] = [:]
+        var strings: [Int: Strings] = [:]
+    }
+
     /// The object keys of a segment's rows, in order.
     final class Keys: Sendable {
         let keys: [Int64]
@@ -91,8 +126,9 @@ enum ColumnScan {
         var cost: Int { keys.count * 8 + 64 }
     }
 
-    /// Cache tag of a segment's keys; columns use their column number.
+    /// Cache tag of a segment's keys; slot columns use their column number, string columns theirs plus this.
     private static let keysTag = -1
+    private static let stringsTag = 1 << 32
 
     /// The kernel of `filters` (all of them, ANDed), or nil when one of them is not a plain column condition.
     static func kernel(_ filters: [BoundPredicate]) -> Kernel? {
@@ -106,14 +142,16 @@ enum ColumnScan {
 
     /// The keys (and rows) of the objects in `tree` satisfying `kernel`, in key order.
     static func scan(_ tree: TreeView, kernel: Kernel, cache: SegmentCache) throws -> ResultsQuery.Found {
-        let columns = kernel.columns.sorted()
+        let columns = kernel.slotColumns.sorted()
+        let strings = kernel.stringColumns.sorted()
         var keys: [Int64] = []
         var pending = PendingRows()
         var match: [UInt8] = []
         var scratch: [[UInt8]] = []
         var positions: [Int] = []
         try tree.forEachSegment { segment in
-            let (segmentKeys, extracts) = try self.extracts(of: segment, columns: columns, cache: cache)
+            let (segmentKeys, extracts) = try self.extracts(
+                of: segment, columns: columns, strings: strings, cache: cache)
             let count = segmentKeys.keys.count
             if match.count != count { match = [UInt8](repeating: 0, count: count) }
             evaluate(kernel, extracts, count: count, into: &match, scratch: &scratch, depth: 0)
@@ -165,30 +203,42 @@ enum ColumnScan {
     }
 
     /// The keys and the wanted columns of `segment`, from the cache or extracted in one pass over its rows.
-    private static func extracts(of segment: TreeSegment, columns: [Int], cache: SegmentCache) throws -> (
-        Keys, [Int: Column]
-    ) {
-        var keys = cache.value(for: SegmentCache.Key(segment: segment.identity, tag: keysTag)) as? Keys
-        var found: [Int: Column] = [:]
+    private static func extracts(of segment: TreeSegment, columns: [Int], strings: [Int], cache: SegmentCache) throws
+        -> (Keys, Extracts)
+    {
+        func key(_ tag: Int) -> SegmentCache.Key { SegmentCache.Key(segment: segment.identity, tag: tag) }
+        var keys = cache.value(for: key(keysTag)) as? Keys
+        var found = Extracts()
         var missing: [Int] = []
+        var missingStrings: [Int] = []
         for column in columns {
-            if let cached = cache.value(for: SegmentCache.Key(segment: segment.identity, tag: column)) as? Column {
-                found[column] = cached
+            if let cached = cache.value(for: key(column)) as? Column {
+                found.slots[column] = cached
             } else {
                 missing.append(column)
             }
         }
-        if let keys, missing.isEmpty { return (keys, found) }
+        for column in strings {
+            if let cached = cache.value(for: key(stringsTag + column)) as? Strings {
+                found.strings[column] = cached
+            } else {
+                missingStrings.append(column)
+            }
+        }
+        if let keys, missing.isEmpty, missingStrings.isEmpty { return (keys, found) }
         let count = segment.count
         var newKeys = keys == nil ? [Int64](repeating: 0, count: count) : []
         var values = missing.map { _ in [Int64](repeating: 0, count: count) }
         var nulls = missing.map { _ in [Bool]() }
+        var offsets = missingStrings.map { _ in [Int32](repeating: 0, count: count + 1) }
+        var bytes = missingStrings.map { _ in [UInt8]() }
+        var stringNulls = missingStrings.map { _ in [Bool]() }
         var seen = 0
         try segment.forEachStableEntry { position, key, value in
             guard position < count else { return }
             seen = position + 1
             if keys == nil { newKeys[position] = KeyEncoding.decodeObjectKey(key) }
-            guard !missing.isEmpty else { return }
+            guard !missing.isEmpty || !missingStrings.isEmpty else { return }
             let row = try RowView(value.bytes)
             for (index, column) in missing.enumerated() {
                 if row.isNull(column) {
@@ -198,24 +248,41 @@ enum ColumnScan {
                     values[index][position] = row.int(column)
                 }
             }
+            for (index, column) in missingStrings.enumerated() {
+                if row.isNull(column) {
+                    if stringNulls[index].isEmpty { stringNulls[index] = [Bool](repeating: false, count: count) }
+                    stringNulls[index][position] = true
+                } else {
+                    row.withBytes(column) { bytes[index].append(contentsOf: $0) }
+                }
+                guard bytes[index].count <= Int(Int32.max) else {
+                    throw StorageError.invalidArgument("segment strings over 2 GiB")
+                }
+                offsets[index][position + 1] = Int32(bytes[index].count)
+            }
         }
         guard seen == count else { throw StorageError.invalidArgument("segment shorter than its count") }
         if keys == nil {
             let made = Keys(newKeys)
-            cache.insert(made, cost: made.cost, for: SegmentCache.Key(segment: segment.identity, tag: keysTag))
+            cache.insert(made, cost: made.cost, for: key(keysTag))
             keys = made
         }
         for (index, column) in missing.enumerated() {
             let made = Column(values: values[index], nulls: nulls[index])
-            cache.insert(made, cost: made.cost, for: SegmentCache.Key(segment: segment.identity, tag: column))
-            found[column] = made
+            cache.insert(made, cost: made.cost, for: key(column))
+            found.slots[column] = made
+        }
+        for (index, column) in missingStrings.enumerated() {
+            let made = Strings(offsets: offsets[index], bytes: bytes[index], nulls: stringNulls[index])
+            cache.insert(made, cost: made.cost, for: key(stringsTag + column))
+            found.strings[column] = made
         }
         return (keys!, found)
     }
 
     /// Writes 1 into `match` for each row satisfying `kernel`, 0 for the others.
     private static func evaluate(
-        _ kernel: Kernel, _ columns: [Int: Column], count: Int, into match: inout [UInt8], scratch: inout [[UInt8]],
+        _ kernel: Kernel, _ columns: Extracts, count: Int, into match: inout [UInt8], scratch: inout [[UInt8]],
         depth: Int
     ) {
         switch kernel {
@@ -247,7 +314,7 @@ enum ColumnScan {
                 for index in 0..<count { match[index] ^= 1 }
             }
         case .null(let column, let isNull):
-            let nulls = columns[column]!.nulls
+            let nulls = columns.slots[column]!.nulls
             match.withUnsafeMutableBufferPointer { match in
                 if nulls.isEmpty {
                     match.update(repeating: isNull ? 0 : 1)
@@ -256,7 +323,7 @@ enum ColumnScan {
                 }
             }
         case .int(let column, let comparison, let constant):
-            let extract = columns[column]!
+            let extract = columns.slots[column]!
             extract.values.withUnsafeBufferPointer { values in
                 match.withUnsafeMutableBufferPointer { match in
                     compareInts(values, comparison, constant, into: match)
@@ -264,7 +331,7 @@ enum ColumnScan {
             }
             applyNulls(extract, comparison.nullResult, into: &match)
         case .double(let column, let comparison, let constant):
-            let extract = columns[column]!
+            let extract = columns.slots[column]!
             extract.values.withUnsafeBufferPointer { values in
                 match.withUnsafeMutableBufferPointer { match in
                     compareDoubles(values, comparison, constant, into: match)
@@ -272,7 +339,7 @@ enum ColumnScan {
             }
             applyNulls(extract, comparison.nullResult, into: &match)
         case .ordered(let column, let kind, let comparison, let constant, let nanUnordered):
-            let extract = columns[column]!
+            let extract = columns.slots[column]!
             extract.values.withUnsafeBufferPointer { values in
                 match.withUnsafeMutableBufferPointer { match in
                     for index in 0..<count {
@@ -302,8 +369,26 @@ enum ColumnScan {
                 }
             }
             applyNulls(extract, comparison.nullResult, into: &match)
+        case .bytes(let column, let test, let nullResult):
+            let extract = columns.strings[column]!
+            extract.offsets.withUnsafeBufferPointer { offsets in
+                extract.bytes.withUnsafeBytes { bytes in
+                    match.withUnsafeMutableBufferPointer { match in
+                        for index in 0..<count {
+                            let start = Int(offsets[index])
+                            let value = UnsafeRawBufferPointer(
+                                rebasing: bytes[start..<Int(offsets[index + 1])])
+                            match[index] = test(value) ? 1 : 0
+                        }
+                    }
+                }
+            }
+            if !extract.nulls.isEmpty {
+                let byte: UInt8 = nullResult ? 1 : 0
+                for index in 0..<count where extract.nulls[index] { match[index] = byte }
+            }
         case .intSet(let column, let set, let matchesNull):
-            let extract = columns[column]!
+            let extract = columns.slots[column]!
             let lookup = IntLookup(set)
             extract.values.withUnsafeBufferPointer { values in
                 match.withUnsafeMutableBufferPointer { match in
@@ -437,6 +522,8 @@ extension BoundPredicate {
                 let upper = Self.columnCompare(path, .lessOrEqual, high)
             else { return nil }
             return .and(lower, upper)
+        case .compare(let path, let op, .value(.string(let text)), let options, nil) where path.directColumn != nil:
+            return Self.stringCompare(path, op, text, options)
         case .compare(let path, let op, .value(let value), _, nil) where path.directColumn != nil:
             return Self.columnCompare(path, op, value)
         case .compare(let path, .in, .values(let values), let options, nil) where path.directColumn != nil:
@@ -509,5 +596,15 @@ extension BoundPredicate {
         default:
             return nil
         }
+    }
+
+    /// A string condition on a string column, as `compare` compiles it for rows.
+    private static func stringCompare(_ path: BoundPath, _ op: RQLOperator, _ text: String, _ options: CompareOptions)
+        -> ColumnScan.Kernel?
+    {
+        guard let (column, info) = path.directColumn, info.type == .string,
+            let test = BoundPredicate.stringTest(op, text, options)
+        else { return nil }
+        return .bytes(column: column, test, nullResult: op == .notEqual)
     }
 }

@@ -1326,20 +1326,22 @@ extension BoundPredicate {
 
     /// A string comparison with `[c]` and/or `[d]`: rows and needles that are ASCII are folded byte by byte (ASCII
     /// has no diacritics, so only case matters); other rows are folded as `String.folding` does.
-    private static func foldedCompare(column: Int, _ op: RQLOperator, _ text: String, _ options: CompareOptions)
-        -> RowCondition?
+    private static func foldedTest(_ op: RQLOperator, _ text: String, _ options: CompareOptions)
+        -> ((UnsafeRawBufferPointer) -> Bool)?
     {
         guard [.equal, .notEqual, .beginsWith, .endsWith, .contains, .like].contains(op) else { return nil }
         let general: (UnsafeRawBufferPointer) -> Bool = { bytes in
             QueryValues.compare(.string(String(decoding: bytes, as: UTF8.self)), op, .string(text), options)
         }
         let needle = Array(text.utf8)
-        guard needle.allSatisfy({ $0 < 0x80 }), op != .like else {
-            return { row in row.isNull(column) ? op == .notEqual : row.withBytes(column, general) }
-        }
-        let lowered = needle.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+        guard needle.allSatisfy({ $0 < 0x80 }), op != .like else { return general }
+        // ASCII has no diacritics: only case can matter, and only with [c].
+        let folds = options.caseInsensitive
+        let lowered = folds ? needle.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } : needle
         let fast: (UnsafeRawBufferPointer) -> Bool
-        @inline(__always) func lower(_ byte: UInt8) -> UInt8 { byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte }
+        @inline(__always) func lower(_ byte: UInt8) -> UInt8 {
+            folds && byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+        }
         switch op {
         case .equal, .notEqual:
             fast = { bytes in bytes.count == lowered.count && zip(bytes, lowered).allSatisfy { lower($0) == $1 } }
@@ -1351,28 +1353,64 @@ extension BoundPredicate {
                     && zip(bytes[(bytes.count - lowered.count)...], lowered).allSatisfy { lower($0) == $1 }
             }
         default:
+            let first = lowered.first ?? 0
+            // The first byte in either case, so that most positions cost two compares.
+            let firstUpper = folds && first >= 0x61 && first <= 0x7A ? first & 0xDF : first
             fast = { bytes in
-                guard let first = lowered.first else { return true }
-                guard bytes.count >= lowered.count else { return false }
-                var start = 0
-                while start <= bytes.count - lowered.count {
-                    if lower(bytes[start]) == first {
-                        var offset = 1
-                        while offset < lowered.count && lower(bytes[start + offset]) == lowered[offset] { offset += 1 }
-                        if offset == lowered.count { return true }
+                let length = lowered.count
+                guard length > 0 else { return true }
+                guard bytes.count >= length, let base = bytes.baseAddress else { return false }
+                let text = base.assumingMemoryBound(to: UInt8.self)
+                return lowered.withUnsafeBufferPointer { needle in
+                    var start = 0
+                    let last = bytes.count - length
+                    while start <= last {
+                        let byte = text[start]
+                        if byte == first || byte == firstUpper {
+                            var offset = 1
+                            while offset < length && lower(text[start + offset]) == needle[offset] { offset += 1 }
+                            if offset == length { return true }
+                        }
+                        start += 1
                     }
-                    start += 1
+                    return false
                 }
-                return false
             }
         }
         let negate = op == .notEqual
-        return { row in
-            if row.isNull(column) { return negate }
-            return row.withBytes(column) { bytes in
-                for byte in bytes where byte >= 0x80 { return general(bytes) }
-                return fast(bytes) != negate
+        return { bytes in
+            QueryValues.isASCII(bytes) ? fast(bytes) != negate : general(bytes)
+        }
+    }
+
+    /// A string condition on one non-null value's UTF-8 bytes (a null value satisfies only `!=`); nil for operators
+    /// that do not apply to strings. Shared by the row conditions and the column scans.
+    static func stringTest(_ op: RQLOperator, _ text: String, _ options: CompareOptions)
+        -> ((UnsafeRawBufferPointer) -> Bool)?
+    {
+        if options.caseInsensitive || options.diacriticInsensitive { return foldedTest(op, text, options) }
+        let needle = Array(text.utf8)
+        switch op {
+        case .beginsWith:
+            return { $0.starts(with: needle) }
+        case .endsWith:
+            return { bytes in
+                bytes.count >= needle.count && bytes[(bytes.count - needle.count)...].elementsEqual(needle)
             }
+        case .contains:
+            return { QueryValues.contains($0, needle) }
+        case .like:
+            let pattern = Array(text.unicodeScalars)
+            return { bytes in
+                QueryValues.like(Array(String(decoding: bytes, as: UTF8.self).unicodeScalars), pattern)
+            }
+        case .equal: return { QueryValues.compareBytes($0, needle) == 0 }
+        case .notEqual: return { QueryValues.compareBytes($0, needle) != 0 }
+        case .less: return { QueryValues.compareBytes($0, needle) < 0 }
+        case .lessOrEqual: return { QueryValues.compareBytes($0, needle) <= 0 }
+        case .greater: return { QueryValues.compareBytes($0, needle) > 0 }
+        case .greaterOrEqual: return { QueryValues.compareBytes($0, needle) >= 0 }
+        case .in: return nil
         }
     }
 
@@ -1437,35 +1475,10 @@ extension BoundPredicate {
             return ordered { $0.isNull(column) ? nil : sign($0.double(column), constant) }
         case (.bool, .bool(let constant)):
             return ordered { $0.isNull(column) ? nil : sign($0.bool(column) ? 1 : 0, constant ? 1 : 0) }
-        case (.string, .string(let text)) where !options.caseInsensitive && !options.diacriticInsensitive:
-            let needle = Array(text.utf8)
-            switch op {
-            case .beginsWith:
-                return { row in !row.isNull(column) && row.withBytes(column) { $0.starts(with: needle) } }
-            case .endsWith:
-                return { row in
-                    !row.isNull(column)
-                        && row.withBytes(column) { bytes in
-                            bytes.count >= needle.count && bytes[(bytes.count - needle.count)...].elementsEqual(needle)
-                        }
-                }
-            case .contains:
-                return { row in !row.isNull(column) && row.withBytes(column) { QueryValues.contains($0, needle) } }
-            case .like:
-                let pattern = Array(text.unicodeScalars)
-                return { row in
-                    !row.isNull(column)
-                        && row.withBytes(column) { bytes in
-                            QueryValues.like(Array(String(decoding: bytes, as: UTF8.self).unicodeScalars), pattern)
-                        }
-                }
-            default:
-                return ordered { row in
-                    row.isNull(column) ? nil : row.withBytes(column) { QueryValues.compareBytes($0, needle) }
-                }
-            }
         case (.string, .string(let text)):
-            return foldedCompare(column: column, op, text, options)
+            guard let test = stringTest(op, text, options) else { return nil }
+            let nullResult = op == .notEqual
+            return { row in row.isNull(column) ? nullResult : row.withBytes(column, test) }
         default:
             return nil
         }
@@ -1477,6 +1490,22 @@ extension _StoredValue {
 }
 
 extension QueryValues {
+    /// Whether every byte is below 0x80, eight at a time.
+    @inline(__always)
+    static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var index = 0
+        var any: UInt64 = 0
+        while index + 8 <= bytes.count {
+            any |= bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            index += 8
+        }
+        while index < bytes.count {
+            any |= UInt64(bytes[index])
+            index += 1
+        }
+        return any & 0x8080_8080_8080_8080 == 0
+    }
+
     /// Byte order of two UTF-8 strings (that is, Unicode scalar order): -1, 0 or 1.
     static func compareBytes(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Int {
         var x = a.makeIterator()
