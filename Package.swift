@@ -20,7 +20,8 @@ let package = Package(
     targets: [
         .target(name: "StrataStorage", swiftSettings: strictSettings),
         .target(name: "Strata", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
-        .executableTarget(name: "StrataCLI", dependencies: ["StrataStorage"], swiftSettings: strictSettings),
+        .executableTarget(
+            name: "StrataCLI", dependencies: ["Strata", "StrataStorage"], swiftSettings: strictSettings),
         .executableTarget(
             name: "strata-demo", dependencies: ["Strata", "StrataStorage"], swiftSettings: strictSettings),
         // Helpers shared by the test targets and the integration tests' child process.
@@ -39,6 +40,10 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "StrataTests", dependencies: ["Strata", "StrataTestSupport"], swiftSettings: strictSettings),
+        // Runs the built `strata` executable on files made with the library.
+        .testTarget(
+            name: "CLITests", dependencies: ["Strata", "StrataStorage", "StrataTestSupport", "StrataCLI"],
+            swiftSettings: strictSettings),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Strata", "StrataStorage", "StrataTestSupport", "strata-integration-child"],

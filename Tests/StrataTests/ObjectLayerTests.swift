@@ -540,4 +540,59 @@ struct ObjectLayerTests {
             try realm.write { realm.add(DynamicObject()) }
         }
     }
+
+    @Test func aReadOnlyRealmWithoutModelsDescribesTheStoredClassesAndKeysTheirObjects() throws {
+        let scratch = try Scratch()
+        do {
+            let realm = try Realm(configuration: scratch.configuration([Person.self, Pair.self]))
+            try realm.write {
+                let ann = realm.create(Person.self, value: ["id": 1, "name": "Ann", "address": ["street": "Main"]])
+                realm.create(Person.self, value: ["id": 2, "name": "Bob"])
+                realm.create(Pair.self, value: ["left": ann])
+                realm.create(Pair.self, value: ["left": ann])
+            }
+            try realm.write { realm.delete(realm.objects(Pair.self).first!) }
+            try realm.write { realm.create(Pair.self) }
+        }
+        let before = try Data(contentsOf: scratch.url.appendingPathComponent("test.strata"))
+        var configuration = scratch.configuration()
+        configuration.readOnly = true
+        let realm = try Realm(configuration: configuration)
+        // The stored schema, with nothing bound: every class the file holds, as stored.
+        #expect(realm.schema.objectSchema.map(\.className) == ["Address", "Pair", "Person"])
+        #expect(realm.schema[className: "Address"]?.isEmbedded == true)
+        let person = try #require(realm.schema[className: "Person"])
+        #expect(person.primaryKeyProperty?.name == "id")
+        #expect(person[propertyName: "bestFriend"]?.objectClassName == "Person")
+        // A dynamic object describes its stored class, not the empty DynamicObject type.
+        let ann = try #require(realm.dynamicObjects("Person").first)
+        #expect(ann.objectSchema == person)
+        #expect((ann["address"] as? DynamicObject)?.objectSchema.isEmbedded == true)
+        // Object keys follow insertion order and are not handed out again after a delete.
+        #expect(realm.dynamicObjects("Person").map(\.objectKey) == [1, 2])
+        #expect(realm.dynamicObjects("Pair").map(\.objectKey) == [2, 3])
+        #expect((realm.dynamicObjects("Pair").first?["left"] as? DynamicObject)?.objectKey == 1)
+        #expect(DynamicObject().objectKey == nil)
+        #expect(try Data(contentsOf: scratch.url.appendingPathComponent("test.strata")) == before)
+    }
+
+    @Test func dynamicObjectsReadLinksInCollectionsAsObjectsOfTheTargetClass() throws {
+        let scratch = try Scratch()
+        do {
+            let realm = try Realm(configuration: scratch.configuration([Hiker.self]))
+            try realm.write {
+                let low = realm.create(Hut.self, value: ["id": 10])
+                let high = realm.create(Hut.self, value: ["id": 20])
+                realm.create(
+                    Hiker.self, value: ["id": 1, "visits": [high, low], "memberships": [low], "byName": ["top": high]])
+            }
+        }
+        let realm = try Realm(configuration: scratch.configuration())
+        let hiker = try #require(realm.dynamicObjects("Hiker").first)
+        let visits = try #require(hiker["visits"] as? [Any])
+        #expect(visits.map { ($0 as? DynamicObject)?.className } == ["Hut", "Hut"])
+        #expect(visits.map { ($0 as? DynamicObject)?["id"] as? Int } == [20, 10])
+        #expect(((hiker["memberships"] as? [Any])?.first as? DynamicObject)?["id"] as? Int == 10)
+        #expect(((hiker["byName"] as? [String: Any])?["top"] as? DynamicObject)?["id"] as? Int == 20)
+    }
 }

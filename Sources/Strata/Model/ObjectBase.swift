@@ -74,8 +74,9 @@ open class ObjectBase {
     /// Maps Swift property names to persisted names (`["firstName": "first_name"]`). Default: none.
     open class func propertiesMapping() -> [String: String] { [:] }
 
-    /// The schema of this object's type.
+    /// The schema of this object's type; for a managed ``DynamicObject``, the schema of its stored class.
     public var objectSchema: ObjectSchema {
+        if let managed { return managed.table.schema }
         do {
             return try SchemaRegistry.shared.table(for: type(of: self)).schema
         } catch {
@@ -172,4 +173,17 @@ extension ObjectBase: _Persistable {
 public final class DynamicObject: Object {
     /// The stored class this object belongs to ("DynamicObject" while unmanaged).
     public var className: String { managed?.table.className ?? "DynamicObject" }
+
+    /// The key that identifies this object among the objects of its class in the file; nil while unmanaged.
+    ///
+    /// Keys come from a counter of the class that never goes backwards, so they follow insertion order and a
+    /// deleted object's key is not handed to another object. They name objects of classes without a primary
+    /// key, as `strata dump` does for links to such objects:
+    ///
+    /// ```swift
+    /// for visit in realm.dynamicObjects("Visit") {
+    ///     print(visit.objectKey ?? 0, visit["note"] as? String ?? "")
+    /// }
+    /// ```
+    public var objectKey: Int64? { managed?.key }
 }

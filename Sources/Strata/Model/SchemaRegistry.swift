@@ -33,7 +33,7 @@ final class TableSchema: @unchecked Sendable {
             Property(
                 name: $0.name, type: $0.type, isOptional: $0.optional, isIndexed: $0.indexed, isPrimary: $0.primary,
                 objectClassName: $0.objectClassName, swiftName: $0.name, isArray: $0.isList, isSet: $0.isSet,
-                isMap: $0.isMap)
+                isMap: $0.isMap, isFullTextIndexed: $0.isFullText)
         }
         schema = ObjectSchema(
             className: stored.name, properties: properties, isEmbedded: stored.embedded, isAsymmetric: stored.asymmetric

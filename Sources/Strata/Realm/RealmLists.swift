@@ -58,8 +58,12 @@ extension Realm {
         if case .mixed(let mixed) = value {
             return try decodeMixed(mixed, owner: owner, property: property, level: level)
         }
-        if info.type == .object, case .int(let key) = value, let target = info.objectType {
-            return .object(object(try self.binding(for: target), key: key))
+        if info.type == .object, case .int(let key) = value {
+            if let target = info.objectType { return .object(object(try self.binding(for: target), key: key)) }
+            // A class known only from the file (`DynamicObject`): the element is an object of the target class.
+            if let className = binding.table.schema.properties[property].objectClassName {
+                return .object(object(try dynamicBinding(className), key: key))
+            }
         }
         return value
     }

@@ -1,0 +1,173 @@
+import Foundation
+import Strata
+
+/// A JSON value whose object members keep the order they were given in (schema order for objects).
+indirect enum JSONValue {
+    case null
+    case bool(Bool)
+    /// A number, already written as JSON number text.
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    case object([(key: String, value: JSONValue)])
+
+    /// The value as compact JSON text on one line.
+    var text: String {
+        var output = ""
+        write(to: &output)
+        return output
+    }
+
+    private func write(to output: inout String) {
+        switch self {
+        case .null: output += "null"
+        case .bool(let value): output += value ? "true" : "false"
+        case .number(let text): output += text
+        case .string(let text): Self.writeString(text, to: &output)
+        case .array(let elements):
+            output += "["
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output += "," }
+                element.write(to: &output)
+            }
+            output += "]"
+        case .object(let members):
+            output += "{"
+            for (index, member) in members.enumerated() {
+                if index > 0 { output += "," }
+                Self.writeString(member.key, to: &output)
+                output += ":"
+                member.value.write(to: &output)
+            }
+            output += "}"
+        }
+    }
+
+    private static func writeString(_ text: String, to output: inout String) {
+        output += "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": output += "\\\""
+            case "\\": output += "\\\\"
+            case "\n": output += "\\n"
+            case "\r": output += "\\r"
+            case "\t": output += "\\t"
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+                let hex = String(scalar.value, radix: 16)
+                output += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: output.unicodeScalars.append(scalar)
+            }
+        }
+        output += "\""
+    }
+}
+
+/// Turns stored objects into JSON, one object per line of `strata dump`:
+/// - properties in schema order, by persisted name; objects of classes without a primary key start with
+///   `"$key"`, their object key;
+/// - a link is the target's primary key, or `{"$key": N}` when the target class has none; a link in a mixed
+///   value also names the class: `{"$class": "Dog", "$primaryKey": 1}` or `{"$class": "Dog", "$key": 3}`;
+/// - embedded objects are nested objects; lists and sets are arrays; maps and mixed dictionaries are objects;
+/// - dates are ISO 8601 (UTC), data is base64, ObjectId, UUID and Decimal128 are strings, and non-finite
+///   numbers are the strings `"NaN"`, `"Infinity"` and `"-Infinity"`.
+enum ObjectJSON {
+    /// One line of `strata dump` for a top-level object.
+    static func line(for object: DynamicObject) -> String {
+        var members: [(key: String, value: JSONValue)] = []
+        if object.objectSchema.primaryKeyProperty == nil, let key = object.objectKey {
+            members.append(("$key", .number(String(key))))
+        }
+        return JSONValue.object(members + properties(of: object)).text
+    }
+
+    /// The persisted properties of `object`, in schema order (linking objects are computed, not stored: left out).
+    static func properties(of object: ObjectBase) -> [(key: String, value: JSONValue)] {
+        object.objectSchema.properties.filter { $0.type != .linkingObjects }.map { property in
+            (property.name, value(object[property.name], mixed: property.type == .any))
+        }
+    }
+
+    /// `value` as read through `object[name]`; `mixed` for the values of mixed properties, whose links name
+    /// their class.
+    static func value(_ value: Any?, mixed isMixed: Bool = false) -> JSONValue {
+        guard let value else { return .null }
+        switch value {
+        case let bool as Bool: return .bool(bool)
+        case let int as Int: return .number(String(int))
+        case let int as Int64: return .number(String(int))
+        case let double as Double: return number(double)
+        case let float as Float: return float.isFinite ? .number("\(float)") : number(Double(float))
+        case let string as String: return .string(string)
+        case let data as Data: return .string(data.base64EncodedString())
+        case let date as Date: return .string(iso8601(date))
+        case let id as ObjectId: return .string(id.stringValue)
+        case let uuid as UUID: return .string(uuid.uuidString)
+        case let decimal as Decimal128: return .string(decimal.stringValue)
+        case let mixed as AnyRealmValue: return self.mixed(mixed)
+        case let object as ObjectBase:
+            if object.objectSchema.isEmbedded { return .object(properties(of: object)) }
+            return isMixed ? mixedLink(to: object) : link(to: object)
+        case let list as List<AnyRealmValue>: return .array(list.map(mixed))
+        case let map as Map<String, AnyRealmValue>:
+            return .object(map.map { (key: $0.key, value: mixed($0.value)) })
+        case let array as [Any]: return .array(array.map { self.value($0, mixed: isMixed) })
+        case let dictionary as [String: Any]:
+            return .object(
+                dictionary.sorted { $0.key < $1.key }.map { (key: $0.key, value: self.value($0.value, mixed: isMixed)) }
+            )
+        default: return .string("\(value)")
+        }
+    }
+
+    /// A link: the target's primary key, else `{"$key": N}`.
+    static func link(to object: ObjectBase) -> JSONValue {
+        if let primaryKey = object.objectSchema.primaryKeyProperty { return value(object[primaryKey.name]) }
+        return .object([("$key", objectKey(of: object))])
+    }
+
+    /// A link held in a mixed value, which may point at any class: `{"$class": "Dog", "$primaryKey": 1}`, or
+    /// `{"$class": "Dog", "$key": 3}` when the class has no primary key.
+    static func mixedLink(to object: ObjectBase) -> JSONValue {
+        let className: JSONValue = .string(object.objectSchema.className)
+        if let primaryKey = object.objectSchema.primaryKeyProperty {
+            return .object([("$class", className), ("$primaryKey", value(object[primaryKey.name]))])
+        }
+        return .object([("$class", className), ("$key", objectKey(of: object))])
+    }
+
+    private static func objectKey(of object: ObjectBase) -> JSONValue {
+        (object as? DynamicObject)?.objectKey.map { .number(String($0)) } ?? .null
+    }
+
+    static func mixed(_ value: AnyRealmValue) -> JSONValue {
+        switch value {
+        case .none: .null
+        case .int(let int): .number(String(int))
+        case .bool(let bool): .bool(bool)
+        case .float(let float): self.value(float)
+        case .double(let double): number(double)
+        case .string(let string): .string(string)
+        case .data(let data): .string(data.base64EncodedString())
+        case .date(let date): .string(iso8601(date))
+        case .objectId(let id): .string(id.stringValue)
+        case .decimal128(let decimal): .string(decimal.stringValue)
+        case .uuid(let uuid): .string(uuid.uuidString)
+        case .object(let object): mixedLink(to: object)
+        case .list(let list): .array(list.map(mixed))
+        case .dictionary(let map): .object(map.map { (key: $0.key, value: mixed($0.value)) })
+        }
+    }
+
+    private static func number(_ double: Double) -> JSONValue {
+        if double.isNaN { return .string("NaN") }
+        if double.isInfinite { return .string(double > 0 ? "Infinity" : "-Infinity") }
+        return .number("\(double)")
+    }
+
+    /// `2024-05-01T12:00:00Z`, with milliseconds when the date has a fraction of a second.
+    static func iso8601(_ date: Date) -> String {
+        let seconds = date.timeIntervalSince1970
+        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: seconds != seconds.rounded(.down))
+        return date.formatted(style)
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Strata
+import StrataStorage
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+// Every command opens its file read-only and never creates one. A file that cannot be opened ends the process
+// with exit status 2 and one line saying why, in the user's terms: missing, not readable, not a Strata file,
+// locked.
+
+/// Ends the process with status 2 unless `path` names a readable regular file.
+func checkReadableFile(_ path: String) {
+    var info = stat()
+    guard stat(path, &info) == 0 else {
+        let code = errno
+        if code == ENOENT || code == ENOTDIR { fail("cannot open \(path): no such file", status: ExitStatus.usage) }
+        fail("cannot open \(path): \(String(cString: strerror(code)))", status: ExitStatus.usage)
+    }
+    if (info.st_mode & S_IFMT) == S_IFDIR {
+        fail("cannot open \(path): it is a directory, not a Strata file", status: ExitStatus.usage)
+    }
+    if access(path, R_OK) != 0 {
+        fail(
+            "cannot open \(path): permission denied (the file is not readable by this user)", status: ExitStatus.usage)
+    }
+}
+
+/// One line explaining why `path` could not be opened.
+func openFailure(_ error: StorageError, path: String) -> String {
+    switch error {
+    case .fileNotFound: "cannot open \(path): no such file"
+    case .incompatibleFile(_, let reason): "cannot open \(path): \(reason)"
+    case .corruptPage(_, let page, let reason): "cannot open \(path): damaged at page \(page): \(reason)"
+    case .lockTimeout: "cannot open \(path): it is locked by another process; try again when that process is done"
+    case .readerTableFull(_, let capacity):
+        "cannot open \(path): \(capacity) processes already have it open (the reader table of \(path).lock is full)"
+    case .io(_, let operation, let code) where code == EACCES || code == EPERM:
+        "cannot open \(path): permission denied (\(operation))"
+    case .io(_, _, let code) where code == EAGAIN || code == EWOULDBLOCK:
+        "cannot open \(path): it is locked by another process; try again when that process is done"
+    case .io(_, let operation, let code): "cannot open \(path): \(String(cString: strerror(code))) (\(operation))"
+    default: "cannot open \(path): \(error)"
+    }
+}
+
+/// Opens an existing file read-only at the storage level.
+func openStore(_ path: String) -> Store {
+    checkReadableFile(path)
+    do {
+        return try Store.open(path: path, options: StoreOptions(readOnly: true, createIfMissing: false))
+    } catch {
+        fail(openFailure(error, path: path), status: ExitStatus.usage)
+    }
+}
+
+/// Opens an existing file read-only as a Realm without models: its classes are the ones stored in the file, read
+/// through `DynamicObject`. Nothing is written (no schema registration, no migration, no backlink rebuild).
+func openRealm(_ path: String) throws -> Realm {
+    let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), readOnly: true)
+    return try Realm(configuration: configuration)
+}
+
+/// Opens `path` as a Realm (see ``openRealm(_:)``), ending the process with status 2 when that fails.
+func openRealmOrExit(_ path: String) -> (store: Store, realm: Realm) {
+    let store = openStore(path)
+    do {
+        return (store, try openRealm(path))
+    } catch {
+        fail(realmFailure(error, path: path), status: ExitStatus.usage)
+    }
+}
+
+/// One line explaining why the object layer could not read `path`.
+func realmFailure(_ error: any Error, path: String) -> String {
+    switch error {
+    case Realm.Error.incompatibleFile(_, let reason): "cannot read the objects of \(path): \(reason)"
+    case Realm.Error.fileNotFound: "cannot open \(path): no such file"
+    default: "cannot read the objects of \(path): \(error)"
+    }
+}
