@@ -544,21 +544,9 @@ extension BoundPredicate {
     /// Whether an integer column's value is one of `values`, as `membership` compiles it for rows: one hash
     /// lookup per row. Nil for other column types or values.
     private static func intMembership(_ path: BoundPath, _ values: [_StoredValue]) -> ColumnScan.Kernel? {
-        guard let (column, info) = path.directColumn, info.type == .int else { return nil }
-        var set = Set<Int64>()
-        var matchesNull = false
-        for value in values {
-            switch value {
-            case .null: matchesNull = true
-            case .int(let int): set.insert(int)
-            case .double, .float:
-                // Only a whole number can equal an integer.
-                guard let number = QueryValues.number(value), number == number.rounded(), abs(number) < 0x1p63
-                else { continue }
-                set.insert(Int64(number))
-            default: return nil
-            }
-        }
+        guard let (column, info) = path.directColumn, info.type == .int,
+            let (set, matchesNull) = integerSet(values)
+        else { return nil }
         return .intSet(column: column, set, matchesNull: matchesNull)
     }
 

@@ -1279,6 +1279,26 @@ extension BoundPredicate {
         }
     }
 
+    /// `values` as the integers an integer column can equal (whole numbers of other types included, others
+    /// dropped) and whether one of them is null; nil when a value is not a number.
+    static func integerSet(_ values: [_StoredValue]) -> (set: Set<Int64>, matchesNull: Bool)? {
+        var set = Set<Int64>()
+        var matchesNull = false
+        for value in values {
+            switch value {
+            case .null: matchesNull = true
+            case .int(let int): set.insert(int)
+            case .double, .float:
+                // Only a whole number can equal an integer.
+                guard let number = QueryValues.number(value), number == number.rounded(), abs(number) < 0x1p63
+                else { continue }
+                set.insert(Int64(number))
+            default: return nil
+            }
+        }
+        return (set, matchesNull)
+    }
+
     /// Whether the column's value is one of `values`, with one hash lookup (integers) or one binary search
     /// (strings) per row instead of a test per value; nil for other types.
     private static func membership(_ path: BoundPath, _ values: [_StoredValue]) -> RowCondition? {
@@ -1287,18 +1307,7 @@ extension BoundPredicate {
         let present = values.filter { if case .null = $0 { false } else { true } }
         switch info.type {
         case .int:
-            var set = Set<Int64>()
-            for value in present {
-                switch value {
-                case .int(let int): set.insert(int)
-                case .double, .float:
-                    // Only a whole number can equal an integer.
-                    guard let number = QueryValues.number(value), number == number.rounded(), abs(number) < 0x1p63
-                    else { continue }
-                    set.insert(Int64(number))
-                default: return nil
-                }
-            }
+            guard let (set, _) = integerSet(present) else { return nil }
             return { row in row.isNull(column) ? matchesNull : set.contains(row.int(column)) }
         case .string:
             var sorted: [[UInt8]] = []
