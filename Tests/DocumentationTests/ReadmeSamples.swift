@@ -30,16 +30,16 @@ enum ReadmeSample {
             }
         }
     }
+}
 
-    static func storeRole(in directory: String) throws -> [UInt8]? {
-        let store = try Store.open(path: directory + "/users.strata")
-        try store.write { txn in
-            let users = try txn.tree(named: "users", create: .keyed)!
-            try txn.put(Array("alice".utf8), Array("admin".utf8), in: users)
-        }
-        let snapshot = try store.read()  // a pinned, consistent version; Sendable
-        return try snapshot.tree(named: "users")?.get(Array("alice".utf8))
+func storeRole(in directory: String) throws -> [UInt8]? {
+    let store = try Store.open(path: directory + "/users.strata")
+    try store.write { txn in
+        let users = try txn.tree(named: "users", create: .keyed)!
+        try txn.put(Array("alice".utf8), Array("admin".utf8), in: users)
     }
+    let snapshot = try store.read()  // a pinned, consistent version; Sendable
+    return try snapshot.tree(named: "users")?.get(Array("alice".utf8))
 }
 
 extension DefaultConfigurationSamples {
@@ -58,6 +58,6 @@ extension DefaultConfigurationSamples {
 struct ReadmeStorageSample {
     @Test func theStorageEngineSampleReadsWhatItWrote() throws {
         let folder = TemporaryFolder()
-        #expect(try ReadmeSample.storeRole(in: folder.path) == Array("admin".utf8))
+        #expect(try storeRole(in: folder.path) == Array("admin".utf8))
     }
 }
