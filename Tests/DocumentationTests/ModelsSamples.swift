@@ -140,7 +140,7 @@ enum ModelsSample {
 
     final class Memo: Object, Codable {
         @Persisted var title = ""
-        @Persisted var pinned = false
+        @Persisted var color = "yellow"
         @Persisted var tags: List<String>
     }
 
@@ -345,9 +345,9 @@ struct ModelsSampleTests {
 
     @Test func codableModels() throws {
         let json = Data(#"{"title": "Groceries", "tags": ["home"]}"#.utf8)
-        let memo = try JSONDecoder().decode(Memo.self, from: json)  // missing keys take their defaults
-        print(memo.title, memo.pinned, Array(memo.tags))  // Groceries false ["home"]
-        #expect(memo.title == "Groceries" && !memo.pinned && Array(memo.tags) == ["home"])
+        let memo = try JSONDecoder().decode(Memo.self, from: json)  // a missing key takes its type's default
+        print(memo.title, memo.color.isEmpty, Array(memo.tags))  // Groceries true ["home"]: "", not "yellow"
+        #expect(memo.title == "Groceries" && memo.color == "" && Array(memo.tags) == ["home"])
         let realm = try Realm(configuration: inMemoryConfiguration("models-codable"))
         try realm.write { realm.add(memo) }
         let encoded = try JSONEncoder().encode(realm.objects(Memo.self).first!)

@@ -195,6 +195,16 @@ struct RelationshipRuleTests {
         #expect(bob.dogs.count == 1)
     }
 
+    @Test func mapsIterateInKeyOrderOnceManaged() throws {
+        let realm = try Realm(configuration: inMemoryConfiguration("relationships-map-order"))
+        let person = Person(value: ["name": "Ann"])
+        person.favoriteParks["Oslo"] = "Frogner"
+        person.favoriteParks["Lisbon"] = "Estrela"
+        #expect(person.favoriteParks.keys == ["Oslo", "Lisbon"])
+        try realm.write { realm.add(person) }
+        #expect(person.favoriteParks.keys == ["Lisbon", "Oslo"])
+    }
+
     @Test func aManagedEmbeddedObjectHasOneParent() throws {
         let realm = try Realm(configuration: inMemoryConfiguration("relationships-embedded"))
         let address = Address(value: ["street": "1 Main St", "city": "Oslo"])
