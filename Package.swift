@@ -44,6 +44,10 @@ let package = Package(
         .testTarget(
             name: "CLITests", dependencies: ["Strata", "StrataStorage", "StrataTestSupport", "StrataCLI"],
             swiftSettings: strictSettings),
+        // Every Swift sample of README.md and Documentation/ as code that compiles and runs, plus a guard test
+        // that fails when a sample in the Markdown no longer matches this code.
+        .testTarget(
+            name: "DocumentationTests", dependencies: ["Strata", "StrataStorage"], swiftSettings: strictSettings),
         .testTarget(
             name: "IntegrationTests",
             dependencies: ["Strata", "StrataStorage", "StrataTestSupport", "strata-integration-child"],
