@@ -241,3 +241,63 @@ struct ColumnScanTests {
                 == (0..<5_000).map { ($0 * 7919) % 1_000 }.filter { $0 < 100 }.reduce(0, +))
     }
 }
+
+/// The segment cache is shared by every Realm on a file: scans of many versions from several tasks at once, each
+/// answer checked (run under ThreadSanitizer by CI: the suite name matches its filter).
+@Suite("Column scans under concurrency")
+struct ColumnScanConcurrencyTests {
+    typealias Item = ColumnScanSeed.Item
+
+    @Test func scansOfManyVersionsFromSeveralTasksShareTheCache() async throws {
+        let configuration = Realm.Configuration(inMemoryIdentifier: "column-concurrency-\(UUID())")
+        let batches = 6
+        let perBatch = 1_500
+        var versions: [Frozen<Realm>] = []
+        do {
+            let writer = try Realm(configuration: configuration)
+            for batch in 0..<batches {
+                try writer.write {
+                    for index in 0..<perBatch {
+                        let item = Item()
+                        item.id = batch * perBatch + index
+                        item.count = batch
+                        item.label = index % 2 == 0 ? "even \(batch)" : "odd \(batch)"
+                        writer.add(item)
+                    }
+                }
+                versions.append(Frozen(writer))
+            }
+        }
+        let snapshots = versions
+        let failures = try await withThrowingTaskGroup(of: [String].self) { group in
+            for reader in 0..<4 {
+                group.addTask {
+                    var failures: [String] = []
+                    // Each reader visits the versions in its own order, so scans of one segment overlap.
+                    let order = Array(snapshots.indices).shuffled()
+                    for position in order + order.reversed() {
+                        let realm = snapshots[position].value
+                        let items = realm.objects(Item.self)
+                        let total = items.filter("count >= 0").count
+                        if total != perBatch * (position + 1) {
+                            failures.append("reader \(reader) v\(position): \(total)")
+                        }
+                        for batch in 0...position {
+                            let odd = items.filter("count == $0 AND label BEGINSWITH 'odd'", batch).count
+                            if odd != perBatch / 2 {
+                                failures.append("reader \(reader) v\(position) b\(batch): \(odd)")
+                            }
+                        }
+                        let later = items.filter("count > $0", position).count
+                        if later != 0 { failures.append("reader \(reader) v\(position): \(later) later") }
+                    }
+                    return failures
+                }
+            }
+            var all: [String] = []
+            for try await failures in group { all += failures }
+            return all
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(5))")
+    }
+}

@@ -1,32 +1,62 @@
 import StrataStorage
 
-/// Follows one object: the properties that changed since the last delivery (first old value, latest new
-/// value), or its deletion.
-final class ObjectObserver<T: ObjectBase>: ChangeObserver<ObjectChange<T>> {
-    let object: T
+/// Follows one stored object until it is deleted: subclasses record what a version changed (`record`) and say
+/// what to deliver (`pendingChange`); this class delivers `.deleted` once when the object goes, then nothing.
+class RootObjectObserver<Value>: ChangeObserver<ObjectChange<Value>> {
     let managed: ManagedObject
-    let paths: [[String]]?
-    private var pending: [String: (old: Any?, new: Any?)] = [:]
     private var deleted = false
     private var finished = false
 
+    init(managed: ManagedObject) {
+        self.managed = managed
+        super.init()
+    }
+
+    final override func advanced(_ step: VersionStep) {
+        guard !deleted, !finished else { return }
+        if managed.wasDeleted(in: step.changes) {
+            deleted = true
+            return
+        }
+        record(step)
+    }
+
+    /// Notes what `step` changed in the (still existing) object.
+    func record(_ step: VersionStep) {}
+
+    /// The change recorded since the last delivery, or nil.
+    func pendingChange() -> ObjectChange<Value>? { nil }
+
+    final override func nextChange() -> ObjectChange<Value>? {
+        guard !finished else { return nil }
+        if deleted {
+            finished = true
+            return .deleted
+        }
+        return pendingChange()
+    }
+
+    /// Whether `.deleted` was delivered.
+    final override var isFinished: Bool { finished }
+}
+
+/// Follows one object: the properties that changed since the last delivery (first old value, latest new
+/// value), or its deletion.
+final class ObjectObserver<T: ObjectBase>: RootObjectObserver<T> {
+    let object: T
+    let paths: [[String]]?
+    private var pending: [String: (old: Any?, new: Any?)] = [:]
+
     init(object: T, managed: ManagedObject, paths: [[String]]?) {
         self.object = object
-        self.managed = managed
         self.paths = paths
-        super.init()
+        super.init(managed: managed)
         if let paths { ModificationChecker.validate(paths, from: managed.binding, realm: managed.realm) }
     }
 
-    override func advanced(_ step: VersionStep) {
-        guard !deleted, !finished else { return }
+    override func record(_ step: VersionStep) {
         let changes = step.changes
         let binding = managed.binding
-        if managed.wasDeleted(in: changes) {
-            deleted = true
-            pending = [:]
-            return
-        }
         let checker = ModificationChecker(realm: managed.realm, changes: changes, paths: paths, root: binding.className)
         let names = checker.changedProperties(binding, managed.key)
         guard !names.isEmpty else { return }
@@ -54,13 +84,7 @@ final class ObjectObserver<T: ObjectBase>: ChangeObserver<ObjectChange<T>> {
         return stored.flatMap { $0 }.flatMap { StoredValueConversion.any(from: $0) }
     }
 
-    /// The change since the last delivery, or nil.
-    override func nextChange() -> ObjectChange<T>? {
-        guard !finished else { return nil }
-        if deleted {
-            finished = true
-            return .deleted
-        }
+    override func pendingChange() -> ObjectChange<T>? {
         guard !pending.isEmpty else { return nil }
         let properties = managed.binding.table.schema.properties
         let changes = properties.compactMap { property in
@@ -69,10 +93,6 @@ final class ObjectObserver<T: ObjectBase>: ChangeObserver<ObjectChange<T>> {
         pending = [:]
         return .change(object, changes)
     }
-
-    /// Whether `.deleted` was delivered.
-    override var isFinished: Bool { finished }
-
 }
 
 extension ManagedObject {

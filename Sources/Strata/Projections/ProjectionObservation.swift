@@ -3,17 +3,14 @@ import StrataStorage
 /// Follows one projection: after a version that touches a projected key path of its root object, the projected
 /// values that differ from the ones last delivered (old and new value, by the projection's names), or the root's
 /// deletion.
-final class ProjectionObserver<P: ProjectionObservable>: ChangeObserver<ObjectChange<P>> {
+final class ProjectionObserver<P: ProjectionObservable>: RootObjectObserver<P> {
     let projection: P
-    let managed: ManagedObject
     /// The observed properties and the root paths that can change them.
     private let properties: [ProjectionSchema.Property]
     private let paths: [[String]]
     /// The values as last delivered (or when observation started), by property.
     private var last: [Any?]
     private var dirty = false
-    private var deleted = false
-    private var finished = false
 
     init(projection: P, keyPaths: [String]?) {
         let root = projection._projectionRoot
@@ -21,7 +18,6 @@ final class ProjectionObserver<P: ProjectionObservable>: ChangeObserver<ObjectCh
             fatalError("observe: \(P.self) projects an unmanaged \(P.Root.self); only managed objects can be observed")
         }
         self.projection = projection
-        self.managed = managed
         let schema = ProjectionSchema.resolved(P.self, realm: managed.realm)
         if let keyPaths {
             var properties: [ProjectionSchema.Property] = []
@@ -43,29 +39,19 @@ final class ProjectionObserver<P: ProjectionObservable>: ChangeObserver<ObjectCh
             paths = schema.properties.map(\.rootPath)
         }
         last = properties.map { projectedSnapshot($0.access.value(in: root)) }
-        super.init()
+        super.init(managed: managed)
         ModificationChecker.validate(paths, from: managed.binding, realm: managed.realm)
     }
 
-    override func advanced(_ step: VersionStep) {
-        guard !deleted, !finished else { return }
-        let changes = step.changes
-        let binding = managed.binding
-        if managed.wasDeleted(in: changes) {
-            deleted = true
-            return
-        }
+    override func record(_ step: VersionStep) {
         if dirty { return }
-        let checker = ModificationChecker(realm: managed.realm, changes: changes, paths: paths, root: binding.className)
+        let binding = managed.binding
+        let checker = ModificationChecker(
+            realm: managed.realm, changes: step.changes, paths: paths, root: binding.className)
         if checker.isModified(binding, managed.key) { dirty = true }
     }
 
-    override func nextChange() -> ObjectChange<P>? {
-        guard !finished else { return nil }
-        if deleted {
-            finished = true
-            return .deleted
-        }
+    override func pendingChange() -> ObjectChange<P>? {
         guard dirty else { return nil }
         dirty = false
         let root = projection._projectionRoot
@@ -78,8 +64,6 @@ final class ProjectionObserver<P: ProjectionObservable>: ChangeObserver<ObjectCh
         }
         return changes.isEmpty ? nil : .change(projection, changes)
     }
-
-    override var isFinished: Bool { finished }
 }
 
 extension ProjectionObservable {

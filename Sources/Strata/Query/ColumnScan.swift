@@ -233,10 +233,8 @@ enum ColumnScan {
         var offsets = missingStrings.map { _ in [Int32](repeating: 0, count: count + 1) }
         var bytes = missingStrings.map { _ in [UInt8]() }
         var stringNulls = missingStrings.map { _ in [Bool]() }
-        var seen = 0
         try segment.forEachStableEntry { position, key, value in
             guard position < count else { return }
-            seen = position + 1
             if keys == nil { newKeys[position] = KeyEncoding.decodeObjectKey(key) }
             guard !missing.isEmpty || !missingStrings.isEmpty else { return }
             let row = try RowView(value.bytes)
@@ -261,7 +259,6 @@ enum ColumnScan {
                 offsets[index][position + 1] = Int32(bytes[index].count)
             }
         }
-        guard seen == count else { throw StorageError.invalidArgument("segment shorter than its count") }
         if keys == nil {
             let made = Keys(newKeys)
             cache.insert(made, cost: made.cost, for: key(keysTag))
@@ -326,18 +323,19 @@ enum ColumnScan {
             let extract = columns.slots[column]!
             extract.values.withUnsafeBufferPointer { values in
                 match.withUnsafeMutableBufferPointer { match in
-                    compareInts(values, comparison, constant, into: match)
+                    compare(values, comparison, constant, into: match)
                 }
             }
-            applyNulls(extract, comparison.nullResult, into: &match)
+            applyNulls(extract.nulls, comparison.nullResult, into: &match)
         case .double(let column, let comparison, let constant):
             let extract = columns.slots[column]!
             extract.values.withUnsafeBufferPointer { values in
                 match.withUnsafeMutableBufferPointer { match in
-                    compareDoubles(values, comparison, constant, into: match)
+                    // The slots hold the doubles' bit patterns.
+                    values.withMemoryRebound(to: Double.self) { compare($0, comparison, constant, into: match) }
                 }
             }
-            applyNulls(extract, comparison.nullResult, into: &match)
+            applyNulls(extract.nulls, comparison.nullResult, into: &match)
         case .ordered(let column, let kind, let comparison, let constant, let nanUnordered):
             let extract = columns.slots[column]!
             extract.values.withUnsafeBufferPointer { values in
@@ -368,7 +366,7 @@ enum ColumnScan {
                     }
                 }
             }
-            applyNulls(extract, comparison.nullResult, into: &match)
+            applyNulls(extract.nulls, comparison.nullResult, into: &match)
         case .bytes(let column, let test, let nullResult):
             let extract = columns.strings[column]!
             extract.offsets.withUnsafeBufferPointer { offsets in
@@ -383,10 +381,7 @@ enum ColumnScan {
                     }
                 }
             }
-            if !extract.nulls.isEmpty {
-                let byte: UInt8 = nullResult ? 1 : 0
-                for index in 0..<count where extract.nulls[index] { match[index] = byte }
-            }
+            applyNulls(extract.nulls, nullResult, into: &match)
         case .intSet(let column, let set, let matchesNull):
             let extract = columns.slots[column]!
             let lookup = IntLookup(set)
@@ -395,7 +390,7 @@ enum ColumnScan {
                     lookup.test(values, into: match)
                 }
             }
-            applyNulls(extract, matchesNull, into: &match)
+            applyNulls(extract.nulls, matchesNull, into: &match)
         }
     }
 
@@ -459,10 +454,11 @@ enum ColumnScan {
         }
     }
 
-    private static func applyNulls(_ extract: Column, _ result: Bool, into match: inout [UInt8]) {
-        guard !extract.nulls.isEmpty else { return }
+    /// Overwrites the result of every null row (`nulls` empty: none) with `result`.
+    private static func applyNulls(_ nulls: [Bool], _ result: Bool, into match: inout [UInt8]) {
+        guard !nulls.isEmpty else { return }
         let byte: UInt8 = result ? 1 : 0
-        extract.nulls.withUnsafeBufferPointer { nulls in
+        nulls.withUnsafeBufferPointer { nulls in
             match.withUnsafeMutableBufferPointer { match in
                 for index in 0..<match.count where nulls[index] { match[index] = byte }
             }
@@ -470,26 +466,11 @@ enum ColumnScan {
     }
 
     // One loop per operator, so that each is a branch-free loop the compiler can vectorise.
-    private static func compareInts(
-        _ values: UnsafeBufferPointer<Int64>, _ comparison: Comparison, _ constant: Int64,
+    @inline(__always)
+    private static func compare<T: Comparable>(
+        _ values: UnsafeBufferPointer<T>, _ comparison: Comparison, _ constant: T,
         into match: UnsafeMutableBufferPointer<UInt8>
     ) {
-        switch comparison {
-        case .equal: for index in 0..<match.count { match[index] = values[index] == constant ? 1 : 0 }
-        case .notEqual: for index in 0..<match.count { match[index] = values[index] != constant ? 1 : 0 }
-        case .less: for index in 0..<match.count { match[index] = values[index] < constant ? 1 : 0 }
-        case .lessOrEqual: for index in 0..<match.count { match[index] = values[index] <= constant ? 1 : 0 }
-        case .greater: for index in 0..<match.count { match[index] = values[index] > constant ? 1 : 0 }
-        case .greaterOrEqual: for index in 0..<match.count { match[index] = values[index] >= constant ? 1 : 0 }
-        }
-    }
-
-    private static func compareDoubles(
-        _ slots: UnsafeBufferPointer<Int64>, _ comparison: Comparison, _ constant: Double,
-        into match: UnsafeMutableBufferPointer<UInt8>
-    ) {
-        let raw = UnsafeRawBufferPointer(slots)
-        let values = raw.bindMemory(to: Double.self)
         switch comparison {
         case .equal: for index in 0..<match.count { match[index] = values[index] == constant ? 1 : 0 }
         case .notEqual: for index in 0..<match.count { match[index] = values[index] != constant ? 1 : 0 }
