@@ -208,7 +208,9 @@ struct CommitLogTests {
 
     static var trials: Int { ProcessInfo.processInfo.environment["STRATA_SOAK"] != nil ? 3000 : 250 }
 
-    private func batch(_ txn: WriteTransaction, _ model: inout Model, _ generator: inout SeededGenerator, large: Bool)
+    fileprivate func batch(
+        _ txn: WriteTransaction, _ model: inout Model, _ generator: inout SeededGenerator, large: Bool
+    )
         throws
     {
         let tree = try #require(try txn.tree(named: "data", create: .keyed))
@@ -351,6 +353,49 @@ struct CommitLogTests {
             log: FaultInjectingFile(name: "l", image: logFile.snapshot()))
         #expect(recovered.latestVersion == 3)
         #expect(try contents(of: try recovered.read().tree(named: "data")) == model)
+    }
+}
+
+extension CommitLogTests {
+    /// A logged commit writes its pages into the main file on the write-behind thread while the log syncs. If one
+    /// of those writes fails after the record is durable, the commit must still fail whole: the record is
+    /// invalidated, the store stays at its base, and the next commit and a reopen both see exactly the base.
+    @Test func failedPageWriteBehindTheLogRollsTheCommitBack() throws {
+        var generator = SeededGenerator(seed: 19)
+        let main = FaultInjectingFile(name: "main")
+        let logFile = FaultInjectingFile(name: "log")
+        let store = try Store.open(file: main, log: logFile, options: StoreOptions(pageSize: 1024, durability: .full))
+        var model: Model = [:]
+        for _ in 0..<3 {
+            let txn = try store.beginWrite()
+            try batch(txn, &model, &generator, large: false)
+            try txn.commit()
+        }
+        let logged = try #require(store.shared.commitLog).recordCount
+        #expect(logged > 0, "the small commits above went through the log")
+        let txn = try store.beginWrite()
+        var attempted = model
+        try batch(txn, &attempted, &generator, large: false)
+        main.schedule(.init(failWrite: 1, code: ENOSPC))
+        #expect(throws: StorageError.self) { try txn.commit() }
+        main.schedule(.init())
+        #expect(store.latestVersion == 3)
+        #expect(try #require(store.shared.commitLog).recordCount == logged)
+        let recovered = try Store.open(
+            file: FaultInjectingFile(name: "m", image: main.durableImage),
+            log: FaultInjectingFile(name: "l", image: logFile.durableImage))
+        #expect(recovered.latestVersion == 3)
+        #expect(try contents(of: try recovered.read().tree(named: "data")) == model)
+        // The store goes on: the next commit takes the failed one's place in the log.
+        let next = try store.beginWrite()
+        try batch(next, &model, &generator, large: false)
+        #expect(try next.commit() == 4)
+        let again = try Store.open(
+            file: FaultInjectingFile(name: "m2", image: main.durableImage),
+            log: FaultInjectingFile(name: "l2", image: logFile.durableImage))
+        #expect(again.latestVersion == 4)
+        #expect(try contents(of: try again.read().tree(named: "data")) == model)
+        #expect(try again.verify().isValid)
     }
 }
 

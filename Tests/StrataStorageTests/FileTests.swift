@@ -45,6 +45,31 @@ struct FileTests {
         return result
     }
 
+    /// Durable writes: page-aligned buffers go through the direct descriptor, anything else through the page cache;
+    /// either way the bytes are there, read through the file's mapping and after reopening.
+    @Test func durableWritesLandWhetherAlignedOrNot() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("durable.bin")
+        let file = try DiskFile(path: path, writable: true, create: true)
+        let aligned = UnsafeMutableRawPointer.allocate(byteCount: 8192, alignment: 4096)
+        defer { aligned.deallocate() }
+        for index in 0..<8192 {
+            aligned.storeBytes(of: UInt8(truncatingIfNeeded: index * 7), toByteOffset: index, as: UInt8.self)
+        }
+        try file.writeDurably(UnsafeRawBufferPointer(start: aligned, count: 8192), at: 4096)
+        let odd: [UInt8] = Array(repeating: 0xAB, count: 100)
+        try odd.withUnsafeBytes { try file.writeDurably($0, at: 12_288 + 3) }
+        // Aligned again after an unaligned write to the same file: the page cache and direct writes agree.
+        try file.writeDurably(UnsafeRawBufferPointer(start: aligned, count: 4096), at: 16_384)
+        #expect(try file.size() == 20_480)
+        let mapping = try file.mapping(covering: 20_480)
+        #expect(memcmp(mapping.base + 4096, aligned, 8192) == 0)
+        #expect((0..<100).allSatisfy { mapping.base.load(fromByteOffset: 12_291 + $0, as: UInt8.self) == 0xAB })
+        #expect(memcmp(mapping.base + 16_384, aligned, 4096) == 0)
+        let reread = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(reread.count == 20_480 && reread[4096] == 0 && reread[4097] == 7 && reread[12_291] == 0xAB)
+    }
+
     @Test func compactionKeepsTheDataAndDropsTheFreeSpace() throws {
         let directory = TemporaryDirectory()
         let store = try Store.open(path: directory.file("source.strata"), options: StoreOptions(pageSize: 1024))

@@ -4,7 +4,7 @@ final class StrataEngine: Engine {
     static let name = "Strata"
     static let slug = "strata"
     static let settings =
-        "StrataStorage `StoreOptions(pageSize: 4096, durability: .full)` (small commits: pages written to the main file unsynced, the pages' used bytes and the meta appended to the commit log, one fdatasync of the log; large commits: fdatasync of the pages, then of the meta page)"
+        "StrataStorage `StoreOptions(pageSize: 4096, durability: .full)` (small commits: the pages' used bytes and the meta appended to the commit log in one O_DIRECT|O_DSYNC write while another thread writes the pages into the main file, unsynced; large commits: fdatasync of the pages, then of the meta page)"
 
     private static let treeName = "bench"
     private let store: Store

@@ -17,6 +17,9 @@ protocol PageFile: AnyObject, Sendable {
     func write(_ buffers: [UnsafeRawBufferPointer], at offset: Int) throws(StorageError)
     /// Makes every completed write durable.
     func sync() throws(StorageError)
+    /// Writes `buffer` at `offset` and makes it durable before returning: ``write(_:at:)`` then ``sync()``
+    /// unless the file has a cheaper way (a disk file writes page-aligned buffers directly to the device).
+    func writeDurably(_ buffer: UnsafeRawBufferPointer, at offset: Int) throws(StorageError)
     /// A read view that covers at least `bytes` bytes of the file.
     func mapping(covering bytes: Int) throws(StorageError) -> Mapping
     /// Releases the file. Mappings already handed out stay valid until released.
@@ -24,6 +27,11 @@ protocol PageFile: AnyObject, Sendable {
 }
 
 extension PageFile {
+    func writeDurably(_ buffer: UnsafeRawBufferPointer, at offset: Int) throws(StorageError) {
+        try write(buffer, at: offset)
+        try sync()
+    }
+
     func write(_ buffers: [UnsafeRawBufferPointer], at offset: Int) throws(StorageError) {
         var position = offset
         for buffer in buffers {

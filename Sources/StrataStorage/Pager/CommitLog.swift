@@ -88,6 +88,8 @@ final class CommitLog {
                 }
                 offset += count
             }
+            // The blocks must be durable (allocated and written) before records overwrite them.
+            try file.sync()
         }
         try log.writeHeader(durable: true)
         return log
@@ -103,8 +105,8 @@ final class CommitLog {
         page.setU32(20, UInt32(pageSize))
         page.setU64(24, epoch)
         page.setU64(0, Checksum.xxh64(UnsafeRawPointer(page) + 8, count: pageSize - 8, seed: 0))
-        try file.write(UnsafeRawBufferPointer(start: page, count: pageSize), at: 0)
-        if durable { try file.sync() }
+        let bytes = UnsafeRawBufferPointer(start: page, count: pageSize)
+        if durable { try file.writeDurably(bytes, at: 0) } else { try file.write(bytes, at: 0) }
     }
 
     /// One logged commit, ready to be replayed.
@@ -208,10 +210,12 @@ final class CommitLog {
         try checkpoint(at: last.version)
     }
 
-    /// Appends a commit's record and syncs the log: from then on the commit is durable. On error, the record
-    /// is not part of the log (the next append overwrites it, and replay stops before it).
+    /// Appends a commit's record and syncs the log, then runs `completing` (the commit's other work that must
+    /// succeed for the record to count): from then on the commit is durable. On error, the record is not part of
+    /// the log (the next append overwrites it; the caller makes sure replay cannot pick it up).
     func append(
-        version: UInt64, pages: [(page: PageNumber, buffer: UnsafeMutableRawPointer)], meta: UnsafeRawPointer
+        version: UInt64, pages: [(page: PageNumber, buffer: UnsafeMutableRawPointer)], meta: UnsafeRawPointer,
+        completing: () throws(StorageError) -> Void = {}
     ) throws(StorageError) {
         precondition(version == epoch + UInt64(recordCount) + 1, "log records must be consecutive")
         precondition(pages.count <= Self.maxPages(pageSize: pageSize), "too many pages for one log record")
@@ -253,8 +257,8 @@ final class CommitLog {
         }
         (record + length).initializeMemory(as: UInt8.self, repeating: 0, count: padded - length)
         record.setU64(0, Checksum.xxh64(UnsafeRawPointer(record) + 8, count: length - 8, seed: epoch))
-        try file.write(UnsafeRawBufferPointer(start: record, count: padded), at: end)
-        try file.sync()
+        try file.writeDurably(UnsafeRawBufferPointer(start: record, count: padded), at: end)
+        try completing()
         end += padded
         recordCount += 1
     }
@@ -275,9 +279,10 @@ final class CommitLog {
     /// Makes a record that failed to append harmless: its first page is zeroed (and synced) so that replay can
     /// never pick it up, even if its sync reported failure after the bytes reached the disk.
     func invalidateFailedRecord() throws(StorageError) {
-        let zeros = [UInt8](repeating: 0, count: pageSize)
-        try zeros.withStorageBytes { (bytes) throws(StorageError) in try file.write(bytes, at: end) }
-        try file.sync()
+        let zeros = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 4096)
+        defer { zeros.deallocate() }
+        zeros.initializeMemory(as: UInt8.self, repeating: 0, count: pageSize)
+        try file.writeDurably(UnsafeRawBufferPointer(start: zeros, count: pageSize), at: end)
     }
 
     /// The log starts over once it holds this many bytes (tests lower it to checkpoint often).

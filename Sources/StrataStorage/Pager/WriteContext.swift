@@ -315,16 +315,22 @@ final class WriteContext {
             }
         }
         let backing = shared.file
-        for run in runs {
-            try backing.write(run.buffers, at: Int(run.start) * pageSize)
+        let logged =
+            durable && shared.commitLog != nil && listsPages && pages.count <= CommitLog.maxPages(pageSize: pageSize)
+        if !logged {
+            for run in runs {
+                try backing.write(run.buffers, at: Int(run.start) * pageSize)
+            }
         }
         // Pages at the end of the file may be free and never written: extend the file so that every page
         // below the page count exists (opening checks the file against the page count).
         // Other writers (here or in other processes) only ever extended it below the base's page count, so a size
-        // this process has already ensured stays true.
+        // this process has already ensured stays true. A logged commit writes its pages later (and on another
+        // thread): it extends the file first, and only when its own pages do not reach the end.
         let needed = Int(pageCount) * pageSize
         if needed > shared.ensuredSize {
-            if try backing.size() < needed {
+            let reachesEnd = logged && pages.last.map { $0.page + 1 == pageCount } == true
+            if !reachesEnd, try backing.size() < needed {
                 let zeros = [UInt8](repeating: 0, count: pageSize)
                 try zeros.withStorageBytes { (bytes) throws(StorageError) in
                     try backing.write(bytes, at: needed - pageSize)
@@ -335,12 +341,13 @@ final class WriteContext {
         let meta = Meta(
             version: version, pageCount: pageCount, pageSize: pageSize, catalog: catalog, freeTree: freeTree,
             commitTime: Clock.microsecondsSince1970(), written: written)
+        if logged {
+            // Redo-logged commit: one sequential append and one sync of the log, the pages written into the main
+            // file meanwhile (unsynced); the main file is synced at checkpoints.
+            try shared.commitLogged(meta, pages: pages, runs: runs, base: base)
+            return meta
+        }
         if durable && shared.commitLog != nil {
-            if listsPages && pages.count <= CommitLog.maxPages(pageSize: pageSize) {
-                // Redo-logged commit: one sequential append and one sync of the log; the main file is synced later.
-                try shared.commitLogged(meta, pages: pages, base: base)
-                return meta
-            }
             // Too large to log. First make the main file durable at the base and empty the log (this sync also
             // writes this commit's pages), so that recovery can never replay older records over pages this
             // commit reuses; then publish with the meta's own sync.

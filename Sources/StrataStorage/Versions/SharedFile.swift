@@ -21,6 +21,8 @@ final class SharedFile: @unchecked Sendable {
     /// The redo log of small durable commits (disk files opened writable with durability `.full`). Touched only by
     /// the writer, with the write lock held.
     nonisolated(unsafe) let commitLog: CommitLog?
+    /// Writes logged commits' pages into the main file while the log syncs (see ``WriteBehind``).
+    let writeBehind = WriteBehind()
     /// The file size this process's writers have already made sure of (touched only with the write lock held).
     ///
     /// Asking the file system for the size (`fstat`) on every commit is not free: on Linux 6.13+ a timestamp
@@ -73,6 +75,7 @@ final class SharedFile: @unchecked Sendable {
                 if files[registryKey]?.value == nil || files[registryKey]?.value === self { files[registryKey] = nil }
             }
         }
+        writeBehind.stop()
         file.close()
     }
 
@@ -627,13 +630,15 @@ final class SharedFile: @unchecked Sendable {
         }
     }
 
-    /// Commits through the redo log (small durable commits): the pages are already written to the main file,
-    /// unsynced. Appends the log record and syncs the log — the commit point — then writes the meta page into
-    /// the main file (best effort: a checkpoint rewrites the newest meta before syncing the main file) and
-    /// publishes. Called with the write lock held.
-    func commitLogged(_ meta: Meta, pages: [(page: PageNumber, buffer: UnsafeMutableRawPointer)], base: Meta)
-        throws(StorageError)
-    {
+    /// Commits through the redo log (small durable commits). Hands the pages' writes into the main file (`runs`,
+    /// unsynced) to the ``WriteBehind`` thread, appends the log record and syncs the log, collects the page
+    /// writes — the commit point is the later of the two — then writes the meta page into the main file (best
+    /// effort: a checkpoint rewrites the newest meta before syncing the main file) and publishes. Called with
+    /// the write lock held. If the page writes fail, the record is invalidated and the commit fails whole.
+    func commitLogged(
+        _ meta: Meta, pages: [(page: PageNumber, buffer: UnsafeMutableRawPointer)],
+        runs: [(start: PageNumber, buffers: [UnsafeRawBufferPointer])], base: Meta
+    ) throws(StorageError) {
         guard let log = commitLog else { throw .invalidArgument("no commit log") }
         // Everything that can fail before the commit point comes first.
         let mapping = try file.mapping(covering: Int(meta.pageCount) * meta.pageSize)
@@ -641,14 +646,30 @@ final class SharedFile: @unchecked Sendable {
         if log.nextVersion != meta.version {
             // The log does not continue from this commit's base (first logged commit, or the main file moved on
             // through large commits or another durability setting): make the main file durable at the base and
-            // start a new epoch there. This commit's pages are in the main file too, on pages free in the base.
+            // start a new epoch there. This commit's pages go to pages free in the base.
             try checkpointLog(base)
+        }
+        let file = self.file
+        let pageSize = meta.pageSize
+        writeBehind.start { () throws(StorageError) in
+            for run in runs { try file.write(run.buffers, at: Int(run.start) * pageSize) }
         }
         let image = UnsafeMutableRawPointer.allocate(byteCount: meta.pageSize, alignment: 4096)
         defer { image.deallocate() }
         meta.encode(into: image, slot: PageNumber(meta.version % 2))
-        do {
-            try log.append(version: meta.version, pages: pages, meta: UnsafeRawPointer(image))
+        do throws(StorageError) {
+            // The page writes must be in before the record counts as appended: a failure rolls the record back.
+            var pagesCollected = false
+            do throws(StorageError) {
+                try log.append(version: meta.version, pages: pages, meta: UnsafeRawPointer(image)) {
+                    () throws(StorageError) in
+                    pagesCollected = true
+                    try writeBehind.finish()
+                }
+            } catch {
+                if !pagesCollected { try? writeBehind.finish() }
+                throw error
+            }
         } catch {
             // The record may have reached the disk in part or even whole: make sure replay can never apply it.
             do {

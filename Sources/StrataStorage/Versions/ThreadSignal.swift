@@ -45,6 +45,14 @@ final class ThreadSignal: @unchecked Sendable {
 /// Runs `body` on a new detached thread outside Swift's cooperative pool (used for blocking waits on
 /// cross-process locks, so that async callers never block a pool thread).
 func runOnDedicatedThread(_ body: @escaping @Sendable () -> Void) {
+    if !startDedicatedThread(body) {
+        // No thread could be created: run inline rather than lose the work.
+        body()
+    }
+}
+
+/// Starts `body` on a new detached thread; false (and `body` not run) if no thread could be created.
+func startDedicatedThread(_ body: @escaping @Sendable () -> Void) -> Bool {
     final class Box: @unchecked Sendable {
         let body: @Sendable () -> Void
         init(_ body: @escaping @Sendable () -> Void) { self.body = body }
@@ -67,13 +75,13 @@ func runOnDedicatedThread(_ body: @escaping @Sendable () -> Void) {
             return nil
         }, context)
     if result != 0 {
-        // No thread could be created: run inline rather than lose the work.
-        Unmanaged<Box>.fromOpaque(context).takeRetainedValue().body()
-        return
+        Unmanaged<Box>.fromOpaque(context).release()
+        return false
     }
     #if canImport(Darwin)
         if let thread { pthread_detach(thread) }
     #else
         pthread_detach(thread)
     #endif
+    return true
 }
