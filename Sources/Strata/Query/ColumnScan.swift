@@ -131,10 +131,10 @@ enum ColumnScan {
     private static let stringsTag = 1 << 32
 
     /// The kernel of `filters` (all of them, ANDed), or nil when one of them is not a plain column condition.
-    static func kernel(_ filters: [BoundPredicate]) -> Kernel? {
+    static func kernel(_ filters: [BoundPredicate], realm: Realm? = nil) -> Kernel? {
         var result: Kernel?
         for filter in filters {
-            guard let kernel = filter.columnKernel() else { return nil }
+            guard let kernel = filter.columnKernel(realm: realm) else { return nil }
             result = result.map { .and($0, kernel) } ?? kernel
         }
         return result
@@ -200,6 +200,91 @@ enum ColumnScan {
             }
             return rows
         }
+    }
+
+    /// Count, sum, smallest and largest of a numeric column's non-null values (the fields of the column's kind).
+    struct Totals {
+        var count = 0
+        var intSum: Int64 = 0
+        var intMin = Int64.max
+        var intMax = Int64.min
+        var doubleSum = 0.0
+        /// NaN never becomes the smallest or largest value (it is unordered).
+        var doubleMin = Double.infinity
+        var doubleMax = -Double.infinity
+    }
+
+    /// How a numeric column's slot reads.
+    enum NumberKind {
+        case int, double, float
+    }
+
+    /// ``Totals`` of slot column `column` over every row of `tree` or, given `pending`, over the rows a column
+    /// scan found: read from the segments' cached extracts (extracted once when missing), in key order, so a
+    /// floating-point sum adds in the same order as a walk over the rows.
+    static func totals(
+        _ tree: TreeView, column: Int, kind: NumberKind, pending: PendingRows?, cache: SegmentCache
+    ) throws -> Totals {
+        var totals = Totals()
+        var next = 0
+        if let pending, pending.segments.isEmpty { return totals }
+        try tree.forEachSegment { segment in
+            var selected: ArraySlice<Int>?
+            if let pending {
+                guard segment.identity == pending.segments[next].identity else { return true }
+                selected = pending.positions[pending.segments[next].range]
+                next += 1
+            }
+            let (_, extracts) = try self.extracts(of: segment, columns: [column], strings: [], cache: cache)
+            guard let extract = extracts.slots[column] else { return false }
+            extract.values.withUnsafeBufferPointer { values in
+                extract.nulls.withUnsafeBufferPointer { nulls in
+                    func add(_ position: Int) {
+                        if !nulls.isEmpty && nulls[position] { return }
+                        totals.count += 1
+                        let slot = values[position]
+                        switch kind {
+                        case .int:
+                            totals.intSum &+= slot
+                            totals.intMin = Swift.min(totals.intMin, slot)
+                            totals.intMax = Swift.max(totals.intMax, slot)
+                        case .double, .float:
+                            let value =
+                                kind == .double
+                                ? Double(bitPattern: UInt64(bitPattern: slot))
+                                : Double(Float(bitPattern: UInt32(truncatingIfNeeded: slot)))
+                            totals.doubleSum += value
+                            if value < totals.doubleMin { totals.doubleMin = value }
+                            if value > totals.doubleMax { totals.doubleMax = value }
+                        }
+                    }
+                    if let selected {
+                        for position in selected { add(position) }
+                    } else if kind == .int && nulls.isEmpty {
+                        // The common case as a plain loop the compiler can vectorise.
+                        var sum: Int64 = 0
+                        var low = totals.intMin
+                        var high = totals.intMax
+                        for value in values {
+                            sum &+= value
+                            low = Swift.min(low, value)
+                            high = Swift.max(high, value)
+                        }
+                        totals.count += values.count
+                        totals.intSum &+= sum
+                        totals.intMin = low
+                        totals.intMax = high
+                    } else {
+                        for position in 0..<values.count { add(position) }
+                    }
+                }
+            }
+            return pending.map { next < $0.segments.count } ?? true
+        }
+        if let pending, next != pending.segments.count {
+            throw StorageError.invalidArgument("the rows a query found are no longer in the version it read")
+        }
+        return totals
     }
 
     /// The keys and the wanted columns of `segment`, from the cache or extracted in one pass over its rows.
@@ -484,20 +569,22 @@ enum ColumnScan {
 
 extension BoundPredicate {
     /// The predicate as a column kernel, when it only tests fixed-width columns of the object's own row against
-    /// constants (the cases `compiled` handles for those types, with the same answers); nil otherwise.
-    func columnKernel() -> ColumnScan.Kernel? {
+    /// constants (the cases `compiled` handles for those types, with the same answers) or, given `realm`, a
+    /// condition across a to-one link (a semi-join: the link column's value is one of the matching targets' keys);
+    /// nil otherwise.
+    func columnKernel(realm: Realm? = nil) -> ColumnScan.Kernel? {
         switch self {
         case .constant(let value):
             return .constant(value)
         case .and(let a, let b):
-            guard let x = a.columnKernel(), let y = b.columnKernel() else { return nil }
+            guard let x = a.columnKernel(realm: realm), let y = b.columnKernel(realm: realm) else { return nil }
             return .and(x, y)
         case .or(let a, let b):
             if let (path, values) = equalityDisjunction(), let set = Self.intMembership(path, values) { return set }
-            guard let x = a.columnKernel(), let y = b.columnKernel() else { return nil }
+            guard let x = a.columnKernel(realm: realm), let y = b.columnKernel(realm: realm) else { return nil }
             return .or(x, y)
         case .not(let a):
-            return a.columnKernel().map { .not($0) }
+            return a.columnKernel(realm: realm).map { .not($0) }
         case .between(let path, let low, let high, nil) where path.directColumn != nil:
             guard let lower = Self.columnCompare(path, .greaterOrEqual, low),
                 let upper = Self.columnCompare(path, .lessOrEqual, high)
@@ -518,7 +605,8 @@ extension BoundPredicate {
             }
             return result
         default:
-            return nil
+            guard let realm, let join = semiJoinParts(realm) else { return nil }
+            return .intSet(column: join.column, join.targets, matchesNull: join.nilMatches)
         }
     }
 

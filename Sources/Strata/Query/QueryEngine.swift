@@ -1210,6 +1210,14 @@ extension BoundPredicate {
     /// satisfying the condition on `rest`": the targets are found once, with their own query, and each row only
     /// checks its link. A nil link counts as a null value at the end of the path, as in the general evaluator.
     private func semiJoin(_ realm: Realm) -> RowCondition? {
+        guard let (column, targets, nilMatches) = semiJoinParts(realm) else { return nil }
+        return { row in row.isNull(column) ? nilMatches : targets.contains(row.int(column)) }
+    }
+
+    /// The parts of a semi-join (see `semiJoin`): the link's column, the keys of the targets satisfying the
+    /// condition on the rest of the path, and whether a nil link satisfies it; nil when the predicate is not a
+    /// condition across a to-one link.
+    func semiJoinParts(_ realm: Realm) -> (column: Int, targets: Set<Int64>, nilMatches: Bool)? {
         let path: BoundPath
         let inner: (BoundPath) -> BoundPredicate
         switch self {
@@ -1242,10 +1250,8 @@ extension BoundPredicate {
             let matching = try? ResultsQuery(stages: [.filter(inner(rest))]).matches(
                 realm: realm, binding: target, rows: false)
         else { return nil }
-        let targets = Set(matching.keys)
-        let column = owner.columns[link]
         let nilMatches = path.isMultiple ? false : inner(rest).holdsForNull
-        return { row in row.isNull(column) ? nilMatches : targets.contains(row.int(column)) }
+        return (owner.columns[link], Set(matching.keys), nilMatches)
     }
 
     /// Whether the condition holds when its path yields null (a nil link on the way).

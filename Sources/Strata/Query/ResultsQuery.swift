@@ -144,6 +144,13 @@ final class ResultsQuery {
         return (found.keys, found.rows)
     }
 
+    /// Where the matches are in the rows tree's segments, when a column scan found them and their rows have not
+    /// been read (nil otherwise). Runs the query at the Realm's current generation if it has not run yet.
+    func pendingMatches(realm: Realm, binding: TableBinding) throws(Realm.Error) -> ColumnScan.PendingRows? {
+        _ = try matches(realm: realm, binding: binding, rows: false)
+        return cachedPending
+    }
+
     /// Objects found so far: their keys, their rows when read in the same pass, and whether the keys are in key
     /// order (the rows can then be read with one walk).
     struct Found {
@@ -469,7 +476,7 @@ final class ResultsQuery {
     private func scan(realm: Realm, binding: TableBinding, filters: [BoundPredicate]) throws(Realm.Error) -> Found {
         var keys: [Int64] = []
         if let tree = realm.treeView(binding.rowsTree) {
-            if let kernel = ColumnScan.kernel(filters) {
+            if let kernel = ColumnScan.kernel(filters, realm: realm) {
                 // Fixed-width column conditions only: test cached column extracts, not rows.
                 return try realm.storage { try ColumnScan.scan(tree, kernel: kernel, cache: realm.store.segmentCache) }
             }
@@ -696,6 +703,27 @@ extension Results {
             }
         }
         do {
+            if let tree = owner.treeView(binding.rowsTree) {
+                // Outside a write: add up the column's cached segment extracts, over every object or over the
+                // positions a column scan found (no rows read); nil when the matches came another way.
+                let pending =
+                    try (query?.stages.isEmpty ?? true) ? nil : query?.pendingMatches(realm: owner, binding: binding)
+                if query == nil || query?.stages.isEmpty == true || pending != nil {
+                    let totals = try owner.storage {
+                        try ColumnScan.totals(
+                            tree, column: column, kind: isInt ? .int : info.type == .double ? .double : .float,
+                            pending: pending, cache: owner.store.segmentCache)
+                    }
+                    count = totals.count
+                    intSum = totals.intSum
+                    smallestInt = totals.intMin
+                    largestInt = totals.intMax
+                    doubleSum = totals.doubleSum
+                    smallest = totals.doubleMin
+                    largest = totals.doubleMax
+                    return result(name)
+                }
+            }
             try owner.storage {
                 if query == nil, let tree = owner.treeView(binding.rowsTree) {
                     try tree.forEachEntry { _, bytes in
@@ -711,17 +739,20 @@ extension Results {
         } catch {
             return nil
         }
+        return result(name)
         func typed(_ value: Double) -> _StoredValue { info.type == .float ? .float(Float(value)) : .double(value) }
-        switch name {
-        case "@sum": return isInt ? .int(intSum) : typed(doubleSum)
-        case "@avg":
-            return count == 0 ? .null : .double(isInt ? Double(intSum) / Double(count) : doubleSum / Double(count))
-        case "@min":
-            if isInt { return count == 0 ? .null : .int(smallestInt) }
-            return smallest > largest ? .null : typed(smallest)
-        default:
-            if isInt { return count == 0 ? .null : .int(largestInt) }
-            return smallest > largest ? .null : typed(largest)
+        func result(_ name: String) -> _StoredValue {
+            switch name {
+            case "@sum": return isInt ? .int(intSum) : typed(doubleSum)
+            case "@avg":
+                return count == 0 ? .null : .double(isInt ? Double(intSum) / Double(count) : doubleSum / Double(count))
+            case "@min":
+                if isInt { return count == 0 ? .null : .int(smallestInt) }
+                return smallest > largest ? .null : typed(smallest)
+            default:
+                if isInt { return count == 0 ? .null : .int(largestInt) }
+                return smallest > largest ? .null : typed(largest)
+            }
         }
     }
 
@@ -738,12 +769,20 @@ extension Results {
 
     /// The smallest value of `property` (nil when there are no objects or all values are nil).
     public func min<T: _Persistable>(ofProperty property: String) -> T? {
-        T._fromStored(aggregate("@min", property))
+        Self.converted(aggregate("@min", property))
     }
 
     /// The largest value of `property`.
     public func max<T: _Persistable>(ofProperty property: String) -> T? {
-        T._fromStored(aggregate("@max", property))
+        Self.converted(aggregate("@max", property))
+    }
+
+    /// `value` as a `T`: as stored, or as a number of another type (an `Int` property's minimum read as `Double`).
+    private static func converted<T: _Persistable>(_ value: _StoredValue) -> T? {
+        if let typed = T._fromStored(value) { return typed }
+        guard let number = QueryValues.number(value) else { return nil }
+        return T._fromStored(.double(number)) ?? T._fromStored(.float(Float(number)))
+            ?? (number.rounded() == number && abs(number) < 9.2e18 ? T._fromStored(.int(Int64(number))) : nil)
     }
 
     /// The sum of `property` (0 when there are no objects).
