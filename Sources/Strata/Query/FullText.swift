@@ -117,6 +117,14 @@ extension Realm {
     func forEachIndexEntry(tree name: String, from start: [UInt8], _ take: (UnsafeRawBufferPointer) -> Bool)
         throws(Realm.Error)
     {
+        try start.withStorageBytes { (start) throws(Realm.Error) in try forEachIndexEntry(tree: name, from: start, take)
+        }
+    }
+
+    /// ``forEachIndexEntry(tree:from:_:)`` from raw bytes.
+    func forEachIndexEntry(
+        tree name: String, from start: UnsafeRawBufferPointer, _ take: (UnsafeRawBufferPointer) -> Bool
+    ) throws(Realm.Error) {
         if let transaction = writeTransactionIfAny {
             guard let tree = try handle(name, create: false) else { return }
             try storage {
@@ -139,7 +147,7 @@ extension Realm {
     func fullTextKeys(_ binding: TableBinding, property: Int, search: FullText.Search) throws(Realm.Error)
         -> Set<Int64>?
     {
-        let name = TableNames.index(binding.className, binding.table.schema.properties[property].name)
+        let name = binding.indexTrees[property]
         /// The objects holding `term`, ascending (an exact word's entries are in key order already).
         func keys(_ term: FullText.Search.Term) throws(Realm.Error) -> [Int64] {
             var keys: [Int64] = []

@@ -328,7 +328,15 @@ struct QueryBinder {
             if let first = components.first, let alias = aliases[first] {
                 return try resolvePath((alias + components.dropFirst())[...], at: position)
             }
-            return try resolvePath(components[...], at: position)
+            if let known = root.resolvedPaths.withLock({ $0[components] }) { return known }
+            let path = try resolvePath(components[...], at: position)
+            if isReusable(path) {
+                root.resolvedPaths.withLock { paths in
+                    if paths.count >= 256 { paths.removeAll(keepingCapacity: true) }
+                    paths[components] = path
+                }
+            }
+            return path
         }
         guard components.first == variable else {
             throw failure(
@@ -339,6 +347,18 @@ struct QueryBinder {
             throw failure("\(variable) stands for an object; compare one of its properties", at: position)
         }
         return try resolvePath(components.dropFirst(), at: position)
+    }
+
+    /// Whether a resolved path may be kept on its root binding: it goes through model classes only (bindings of
+    /// file-only classes are rebuilt when the stored schema changes) and holds no predicate.
+    private func isReusable(_ path: BoundPath) -> Bool {
+        path.steps.allSatisfy { step in
+            switch step {
+            case .property(let binding, _): binding.table.type != DynamicObject.self
+            case .count, .aggregate, .keys, .type: true
+            case .backlinks, .subqueryCount: false
+            }
+        } && root.table.type != DynamicObject.self
     }
 
     private func resolvePath(_ components: ArraySlice<String>, at position: Int) throws(Realm.Error) -> BoundPath {
@@ -543,6 +563,15 @@ struct QueryBinder {
     /// An argument as a stored value (objects as their keys, sequences as lists).
     private func convert(_ argument: Any?, for path: BoundPath, at position: Int) throws(Realm.Error) -> BoundOperand {
         guard let argument else { return .value(.null) }
+        // The common arguments first, by exact type: the casts below look up protocol conformances.
+        switch ObjectIdentifier(type(of: argument)) {
+        case ObjectIdentifier(Int.self): return .value(.int(Int64(argument as! Int)))
+        case ObjectIdentifier(String.self): return .value(.string(argument as! String))
+        case ObjectIdentifier(Double.self): return .value(.double(argument as! Double))
+        case ObjectIdentifier(Bool.self): return .value(.bool(argument as! Bool))
+        case ObjectIdentifier(Date.self): return .value(.date(argument as! Date))
+        default: break
+        }
         if let value = argument as? AnyRealmValue {
             switch value {
             case .none: return .value(.null)
@@ -701,15 +730,17 @@ extension Realm {
         }
         guard var prefix = KeyEncoding.indexEntry(value, key: 0) else { return [] }
         prefix.removeLast(8)
-        let name = TableNames.index(binding.className, binding.table.schema.properties[property].name)
         var keys: [Int64] = []
-        try forEachIndexEntry(tree: name, from: prefix) { entry in
-            // Entries of longer values may sort among the value's own: only exact ones count.
-            guard entry.starts(with: prefix) else { return false }
-            if entry.count == prefix.count + 8 {
-                keys.append(KeyEncoding.decodeObjectKey(UnsafeRawBufferPointer(rebasing: entry[prefix.count...])))
+        try prefix.withStorageBytes { (prefix) throws(Realm.Error) in
+            try forEachIndexEntry(tree: binding.indexTrees[property], from: prefix) { entry in
+                // Entries of longer values may sort among the value's own: only exact ones count.
+                guard entry.count >= prefix.count, memcmp(entry.baseAddress!, prefix.baseAddress!, prefix.count) == 0
+                else { return false }
+                if entry.count == prefix.count + 8 {
+                    keys.append(KeyEncoding.decodeObjectKey(UnsafeRawBufferPointer(rebasing: entry[prefix.count...])))
+                }
+                return true
             }
-            return true
         }
         return keys
     }

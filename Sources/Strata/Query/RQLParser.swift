@@ -1,4 +1,5 @@
 import Foundation
+import StrataStorage
 
 /// The Realm Query Language, parsed: a predicate tree over key paths, literals and `$n` arguments, before it is
 /// bound to a schema (see `QueryBinder`). Positions are UTF-8 offsets into the query text, for error messages.
@@ -107,9 +108,12 @@ struct RQLParser {
     private var index = 0
 
     static func parse(_ text: String) throws(Realm.Error) -> RQLQuery {
+        if let cached = ParsedQueries.shared.query(for: text) { return cached }
         var parser = RQLParser(text: text)
         try parser.tokenize()
-        return try parser.query()
+        let query = try parser.query()
+        ParsedQueries.shared.remember(query, for: text)
+        return query
     }
 
     private init(text: String) {
@@ -611,5 +615,26 @@ struct RQLParser {
             guard accept(symbol: ".") else { break }
         }
         return .keyPath(components, position: start)
+    }
+}
+
+/// Query strings already parsed, process-wide: an app filters with the same few strings again and again (the
+/// arguments change, not the text), as SQLite users reuse prepared statements. Parsing is pure, so the parsed
+/// form of a text is the same everywhere; errors are not kept.
+final class ParsedQueries: @unchecked Sendable {
+    static let shared = ParsedQueries()
+    /// Texts kept at most; the table starts over when it is full (a program with more distinct query texts than
+    /// this builds them dynamically, and a cache would not help it).
+    static let capacity = 512
+    private let entries = Locked<[String: RQLQuery]>([:])
+
+    func query(for text: String) -> RQLQuery? { entries.withLock { $0[text] } }
+
+    func remember(_ query: RQLQuery, for text: String) {
+        guard text.utf8.count <= 4_096 else { return }
+        entries.withLock { entries in
+            if entries.count >= Self.capacity { entries.removeAll(keepingCapacity: true) }
+            entries[text] = query
+        }
     }
 }

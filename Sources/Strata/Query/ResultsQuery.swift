@@ -706,9 +706,12 @@ extension Results {
             if let tree = owner.treeView(binding.rowsTree) {
                 // Outside a write: add up the column's cached segment extracts, over every object or over the
                 // positions a column scan found (no rows read); nil when the matches came another way.
+                // (Results over a list, set or linking objects start from those objects: not from the class.)
+                let everyObject = query == nil || (query?.base == nil && query?.stages.isEmpty == true)
                 let pending =
-                    try (query?.stages.isEmpty ?? true) ? nil : query?.pendingMatches(realm: owner, binding: binding)
-                if query == nil || query?.stages.isEmpty == true || pending != nil {
+                    try everyObject || query?.base != nil
+                    ? nil : query?.pendingMatches(realm: owner, binding: binding)
+                if everyObject || pending != nil {
                     let totals = try owner.storage {
                         try ColumnScan.totals(
                             tree, column: column, kind: isInt ? .int : info.type == .double ? .double : .float,

@@ -148,7 +148,7 @@ extension Realm {
                 let before = old.map { FullText.entries($0[index], key: key) } ?? []
                 let after = new.map { FullText.entries($0[index], key: key) } ?? []
                 guard before != after else { continue }
-                let tree = try handle(TableNames.index(binding.className, property.name), create: true)!
+                let tree = try handle(binding.indexTrees[index], create: true)!
                 try mutate {
                     for entry in before.subtracting(after) { _ = try transaction.delete(entry, in: tree) }
                     for entry in after.subtracting(before) { try transaction.put(entry, [UInt8](), in: tree) }
@@ -158,7 +158,7 @@ extension Realm {
             let before = old.flatMap { KeyEncoding.indexEntry($0[index], key: key) }
             let after = new.flatMap { KeyEncoding.indexEntry($0[index], key: key) }
             guard before != after else { continue }
-            let tree = try handle(TableNames.index(binding.className, property.name), create: true)!
+            let tree = try handle(binding.indexTrees[index], create: true)!
             try mutate {
                 if let before { _ = try transaction.delete(before, in: tree) }
                 if let after { try transaction.put(after, [UInt8](), in: tree) }
