@@ -1,7 +1,7 @@
 // swift-tools-version: 6.0
 // Benchmarks of StrataStorage against LMDB (system liblmdb) and SQLite (through GRDB), of Strata's object
 // layer against GRDB records, of Strata queries against the same queries in SQL, and of Strata's change
-// notifications against GRDB's ValueObservation.
+// notifications against GRDB's ValueObservation; `strata-report` puts their results together into one report.
 // A package of its own so that the root package keeps no dependencies. Run: bash Benchmarks/run.sh
 import PackageDescription
 
@@ -55,6 +55,8 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),
+        // Assembles the benchmarks' Markdown and tab-separated results into one report (run by run.sh).
+        .executableTarget(name: "strata-report", dependencies: ["BenchSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

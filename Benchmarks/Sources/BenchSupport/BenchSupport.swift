@@ -98,3 +98,45 @@ public func group(_ value: Int) -> String {
     }
     return value < 0 ? "-" + result : result
 }
+
+/// Machine-readable results for `strata-report` (the "How cost grows with size" section of the report): one
+/// tab-separated line per measured cell, `benchmark, workload, size, engine, seconds, operations, unit`, under a
+/// header line. `seconds` is the cell's time (the median shown in the table) for `operations` operations of
+/// `unit` (one put, one query, one read…). Workload titles do not contain the size, so that the same workload at
+/// different sizes (and from different runs of an executable) lines up. The file is rewritten after every cell,
+/// so a run that stops early leaves what it measured.
+public struct ResultsFile {
+    /// The first line of every results file.
+    public static let header = "benchmark\tworkload\tsize\tengine\tseconds\toperations\tunit"
+
+    private let path: String?
+    private let benchmark: String
+    private var lines: [String] = [ResultsFile.header]
+    private var reportedFailure = false
+
+    /// Results of `benchmark` written to `path`; nil writes nothing.
+    public init(path: String?, benchmark: String) {
+        self.path = path
+        self.benchmark = benchmark
+    }
+
+    /// Records one cell: `time` for `operations` operations of `unit` by `engine` on `workload` at `size`.
+    public mutating func add(
+        _ workload: String, size: Int, engine: String, time: Duration, operations: Int, unit: String
+    ) {
+        guard let path else { return }
+        let fields = [benchmark, workload, String(size), engine, String(seconds(time)), String(operations), unit]
+        lines.append(fields.map(Self.clean).joined(separator: "\t"))
+        do {
+            try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        } catch {
+            if !reportedFailure { log("cannot write the results to \(path): \(error)") }
+            reportedFailure = true
+        }
+    }
+
+    /// `text` without the tabs and line breaks that would break the format.
+    private static func clean(_ text: String) -> String {
+        String(text.map { $0 == "\t" || $0.isNewline ? " " : $0 })
+    }
+}

@@ -3,6 +3,7 @@ struct Options {
     var sizes = [10_000, 100_000, 1_000_000]
     var engines = ["strata", "lmdb", "sqlite"]
     var output: String?
+    var tsv: String?
     var directory: String?
     var commits = 1_000
     var repeats = 5
@@ -11,6 +12,7 @@ struct Options {
     static let usage = """
         usage: strata-bench [--sizes 10000,100000,1000000] [--only strata,lmdb,sqlite] [--commits 1000]
                             [--repeat 3] [--output PATH] [--dir DIRECTORY] [--no-warmup]
+                            [--tsv PATH]
 
           --sizes     key counts to run, comma-separated (default 10000,100000,1000000)
           --only      engines to run, comma-separated: strata, lmdb, sqlite (default all)
@@ -21,6 +23,7 @@ struct Options {
           --dir       where to create the temporary databases (default: the system temporary directory);
                       it must be on a real disk, not tmpfs, for the durable-commit numbers to mean anything
           --no-warmup skip the warm-up round
+          --tsv       also write every cell as a tab-separated line to PATH (for strata-report)
         """
 
     static func parse(_ arguments: [String]) throws(BenchError) -> Options {
@@ -64,6 +67,8 @@ struct Options {
                 options.output = try value(for: argument)
             case "--dir":
                 options.directory = try value(for: argument)
+            case "--tsv":
+                options.tsv = try value(for: argument)
             case "--no-warmup":
                 options.warmup = false
             case "--help", "-h":

@@ -30,6 +30,16 @@ enum Workload: CaseIterable {
     }
 
     func operations(size: Int, commits: Int) -> Int { self == .durableCommits ? commits : size }
+
+    /// What one operation is, for the machine-readable results.
+    var unit: String {
+        switch self {
+        case .sequentialInsert, .randomInsert: "put"
+        case .randomGet: "get"
+        case .scan: "entry"
+        case .durableCommits: "commit"
+        }
+    }
 }
 
 /// The keys of one size, shared by all engines.

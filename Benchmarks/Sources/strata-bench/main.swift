@@ -50,6 +50,7 @@ if options.warmup {
     }
 }
 
+var results = ResultsFile(path: options.tsv, benchmark: "Storage engine (strata-bench)")
 var failed = false
 for size in options.sizes {
     Runner.log("N = \(group(size)): generating keys")
@@ -64,8 +65,16 @@ for size in options.sizes {
             runs[slug, default: []].append(result)
         }
     }
-    let results = runs.mapValues(EngineResult.median)
-    let table = Report.table(size: size, commits: options.commits, results: results)
+    let medians = runs.mapValues(EngineResult.median)
+    let table = Report.table(size: size, commits: options.commits, results: medians)
+    for column in Report.columns {
+        for workload in Workload.allCases {
+            guard let time = medians[column.slug]?.times[workload] else { continue }
+            results.add(
+                workload.shortTitle, size: size, engine: column.name, time: time,
+                operations: workload.operations(size: size, commits: options.commits), unit: workload.unit)
+        }
+    }
     print(table)
     fflush(nil)
     report += "\n" + table

@@ -9,6 +9,7 @@ import Strata
 // throughput while a writer commits. Both sides commit durably.
 // Usage: strata-notify-bench [--commits 300] [--observers 1,100] [--writers 8] [--writes 1000] [--readers 4]
 //                            [--duration 2] [--items 1000] [--timeout 10] [--dir PATH] [--only latency,...]
+//                            [--tsv PATH]
 
 struct Options {
     var commits = 300
@@ -18,14 +19,16 @@ struct Options {
     var writes = 1_000
     var readers = 4
     var duration = 2.0
-    var items = 1_000
+    var items = [1_000]
     var timeout = 10.0
     var directory: String?
     var only: Set<String> = ["latency", "throughput", "readers"]
+    var tsv: String?
 
     static let usage = """
         usage: strata-notify-bench [--commits 300] [--observers 1,100] [--writers 8] [--writes 1000] [--readers 4]
                                    [--duration 2] [--items 1000] [--timeout 10] [--dir PATH] [--only latency,...]
+                                   [--tsv PATH]
 
           --commits    latency rows: timed commits per run (default 300), after 10 untimed warm-up commits
           --warmup     latency rows: untimed commits before the timed ones (default 10)
@@ -34,10 +37,13 @@ struct Options {
           --writes     throughput row: commits per writer (default 1,000)
           --readers    reader row: concurrent readers (default 4)
           --duration   reader row: seconds of reading (default 2)
-          --items      reader row: objects counted and summed by every read (default 1,000)
+          --items      reader rows: objects counted and summed by every read (default 1,000); a comma-separated
+                       list runs the reader rows once per count
           --timeout    seconds a commit may go unobserved before the run is declared failed (default 10)
           --dir        where to create the temporary databases (default: the system temporary directory)
           --only       workloads to run, comma-separated: latency, throughput, readers (default: all)
+          --tsv        also write the reader rows (the ones that depend on a size) as tab-separated lines to PATH
+                       (for strata-report)
         """
 
     init(_ arguments: [String]) {
@@ -59,7 +65,14 @@ struct Options {
             case "--writers": writers = number(argument)
             case "--writes": writes = number(argument)
             case "--readers": readers = number(argument)
-            case "--items": items = number(argument)
+            case "--items":
+                let values = text(argument).split(separator: ",").map {
+                    Int($0.replacingOccurrences(of: "_", with: ""))
+                }
+                guard !values.isEmpty, values.allSatisfy({ ($0 ?? 0) > 0 }) else {
+                    Options.fail("--items needs a comma-separated list of positive numbers")
+                }
+                items = values.compactMap { $0 }
             case "--observers":
                 let values = text(argument).split(separator: ",").map {
                     Int($0.replacingOccurrences(of: "_", with: ""))
@@ -74,6 +87,7 @@ struct Options {
                 }
                 if argument == "--duration" { duration = value } else { timeout = value }
             case "--dir": directory = text(argument)
+            case "--tsv": tsv = text(argument)
             case "--only":
                 only = Set(text(argument).split(separator: ",").map { $0.lowercased() })
                 let known: Set<String> = ["latency", "throughput", "readers"]
@@ -128,6 +142,7 @@ let root = base.appendingPathComponent("strata-notify-bench-\(getpid())")
 let timeout = Duration.milliseconds(Int(options.timeout * 1000))
 var notes: [String] = []
 var failed = false
+var results = ResultsFile(path: options.tsv, benchmark: "Change notifications (strata-notify-bench)")
 
 /// A short time with three significant digits: "-13.5 µs", "152 µs", "1.92 ms", "1.23 s".
 func short(_ duration: Duration) -> String {
@@ -273,12 +288,13 @@ do {
                 + "\(options.writers) tasks, `try await pool.write { INSERT … }`. Ratio = Strata time / GRDB time.")
     }
     if options.only.contains("readers") {
+        let counts = options.items.map(group).joined(separator: ", ")
         emit(
-            "- Readers: \(group(options.items)) objects / rows; for \(options.duration) s, \(options.readers) "
-                + "readers each read the count and the sum of `value` in one consistent view, in a loop, while one "
-                + "writer moves one unit of `value` between two random objects per commit (so every read must see "
-                + "\(group(options.items)) and \(group(options.items * 1_000)): checked). Strata: reader actors "
-                + "doing `await realm.asyncRefresh()`, `objects(…).count`, `sum(ofProperty: \"value\")`, then "
+            "- Readers: \(counts) objects / rows\(options.items.count > 1 ? " (one run each)" : ""); for "
+                + "\(options.duration) s, \(options.readers) readers each read the count and the sum of `value` in one "
+                + "consistent view, in a loop, while one writer moves one unit of `value` between two random objects "
+                + "per commit (so every read must see the count N and the sum 1,000 × N: checked). Strata: reader "
+                + "actors doing `await realm.asyncRefresh()`, `objects(…).count`, `sum(ofProperty: \"value\")`, then "
                 + "`await Task.yield()` (without it four looping readers hold both cooperative threads and starve "
                 + "the writer); GRDB: tasks doing `try await pool.read { COUNT(*); SUM(value) }`. Time per read = "
                 + "duration / all readers' reads.")
@@ -343,58 +359,43 @@ do {
     }
 
     if options.only.contains("readers") {
-        let sum = options.items * 1_000
-        let window = Duration.milliseconds(Int(options.duration * 1000))
-        log("readers: Strata")
-        let configuration = strataConfiguration(root.appendingPathComponent("readers.strata"), [NotifyItem.self])
-        let writer = StrataChurnWriter()
-        try await writer.open(configuration)
-        try await writer.load(items: options.items)
-        let readers = (0..<options.readers).map { _ in StrataReader() }
-        for reader in readers { try await reader.open(configuration) }
-        let items = options.items
-        let deadline = ContinuousClock.now + window
-        let strata = try await withThrowingTaskGroup(of: (reads: Int, wrong: Int, commits: Int).self) { group in
-            group.addTask { (0, 0, try await writer.run(items: items, until: deadline)) }
-            for reader in readers {
-                group.addTask {
-                    let (reads, wrong) = try await reader.run(until: deadline, count: items, sum: sum)
-                    return (reads, wrong, 0)
-                }
+        for items in options.items {
+            let (strata, grdb) = try await readersRun(items: items)
+            for (name, outcome) in [("Strata", strata), ("GRDB", grdb)] where outcome.wrong > 0 {
+                failed = true
+                log(
+                    "FAILURE (readers, \(group(items)) objects): \(name): \(outcome.wrong) of \(outcome.reads) reads saw "
+                        + "a wrong count or sum")
+                notes.append(
+                    "**FAILURE** \(name) readers, \(group(items)) objects: \(outcome.wrong) of \(outcome.reads) reads "
+                        + "were wrong.")
             }
-            return try await addUp(&group)
+            func perRead(_ reads: Int) -> Double { options.duration / Double(max(reads, 1)) }
+            func readCell(_ reads: Int) -> String {
+                "\(short(.seconds(perRead(reads)))) (\(group(Int(Double(reads) / options.duration))) reads/s)"
+            }
+            func perCommit(_ commits: Int) -> Double { options.duration / Double(max(commits, 1)) }
+            func commitCell(_ commits: Int) -> String {
+                "\(short(.seconds(perCommit(commits)))) (\(group(Int(Double(commits) / options.duration))) commits/s)"
+            }
+            row(
+                "Readers: \(options.readers) reading count + sum of \(group(items)) while 1 writer commits, "
+                    + "time per read", readCell(strata.reads), readCell(grdb.reads),
+                ratio(perRead(strata.reads), perRead(grdb.reads)))
+            row(
+                "Readers: the writer's commits meanwhile (\(group(items)) objects), time per commit",
+                commitCell(strata.commits), commitCell(grdb.commits),
+                ratio(perCommit(strata.commits), perCommit(grdb.commits)))
+            let window = Duration.milliseconds(Int(options.duration * 1000))
+            for (engine, outcome) in [("Strata", strata), ("GRDB", grdb)] where outcome.wrong == 0 {
+                results.add(
+                    "Readers: count + sum of all objects while 1 writer commits", size: items,
+                    engine: engine, time: window, operations: outcome.reads, unit: "read")
+                results.add(
+                    "Readers: the writer's commits meanwhile", size: items, engine: engine,
+                    time: window, operations: outcome.commits, unit: "commit")
+            }
         }
-        for reader in readers { await reader.close() }
-        await writer.close()
-
-        log("readers: GRDB")
-        let pool = try openPool(root.appendingPathComponent("readers.sqlite").path)
-        try createItems(pool)
-        try loadGRDBItems(pool, items: options.items)
-        let grdb = try await runGRDBReaders(
-            pool, readers: options.readers, items: options.items, sum: sum, until: .now + window)
-        try pool.close()
-
-        for (name, outcome) in [("Strata", strata), ("GRDB", grdb)] where outcome.wrong > 0 {
-            failed = true
-            log("FAILURE (readers): \(name): \(outcome.wrong) of \(outcome.reads) reads saw a wrong count or sum")
-            notes.append("**FAILURE** \(name) readers: \(outcome.wrong) of \(outcome.reads) reads were wrong.")
-        }
-        func perRead(_ reads: Int) -> Double { options.duration / Double(max(reads, 1)) }
-        func readCell(_ reads: Int) -> String {
-            "\(short(.seconds(perRead(reads)))) (\(group(Int(Double(reads) / options.duration))) reads/s)"
-        }
-        func perCommit(_ commits: Int) -> Double { options.duration / Double(max(commits, 1)) }
-        func commitCell(_ commits: Int) -> String {
-            "\(short(.seconds(perCommit(commits)))) (\(group(Int(Double(commits) / options.duration))) commits/s)"
-        }
-        row(
-            "Readers: \(options.readers) reading count + sum of \(group(options.items)) while 1 writer commits, "
-                + "time per read", readCell(strata.reads), readCell(grdb.reads),
-            ratio(perRead(strata.reads), perRead(grdb.reads)))
-        row(
-            "Readers: the writer's commits meanwhile, time per commit", commitCell(strata.commits),
-            commitCell(grdb.commits), ratio(perCommit(strata.commits), perCommit(grdb.commits)))
     }
 
     emit()
@@ -426,4 +427,41 @@ func addUp(
         total.commits += part.commits
     }
     return total
+}
+
+/// One readers run over `items` objects / rows on each engine: reads, wrong reads and commits of each.
+func readersRun(items: Int) async throws -> (
+    strata: (reads: Int, wrong: Int, commits: Int), grdb: (reads: Int, wrong: Int, commits: Int)
+) {
+    let sum = items * 1_000
+    let window = Duration.milliseconds(Int(options.duration * 1000))
+    log("readers, \(group(items)) objects: Strata")
+    let configuration = strataConfiguration(
+        root.appendingPathComponent("readers-\(items).strata"), [NotifyItem.self])
+    let writer = StrataChurnWriter()
+    try await writer.open(configuration)
+    try await writer.load(items: items)
+    let readers = (0..<options.readers).map { _ in StrataReader() }
+    for reader in readers { try await reader.open(configuration) }
+    let deadline = ContinuousClock.now + window
+    let strata = try await withThrowingTaskGroup(of: (reads: Int, wrong: Int, commits: Int).self) { group in
+        group.addTask { (0, 0, try await writer.run(items: items, until: deadline)) }
+        for reader in readers {
+            group.addTask {
+                let (reads, wrong) = try await reader.run(until: deadline, count: items, sum: sum)
+                return (reads, wrong, 0)
+            }
+        }
+        return try await addUp(&group)
+    }
+    for reader in readers { await reader.close() }
+    await writer.close()
+
+    log("readers, \(group(items)) objects: GRDB")
+    let pool = try openPool(root.appendingPathComponent("readers-\(items).sqlite").path)
+    try createItems(pool)
+    try loadGRDBItems(pool, items: items)
+    let grdb = try await runGRDBReaders(pool, readers: options.readers, items: items, sum: sum, until: .now + window)
+    try pool.close()
+    return (strata, grdb)
 }

@@ -14,9 +14,20 @@ final class Bag: Object {
 /// removes, iterate) and a Map of `mapSize` entries (set all in one write, get every key), against GRDB with a
 /// join table (`owner, position, value`) and a key/value table (`owner, key, value`).
 struct CollectionResults {
-    /// Each row: the times and the operations each engine did (they differ only where the GRDB side is O(n) per
-    /// operation and would take minutes).
-    var rows: [(title: String, strata: Duration, grdb: Duration, operations: Int, grdbOperations: Int)] = []
+    /// One row: the times and the operations each engine did (they differ only where the GRDB side is O(n) per
+    /// operation and would take minutes); `key`, `size` and `unit` name it in the machine-readable results.
+    struct Row {
+        var title: String
+        var strata: Duration
+        var grdb: Duration
+        var operations: Int
+        var grdbOperations: Int
+        var key: String
+        var size: Int
+        var unit: String
+    }
+
+    var rows: [Row] = []
 }
 
 func runCollections(listSize: Int, mapSize: Int, directory: URL) throws -> CollectionResults {
@@ -128,14 +139,26 @@ func runCollections(listSize: Int, mapSize: Int, directory: URL) throws -> Colle
     try check(grdbFound == mapSize, "grdb map gets")
 
     results.rows = [
-        ("List<Int>: append \(listSize) in one write", strataAppend, grdbAppend, listSize, listSize),
-        (
-            "List<Int> of \(listSize): random positional insert + remove (Strata \(edits), GRDB \(grdbEdits))",
-            strataEdit, grdbEdit, edits, grdbEdits
-        ),
-        ("List<Int>: iterate \(listSize)", strataIterate, grdbIterate, listSize, listSize),
-        ("Map<String, Int>: set \(mapSize) keys in one write", strataMapSet, grdbMapSet, mapSize, mapSize),
-        ("Map<String, Int>: get \(mapSize) keys", strataMapGet, grdbMapGet, mapSize, mapSize),
+        .init(
+            title: "List<Int>: append \(listSize) in one write", strata: strataAppend, grdb: grdbAppend,
+            operations: listSize, grdbOperations: listSize, key: "List<Int>: append all in one write",
+            size: listSize, unit: "element"),
+        .init(
+            title:
+                "List<Int> of \(listSize): random positional insert + remove (Strata \(edits), GRDB \(grdbEdits))",
+            strata: strataEdit, grdb: grdbEdit, operations: edits, grdbOperations: grdbEdits,
+            key: "List<Int>: random positional insert + remove", size: listSize, unit: "insert + remove"),
+        .init(
+            title: "List<Int>: iterate \(listSize)", strata: strataIterate, grdb: grdbIterate, operations: listSize,
+            grdbOperations: listSize, key: "List<Int>: iterate", size: listSize, unit: "element"),
+        .init(
+            title: "Map<String, Int>: set \(mapSize) keys in one write", strata: strataMapSet, grdb: grdbMapSet,
+            operations: mapSize, grdbOperations: mapSize, key: "Map<String, Int>: set every key in one write",
+            size: mapSize, unit: "key"),
+        .init(
+            title: "Map<String, Int>: get \(mapSize) keys", strata: strataMapGet, grdb: grdbMapGet,
+            operations: mapSize, grdbOperations: mapSize, key: "Map<String, Int>: get every key", size: mapSize,
+            unit: "key"),
     ]
     return results
 }

@@ -4,7 +4,7 @@ import GRDB
 import Strata
 
 // Object-layer benchmark: the same five workloads on Strata objects and on GRDB records, in one run.
-// Usage: strata-object-bench [--sizes 10000,100000,1000000] [--repeat 3]
+// Usage: strata-object-bench [--sizes 10000,100000,1000000] [--repeat 3] [--each-size] [--tsv PATH] [--dir PATH]
 
 /// The model: an Int primary key, a String, an Int, a Double and a Date.
 final class Item: Object {
@@ -35,25 +35,80 @@ enum Workload: String, CaseIterable {
     case queryIn = "Query: primary key IN 100 values, x10"
     case querySort = "Query: all sorted by a Double, read ids"
     case delete = "Delete all, 1 write"
+
+    /// Operations in one timed run, for the machine-readable results: objects, queries or sorts.
+    func operations(size: Int) -> Int {
+        switch self {
+        case .queryRange, .queryPrefix, .queryIn: 10
+        case .querySort: 1
+        default: size
+        }
+    }
+
+    /// What one operation is, for the machine-readable results.
+    var unit: String {
+        switch self {
+        case .queryRange, .queryPrefix, .queryIn: "query"
+        case .querySort: "sort"
+        default: "object"
+        }
+    }
 }
 
 struct Options {
     var sizes = [10_000, 100_000]
     var repeats = 3
+    /// Run the collection and projection workloads at every size of `sizes` instead of once at their own sizes.
+    var eachSize = false
+    var tsv: String?
+    var directory: String?
+
+    static let usage = """
+        usage: strata-object-bench [--sizes 10000,100000] [--repeat 3] [--each-size] [--tsv PATH] [--dir PATH]
+
+          --sizes      object counts, comma-separated (default 10000,100000)
+          --repeat     runs of the object workloads per size, each on fresh files; the table shows the median
+                       (default 3)
+          --each-size  also run the collection workloads (a List and a Map of N elements) and the class projections
+                       (iterate N objects) at every size; by default they run once, at STRATA_LIST_SIZE (1,000,000),
+                       STRATA_MAP_SIZE (100,000) and STRATA_PROJECTION_SIZE (100,000)
+          --tsv        also write every cell as a tab-separated line to PATH (for strata-report)
+          --dir        where to create the temporary databases (default: the system temporary directory)
+        """
 
     init(_ arguments: [String]) {
         var iterator = arguments.makeIterator()
+        func value(_ flag: String) -> String {
+            guard let value = iterator.next() else { Options.fail("\(flag) needs a value") }
+            return value
+        }
         while let argument = iterator.next() {
             switch argument {
             case "--sizes":
-                sizes = (iterator.next() ?? "").split(separator: ",").compactMap { Int($0) }
+                let list = value(argument).split(separator: ",").map { Int($0.replacingOccurrences(of: "_", with: "")) }
+                guard !list.isEmpty, list.allSatisfy({ ($0 ?? 0) >= 100 }) else {
+                    Options.fail("--sizes needs a comma-separated list of numbers of at least 100")
+                }
+                sizes = list.compactMap { $0 }
             case "--repeat":
-                repeats = max(1, Int(iterator.next() ?? "") ?? 3)
-            default:
-                print("usage: strata-object-bench [--sizes 10000,100000] [--repeat 3]")
-                exit(argument == "--help" ? 0 : 2)
+                guard let number = Int(value(argument)), number > 0 else {
+                    Options.fail("--repeat needs a positive number")
+                }
+                repeats = number
+            case "--each-size": eachSize = true
+            case "--tsv": tsv = value(argument)
+            case "--dir": directory = value(argument)
+            case "--help", "-h":
+                print(Options.usage)
+                exit(0)
+            default: Options.fail("unknown argument '\(argument)'")
             }
         }
+    }
+
+    static func fail(_ message: String) -> Never {
+        log("\(message)\n\n\(usage)")
+        exit(2)
     }
 }
 
@@ -277,8 +332,53 @@ func median(_ runs: [[Workload: Duration]], _ workload: Workload) -> Duration {
 }
 
 let options = Options(Array(CommandLine.arguments.dropFirst()))
-let root = FileManager.default.temporaryDirectory.appendingPathComponent("strata-object-bench-\(getpid())")
+let root = (options.directory.map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory)
+    .appendingPathComponent("strata-object-bench-\(getpid())")
 defer { try? FileManager.default.removeItem(at: root) }
+var results = ResultsFile(path: options.tsv, benchmark: "Objects (strata-object-bench)")
+
+/// Runs the collection workloads on a List of `listSize` and a Map of `mapSize` and prints their table.
+@MainActor
+func collectionsTable(listSize: Int, mapSize: Int, directory: URL, title: String) throws {
+    log("collections: List of \(group(listSize)), Map of \(group(mapSize))")
+    let collections = try runCollections(listSize: listSize, mapSize: mapSize, directory: directory)
+    print("### \(title)\n")
+    print("| Workload | Strata | GRDB | Strata/GRDB |")
+    print("|---|---:|---:|---:|")
+    for row in collections.rows {
+        print(
+            "| \(row.title) | \(format(row.strata)) (\(perOperation(row.strata, row.operations))) | \(format(row.grdb)) (\(perOperation(row.grdb, row.grdbOperations))) | \(String(format: "%.2f×", (row.strata / row.operations) / (row.grdb / row.grdbOperations))) |"
+        )
+        results.add(
+            row.key, size: row.size, engine: "Strata", time: row.strata, operations: row.operations, unit: row.unit)
+        results.add(
+            row.key, size: row.size, engine: "GRDB", time: row.grdb, operations: row.grdbOperations, unit: row.unit)
+    }
+    print("")
+}
+
+/// Runs the class projection workload over `size` objects and prints its table.
+@MainActor
+func projectionsTable(size: Int, directory: URL) throws {
+    log("projections: \(group(size)) objects")
+    let projected = try runProjections(size: size, repeats: 5, directory: directory)
+    print("### Class projections: iterate \(size) objects, read 2 properties (median of 5)\n")
+    print("| Workload | Time | Per object | Ratio |")
+    print("|---|---:|---:|---:|")
+    for (title, engine, duration) in [
+        ("Through `ItemProjection` (2 @Projected properties)", "Strata projection", projected.projections),
+        ("Root objects (`Item`)", "Strata objects", projected.objects),
+        ("GRDB: `Row` cursor over the same 2 columns", "GRDB rows", projected.grdb),
+    ] {
+        print(
+            "| \(title) | \(format(duration)) | \(perOperation(duration, size)) | \(String(format: "%.2f×", duration / projected.objects)) |"
+        )
+        results.add(
+            "Class projections: iterate, read 2 properties", size: size, engine: engine, time: duration,
+            operations: size, unit: "object")
+    }
+    print("\nRatio = time / root objects' time; projection overhead target: under 1.5×.\n")
+}
 
 print("## Strata objects vs GRDB records\n")
 print(
@@ -308,40 +408,36 @@ do {
             print(
                 "| \(workload.rawValue) | \(format(strata)) (\(perOperation(strata, size))) | \(format(grdb)) (\(perOperation(grdb, size))) | \(String(format: "%.2f×", strata / grdb)) |"
             )
+            for (engine, time) in [("Strata", strata), ("GRDB", grdb)] {
+                results.add(
+                    workload.rawValue, size: size, engine: engine, time: time,
+                    operations: workload.operations(size: size), unit: workload.unit)
+            }
         }
         print("")
     }
+    let environment = ProcessInfo.processInfo.environment
+    if options.eachSize {
+        for size in options.sizes {
+            let directory = root.appendingPathComponent("collections-\(size)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try collectionsTable(
+                listSize: size, mapSize: size, directory: directory,
+                title: "Collections (one owner object), N = \(size)")
+            try projectionsTable(size: size, directory: directory)
+            try? FileManager.default.removeItem(at: directory)
+        }
+    }
     let directory = root.appendingPathComponent("reads")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    log("collections")
-    let environment = ProcessInfo.processInfo.environment
-    let collections = try runCollections(
-        listSize: Int(environment["STRATA_LIST_SIZE"] ?? "") ?? 1_000_000,
-        mapSize: Int(environment["STRATA_MAP_SIZE"] ?? "") ?? 100_000, directory: directory)
-    print("### Collections (one owner object)\n")
-    print("| Workload | Strata | GRDB | Strata/GRDB |")
-    print("|---|---:|---:|---:|")
-    for row in collections.rows {
-        print(
-            "| \(row.title) | \(format(row.strata)) (\(perOperation(row.strata, row.operations))) | \(format(row.grdb)) (\(perOperation(row.grdb, row.grdbOperations))) | \(String(format: "%.2f×", (row.strata / row.operations) / (row.grdb / row.grdbOperations))) |"
-        )
+    if !options.eachSize {
+        try collectionsTable(
+            listSize: Int(environment["STRATA_LIST_SIZE"] ?? "") ?? 1_000_000,
+            mapSize: Int(environment["STRATA_MAP_SIZE"] ?? "") ?? 100_000, directory: directory,
+            title: "Collections (one owner object)")
+        try projectionsTable(
+            size: Int(environment["STRATA_PROJECTION_SIZE"] ?? "") ?? 100_000, directory: directory)
     }
-    print("")
-    let projectionSize = Int(environment["STRATA_PROJECTION_SIZE"] ?? "") ?? 100_000
-    log("projections")
-    let projected = try runProjections(size: projectionSize, repeats: 5, directory: directory)
-    print("### Class projections: iterate \(projectionSize) objects, read 2 properties (median of 5)\n")
-    print("| Workload | Time | Per object | Ratio |")
-    print("|---|---:|---:|---:|")
-    for (title, duration) in [
-        ("Through `ItemProjection` (2 @Projected properties)", projected.projections),
-        ("Root objects (`Item`)", projected.objects), ("GRDB: `Row` cursor over the same 2 columns", projected.grdb),
-    ] {
-        print(
-            "| \(title) | \(format(duration)) | \(perOperation(duration, projectionSize)) | \(String(format: "%.2f×", duration / projected.objects)) |"
-        )
-    }
-    print("\nRatio = time / root objects' time; projection overhead target: under 1.5×.\n")
     let (property, dictionary) = try propertyReadComparison(size: 100_000, directory: directory)
     let nanoseconds = { (duration: Duration) in
         String(

@@ -6,7 +6,7 @@ import Strata
 // Query benchmark (issue 5): the same queries on Strata objects and on SQLite through GRDB, on the same data,
 // in one run. Every answer is checked against the other engine and against the answer computed in Swift from the
 // generated data; a disagreement prints MISMATCH and the run exits with status 1.
-// Usage: strata-query-bench [--count 1000000] [--repeat 3] [--dir PATH] [--texts 100000] [--only TEXT]
+// Usage: strata-query-bench [--count 1000000] [--repeat 3] [--dir PATH] [--texts 100000] [--only TEXT] [--tsv PATH]
 
 struct Options {
     var count = 1_000_000
@@ -14,15 +14,18 @@ struct Options {
     var directory: String?
     var texts = 100_000
     var only: String?
+    var tsv: String?
 
     static let usage = """
         usage: strata-query-bench [--count 1000000] [--repeat 3] [--dir PATH] [--texts 100000] [--only TEXT]
+                                  [--tsv PATH]
 
           --count   objects queried (default 1,000,000)
           --repeat  timed runs of every row; the table shows the median (default 3), after one untimed warm-up run
           --dir     where to create the temporary databases (default: the system temporary directory)
           --texts   texts for the full-text rows (default 100,000)
           --only    run only the rows whose title contains TEXT (case-insensitive)
+          --tsv     also write every cell as a tab-separated line to PATH (for strata-report)
         """
 
     init(_ arguments: [String]) {
@@ -43,6 +46,9 @@ struct Options {
             case "--only":
                 guard let text = iterator.next() else { Options.fail("--only needs a text") }
                 only = text
+            case "--tsv":
+                guard let path = iterator.next() else { Options.fail("--tsv needs a path") }
+                tsv = path
             case "--help", "-h":
                 print(Options.usage)
                 exit(0)
@@ -156,6 +162,7 @@ let options = Options(Array(CommandLine.arguments.dropFirst()))
 let base = options.directory.map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory
 let root = base.appendingPathComponent("strata-query-bench-\(getpid())")
 var mismatches = 0
+var results = ResultsFile(path: options.tsv, benchmark: "Queries (strata-query-bench)")
 do {
     try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: root) }
@@ -170,12 +177,21 @@ do {
     // rows (kept in the file's segment cache); later scans, at this or later versions, reuse the extracts of the
     // segments no commit has touched since.
     let probe = data.values[data.values.count / 2]
-    let (coldAnswer, cold) = try measure { realm.objects(QBItem.self).filter("value == $0", probe).count }
-    let (warmAnswer, warm) = try measure { realm.objects(QBItem.self).filter("value == $0", probe).count }
+    let (coldAnswer, cold) = measure { realm.objects(QBItem.self).filter("value == $0", probe).count }
+    let (warmAnswer, warm) = measure { realm.objects(QBItem.self).filter("value == $0", probe).count }
     let (sqlAnswer, sqlScan) = try measure {
         try queue.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM item WHERE value = ?", arguments: [probe]) }
     }
-    if coldAnswer != warmAnswer || coldAnswer != sqlAnswer { mismatches += 1 }
+    if coldAnswer != warmAnswer || coldAnswer != sqlAnswer {
+        mismatches += 1
+        log(
+            "MISMATCH in the cold scan: Strata \(coldAnswer) cold, \(warmAnswer) warm; SQLite \(sqlAnswer.map(String.init) ?? "nil")"
+        )
+    } else {
+        let title = "Cold first `value == k` scan after loading (not in the table)"
+        results.add(title, size: options.count, engine: "Strata", time: cold, operations: 1, unit: "query")
+        results.add(title, size: options.count, engine: "SQLite", time: sqlScan, operations: 1, unit: "query")
+    }
     var workloads = makeWorkloads(data)
     if let only = options.only?.lowercased() { workloads = workloads.filter { $0.title.lowercased().contains(only) } }
 
@@ -241,6 +257,18 @@ do {
             }
         }
         for note in outcome.notes { notes.append("Row \(number + 1): \(note).") }
+        if outcome.problems.isEmpty {
+            // Per row examined where the table has ns/row columns (scans and sorts), else per query.
+            let title = workload.resultsTitle ?? workload.title
+            let operations = workload.queries * (workload.rowsPerQuery ?? 1)
+            let unit = workload.rowsPerQuery == nil ? "query" : "row examined"
+            if outcome.unsupported == nil {
+                results.add(
+                    title, size: options.count, engine: "Strata", time: median(outcome.strataTimes),
+                    operations: operations, unit: unit)
+            }
+            results.add(title, size: options.count, engine: "SQLite", time: grdb, operations: operations, unit: unit)
+        }
         emit("| " + row.joined(separator: " | ") + " |")
     }
     emit()
