@@ -291,6 +291,19 @@ struct QueriesSampleTests {
         }
     }
 
+    @Test func checkedWhereThrowsWhatWhereCannotRun() throws {
+        let realm = try QueriesSample.realm()
+        let people = realm.objects(Person.self)
+
+        do {
+            _ = try people.checkedWhere { $0.name.count > 3 }  // String.count is not a stored property
+            Issue.record("the query was accepted")
+        } catch {
+            print(error)  // invalid query at 0 in "where { … } on Person": String is not a model type or projection: …
+            #expect("\(error)".contains("String is not a model type or projection"))
+        }
+    }
+
     @Test func typeSafeQueries() throws {
         let realm = try QueriesSample.realm()
         let people = realm.objects(Person.self)

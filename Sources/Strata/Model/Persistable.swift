@@ -299,8 +299,9 @@ extension Optional: _Persistable where Wrapped: _Persistable {
 /// enum Mood: String, PersistableEnum { case happy, grumpy }
 /// class Dog: Object { @Persisted var mood: Mood = .happy }
 /// ```
-/// A stored raw value that matches no case reads as the first case.
-public protocol PersistableEnum: RawRepresentable, CaseIterable, _Persistable where RawValue: _Persistable {}
+/// A stored raw value that matches no case reads as the first case. Enums are collection values too:
+/// `List<Mood>`, `MutableSet<Mood>` and `Map<String, Mood>` need no further conformance.
+public protocol PersistableEnum: RawRepresentable, CaseIterable, RealmCollectionValue where RawValue: _Persistable {}
 
 extension PersistableEnum {
     /// See ``_Persistable``.
@@ -325,7 +326,9 @@ extension PersistableEnum {
 ///     var persistableValue: String { address }
 /// }
 /// ```
-public protocol CustomPersistable: _Persistable {
+/// Custom types are collection values too: `List<Email>`, `MutableSet<Email>` and `Map<String, Email>` need no
+/// further conformance.
+public protocol CustomPersistable: RealmCollectionValue {
     /// The supported type the value is stored as.
     associatedtype PersistedType: _Persistable
     /// Rebuilds the value from what was stored.
@@ -357,7 +360,7 @@ extension CustomPersistable {
 
 /// Like ``CustomPersistable``, for types that cannot represent every stored value. A stored value the type
 /// rejects reads as the type's value for the persisted type's default.
-public protocol FailableCustomPersistable: _Persistable {
+public protocol FailableCustomPersistable: RealmCollectionValue {
     /// The supported type the value is stored as.
     associatedtype PersistedType: _Persistable
     /// Rebuilds the value from what was stored, or nil if it cannot.
