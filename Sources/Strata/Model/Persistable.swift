@@ -358,8 +358,28 @@ extension CustomPersistable {
     public var _stored: _StoredValue { persistableValue._stored }
 }
 
-/// Like ``CustomPersistable``, for types that cannot represent every stored value. A stored value the type
-/// rejects reads as the type's value for the persisted type's default.
+/// Like ``CustomPersistable``, for types that cannot represent every stored value (the seeds' `URL` persisted as
+/// a `String`).
+///
+/// ```swift
+/// extension URL: FailableCustomPersistable {
+///     public init?(persistedValue: String) { self.init(string: persistedValue) }
+///     public var persistableValue: String { absoluteString }
+/// }
+/// class Club: Object { @Persisted var url: URL? }
+/// ```
+///
+/// `init(persistedValue:)` returns nil for a stored value the type rejects (one written by another version of
+/// the app, or through dynamic access such as `club["url"] = ""`). That value stays stored as it is, and dynamic
+/// access, the query language and `.persistableValue` in `where {}` still see it; reading it through the type:
+/// - from an optional property or an optional collection element (`URL?`, `List<URL?>`) gives `nil`, and so does
+///   a `Map` lookup by key;
+/// - from a non-optional property or element stops the process with a message naming the type and property (the
+///   Realm SDK force-unwraps it too). Declare failable types optional, as the SDK advises.
+///
+/// A non-optional property declared without an initial value starts as `init(persistedValue:)` of the persisted
+/// type's default (`""`, `0`…); if the type rejects that too, creating an instance stops the process with a
+/// message asking for an initial value.
 public protocol FailableCustomPersistable: RealmCollectionValue {
     /// The supported type the value is stored as.
     associatedtype PersistedType: _Persistable
