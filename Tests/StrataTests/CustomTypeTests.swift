@@ -145,6 +145,24 @@ struct CustomTypeTests {
         #expect(venues.where { $0.backup == SecureSite(persistedValue: "https://b2.example") }.map(\.name) == ["b"])
     }
 
+    /// What FailableCustomPersistable's documentation says of a stored value the type rejects.
+    @Test func rejectedStoredValuesReadAsTheFailableProtocolDocumentationSays() throws {
+        let realm = try realm()
+        let venue = try realm.write {
+            realm.create(CustomVenue.self, value: ["name": "v", "backup": "https://b.example"])
+        }
+        #expect(venue.backup == SecureSite(persistedValue: "https://b.example"))
+        try realm.write { venue["backup"] = "http://plain.example" }  // SecureSite rejects it
+        // Optional property: nil; the stored value stays, for dynamic access, RQL and persistableValue.
+        #expect(venue.backup == nil)
+        #expect(venue["backup"] as? String == "http://plain.example")
+        #expect(realm.objects(CustomVenue.self).filter("backup BEGINSWITH 'http:'").count == 1)
+        #expect(
+            realm.objects(CustomVenue.self).where { $0.backup.persistableValue == "http://plain.example" }.count == 1)
+        // A non-optional property declared with an initial value keeps it.
+        #expect(venue.home == SecureSite(persistedValue: "https://home.example"))
+    }
+
     @Test func typeSafeQueriesTheEngineCannotRunThrowFromCheckedWhere() throws {
         let realm = try realm()
         try realm.write { realm.add(Club(value: ["name": "AKC", "location": [40.75, -73.98]])) }
