@@ -129,7 +129,7 @@ func attributes(of property: Property, embedded: Set<String>) -> String {
 
 /// `strata dump FILE CLASS [--where RQL] [--limit N]`: the class's objects as JSON lines (see ``ObjectJSON``).
 func dumpObjects(_ path: String, className: String, query: String?, limit: Int?) -> Int32 {
-    let (_, realm) = openRealmOrExit(path)
+    let (store, realm) = openRealmOrExit(path)
     let classes = realm.schema.objectSchema
     guard let objectSchema = realm.schema[className: className] else {
         let known = classes.filter { !$0.isEmbedded && !$0.isAsymmetric }.map(\.className)
@@ -160,6 +160,7 @@ func dumpObjects(_ path: String, className: String, query: String?, limit: Int?)
             fail("invalid query \"\(query)\": \(error)", status: ExitStatus.usage)
         }
     }
+    requireIntact(store, path: path, before: "dump \(className)")
     var printed = 0
     for object in objects {
         if let limit, printed >= limit { break }
@@ -167,4 +168,21 @@ func dumpObjects(_ path: String, className: String, query: String?, limit: Int?)
         printed += 1
     }
     return ExitStatus.ok
+}
+
+/// Ends the process with status 1 and one line naming the first problem when a page of `store`'s newest version is
+/// damaged. Objects are read through `Results` and accessors, which cannot throw and stop the process on a page
+/// they cannot read; the storage engine's `verify` reads every page through a path that can.
+func requireIntact(_ store: Store, path: String, before action: String) {
+    let report: VerifyReport
+    do {
+        report = try store.verify()
+    } catch {
+        fail("cannot \(action): \(path) is damaged: \(error)")
+    }
+    guard let first = report.problems.first else { return }
+    let count = report.problems.count + report.omittedProblems
+    fail(
+        "cannot \(action): \(path) is damaged (\(count) problem\(count == 1 ? "" : "s"), the first: \(first)); "
+            + "`strata verify \(path)` lists them")
 }

@@ -64,11 +64,16 @@ func openRealm(_ path: String) throws -> Realm {
     return try Realm(configuration: configuration)
 }
 
-/// Opens `path` as a Realm (see ``openRealm(_:)``), ending the process with status 2 when that fails.
+/// Opens `path` as a Realm (see ``openRealm(_:)``), ending the process when that fails: with status 1 when the
+/// storage engine opened the file but the object layer found it damaged (its schema unreadable), 2 otherwise.
 func openRealmOrExit(_ path: String) -> (store: Store, realm: Realm) {
     let store = openStore(path)
     do {
         return (store, try openRealm(path))
+    } catch Realm.Error.incompatibleFile(let file, let reason) {
+        fail(
+            realmFailure(Realm.Error.incompatibleFile(path: file, reason: reason), path: path),
+            status: ExitStatus.failure)
     } catch {
         fail(realmFailure(error, path: path), status: ExitStatus.usage)
     }

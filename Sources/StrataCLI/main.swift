@@ -19,7 +19,9 @@ let usage = """
       strata dump FILE CLASS [--where QUERY] [--limit N]
                                        the objects of CLASS as JSON lines, one object per line; QUERY is a
                                        Realm Query Language predicate, e.g. --where "age > 30 AND name BEGINSWITH 'A'"
-                                       (it may end with SORT(...), DISTINCT(...) or LIMIT(...))
+                                       (it may end with SORT(...), DISTINCT(...) or LIMIT(...), applied in the
+                                       order written). Every page is checked first; a damaged file is refused
+                                       (exit status 1)
       strata trees FILE [TREE] [--limit N]
                                        the storage engine's named trees, or the raw entries of TREE (keys and
                                        values as text or hex; 100 entries unless --limit says otherwise)
@@ -38,9 +40,10 @@ let usage = """
 
     EXIT STATUS
       0  success
-      1  damage found (verify), or the operation failed
+      1  damage found (verify; dump and schema refuse a damaged file), or the operation failed
       2  bad usage (unknown command or option, malformed query, unknown class), or the file cannot be
-         opened (missing, not readable, not a Strata file, locked)
+         opened (missing, not readable, not a Strata file, locked, or a damaged newest commit that its
+         commit log holds: a read-write open restores it)
     """
 
 /// The command line split into positional arguments and `--option value` pairs.

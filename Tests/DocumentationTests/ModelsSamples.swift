@@ -14,8 +14,6 @@ enum Priority: Int, PersistableEnum {
     case high = 10
 }
 
-extension Mood: RealmCollectionValue {}  // lets List, MutableSet and Map hold Mood values
-
 enum ModelsSample {
     final class Profile: Object {
         @Persisted(primaryKey: true) var id: ObjectId  // no initial value: a new ObjectId per object
@@ -55,6 +53,7 @@ enum ModelsSample {
     final class MoodLog: Object {
         @Persisted var moods: List<Mood>
         @Persisted var seen: MutableSet<Mood>
+        @Persisted var byDay: Map<String, Mood>
     }
 
     final class Measurement: AsymmetricObject {
@@ -228,13 +227,15 @@ struct ModelsSampleTests {
         #expect(kit["mood"] as? String == "sleepy")
         #expect(kit.mood == .happy)
 
-        // Collections of enums, with the RealmCollectionValue conformance.
+        // Collections of enums, with no further conformance.
         let log = ModelsSample.MoodLog()
         log.moods.append(objectsIn: [.happy, .grumpy, .grumpy])
         log.seen.insert(objectsIn: [.happy, .grumpy, .grumpy])
+        log.byDay["monday"] = .grumpy
         try realm.write { realm.add(log) }
         let stored = try #require(realm.objects(ModelsSample.MoodLog.self).first)
         #expect(Array(stored.moods) == [.happy, .grumpy, .grumpy] && stored.seen.count == 2)
+        #expect(stored.byDay["monday"] == .grumpy)
         #expect(realm.objects(ModelsSample.MoodLog.self).filter("ANY moods == 'grumpy'").count == 1)
     }
 
@@ -293,6 +294,25 @@ struct ModelsSampleTests {
         // A stored value the failable type rejects reads as nil.
         try realm.write { stored["website"] = "http://plain.example" }
         #expect(stored.website == nil)
+
+        // Type-safe queries on persisted values.
+        try realm.write {
+            let other = Club()
+            other.name = "Go"
+            other.contact = ModelsSample.EmailAddress(persistedValue: "go@go.example")
+            other.location = ModelsSample.Coordinate(latitude: 35.7, longitude: 139.7)
+            realm.add(other)
+            stored["website"] = "https://chess.example"
+        }
+        let clubs = realm.objects(Club.self)
+        let chess = clubs.where { $0.contact.persistableValue == "info@chess.example" }
+        let secure = clubs.where { $0.website.persistableValue.starts(with: "https:") }
+        let noSite = clubs.where { $0.website.persistableValue == nil }
+        let north = clubs.where { $0.location.persistableValue.latitude > 50 }
+        #expect(chess.map(\.name) == ["Chess"] && secure.map(\.name) == ["Chess"])
+        #expect(noSite.map(\.name) == ["Go"] && north.map(\.name) == ["Chess"])
+        // The custom type's own properties are not persisted properties: go through persistableValue.
+        #expect(throws: Realm.Error.self) { try clubs.checkedWhere { $0.location.latitude > 50 } }
     }
 
     @Test func namesCanBeMapped() throws {

@@ -179,15 +179,19 @@ struct QueriesSampleTests {
 
         let early = people.filter("age > $0 AND joined < $1", 20, start2021)  // Ann, Zoë
         let staff = people.filter("employer == $0", acme)  // Ann, Bob: an object argument
-        let byId = people.filter("employer.id == oid('6553a6f3c5b2a1e4d8f00001')")  // Ann, Bob
-        let chipped = realm.objects(Pet.self).filter("chip == uuid('E621E1F8-C36C-495A-93FC-0C247A3E6E5F')")  // Rex
+        let byId = people.filter("employer.id == oid(6553a6f3c5b2a1e4d8f00001)")  // Ann, Bob
+        let chipped = realm.objects(Pet.self).filter("chip == uuid(E621E1F8-C36C-495A-93FC-0C247A3E6E5F)")  // Rex
+        let quoted = people.filter("employer.id == oid('6553a6f3c5b2a1e4d8f00001')")  // Ann, Bob: quotes are optional
         let inactive = people.filter("active == false")  // Zoë
         #expect(names(early) == ["Ann", "Zoë"] && names(staff) == ["Ann", "Bob"] && names(byId) == ["Ann", "Bob"])
-        #expect(names(chipped) == ["Rex"] && names(inactive) == ["Zoë"])
-        // Unquoted, oid(…) and uuid(…) work only while the value does not run digits into letters (a tokenizer
-        // limit: "6553a6…" reads as the number 6553 followed by a letter).
-        #expect(throws: Realm.Error.self) { try people.checkedFilter("employer.id == oid(6553a6f3c5b2a1e4d8f00001)") }
-        #expect(try people.checkedFilter("employer.id == oid(aaaaaaaaaaaaaaaaaaaaaaaa)").isEmpty)
+        #expect(names(chipped) == ["Rex"] && names(quoted) == ["Ann", "Bob"] && names(inactive) == ["Zoë"])
+        // A malformed value is an error pointing at the value.
+        do {
+            _ = try people.checkedFilter("employer.id == oid(6553a6f3c5b2a1e4d8f0000)")
+            Issue.record("a 23-digit ObjectId was accepted")
+        } catch let Realm.Error.invalidQuery(_, position, reason) {
+            #expect(position == 19 && reason.contains("is not an ObjectId"))
+        }
     }
 
     @Test func linksAndCollections() throws {
@@ -269,12 +273,15 @@ struct QueriesSampleTests {
         let people = realm.objects(Person.self)
 
         let oldestTwo = people.filter("age > 0 SORT(age DESC) LIMIT(2)")  // Zoë, Bob
-        // Whatever the order written: sort, then distinct, then limit.
-        #expect(people.filter("TRUEPREDICATE LIMIT(1) SORT(age DESC)").map(\.name) == ["Zoë"])
         #expect(names(people.filter("scores > 90")) == ["Dan"])  // a map's values without @values
         #expect(names(people.filter("extra == 5.0")) == ["Ann"])  // mixed numbers compare by value
         let onePerState = people.filter("TRUEPREDICATE SORT(name ASC) DISTINCT(active)")  // Ann, Zoë
         #expect(oldestTwo.map(\.name) == ["Zoë", "Bob"] && onePerState.map(\.name) == ["Ann", "Zoë"])
+
+        // In the order written (the people were added as the table lists them: Ann, Bob, Zoë, Dan).
+        let firstTwoByAge = people.filter("TRUEPREDICATE LIMIT(2) SORT(age ASC)")  // Ann, Bob: two objects, then sorted
+        let oldest = people.filter("TRUEPREDICATE SORT(age DESC) LIMIT(1)")  // Zoë: sorted, then one object
+        #expect(firstTwoByAge.map(\.name) == ["Ann", "Bob"] && oldest.map(\.name) == ["Zoë"])
     }
 
     @Test func errorsPointAtTheOffendingToken() throws {
@@ -288,6 +295,19 @@ struct QueriesSampleTests {
             print(error)  // invalid query at 13 in "age > 30 AND nmae == 'Bob'": …
             guard case .invalidQuery(_, let position, let reason) = error else { throw error }
             #expect(position == 13 && reason.contains("nmae"))
+        }
+    }
+
+    @Test func checkedWhereThrowsWhatWhereCannotRun() throws {
+        let realm = try QueriesSample.realm()
+        let people = realm.objects(Person.self)
+
+        do {
+            _ = try people.checkedWhere { $0.name.count > 3 }  // String.count is not a stored property
+            Issue.record("the query was accepted")
+        } catch {
+            print(error)  // invalid query at 0 in "where { … } on Person": String is not a model type or projection: …
+            #expect("\(error)".contains("String is not a model type or projection"))
         }
     }
 

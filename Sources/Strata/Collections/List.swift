@@ -289,8 +289,17 @@ extension List: ManagedCollectionFactory {
 extension List: _PersistedCollection {
     /// See ``_PersistedCollection``: a list of the element type.
     public static var _collectionKind: _CollectionKind { .list }
-    /// See ``_PersistedCollection``.
-    public static var _elementPropertyInfo: _PropertyInfo { Element._propertyInfo }
+    /// See ``_PersistedCollection``. A custom type persisted as an embedded object describes itself as an optional
+    /// link (a property of that type may hold none); as a list element it is always there.
+    public static var _elementPropertyInfo: _PropertyInfo {
+        var info = Element._propertyInfo
+        if info.type == .object, info.isOptional, !(Element.self is any _QueryOptional.Type),
+            !(Element.self is ObjectBase.Type)
+        {
+            info.isOptional = false
+        }
+        return info
+    }
 }
 
 /// Equality of stored elements, for `index(of:)`.

@@ -158,6 +158,11 @@ final class ManagedObject {
     /// What a recording accessor's property reads: links lead to recording accessors of their target class, so
     /// that a key path through them (`\Person.address?.city`) records every step; collections are managed
     /// collections of this accessor (``ProjectedCollection`` records its element key path through them).
+    ///
+    /// A custom type persisted as an embedded object is built from a recording accessor of that object, so its
+    /// `init(persistedValue:)` reads the object's properties: those reads are not steps of the key path and are
+    /// forgotten. A value type's placeholder is the model's initial value where it has one (a
+    /// `FailableCustomPersistable` may have no value for its persisted type's default).
     @usableFromInline
     func recordingValue<Value: _Persistable>(property index: Int, as type: Value.Type) -> Value {
         if isCollection(property: index) { return collection(property: index, as: Value.self) }
@@ -165,8 +170,12 @@ final class ManagedObject {
         if info.type == .object, let targetType = info.objectType, let target = try? realm.binding(for: targetType) {
             let linked = ManagedObject(realm: realm, binding: target, key: -1)
             linked.recorder = recorder
-            if let value = Value._fromStored(.object(realm.accessor(for: linked))) { return value }
+            let recorded = recorder?.steps.count ?? 0
+            let value = Value._fromStored(.object(realm.accessor(for: linked)))
+            if let recorder, recorder.steps.count > recorded { recorder.steps.removeSubrange(recorded...) }
+            if let value { return value }
         }
+        if let initial = table.initialStored(property: index), let value = Value._fromStored(initial) { return value }
         return Value._recordingPlaceholder()
     }
 

@@ -299,8 +299,9 @@ extension Optional: _Persistable where Wrapped: _Persistable {
 /// enum Mood: String, PersistableEnum { case happy, grumpy }
 /// class Dog: Object { @Persisted var mood: Mood = .happy }
 /// ```
-/// A stored raw value that matches no case reads as the first case.
-public protocol PersistableEnum: RawRepresentable, CaseIterable, _Persistable where RawValue: _Persistable {}
+/// A stored raw value that matches no case reads as the first case. Enums are collection values too:
+/// `List<Mood>`, `MutableSet<Mood>` and `Map<String, Mood>` need no further conformance.
+public protocol PersistableEnum: RawRepresentable, CaseIterable, RealmCollectionValue where RawValue: _Persistable {}
 
 extension PersistableEnum {
     /// See ``_Persistable``.
@@ -325,7 +326,9 @@ extension PersistableEnum {
 ///     var persistableValue: String { address }
 /// }
 /// ```
-public protocol CustomPersistable: _Persistable {
+/// Custom types are collection values too: `List<Email>`, `MutableSet<Email>` and `Map<String, Email>` need no
+/// further conformance.
+public protocol CustomPersistable: RealmCollectionValue {
     /// The supported type the value is stored as.
     associatedtype PersistedType: _Persistable
     /// Rebuilds the value from what was stored.
@@ -355,9 +358,29 @@ extension CustomPersistable {
     public var _stored: _StoredValue { persistableValue._stored }
 }
 
-/// Like ``CustomPersistable``, for types that cannot represent every stored value. A stored value the type
-/// rejects reads as the type's value for the persisted type's default.
-public protocol FailableCustomPersistable: _Persistable {
+/// Like ``CustomPersistable``, for types that cannot represent every stored value (the seeds' `URL` persisted as
+/// a `String`).
+///
+/// ```swift
+/// extension URL: FailableCustomPersistable {
+///     public init?(persistedValue: String) { self.init(string: persistedValue) }
+///     public var persistableValue: String { absoluteString }
+/// }
+/// class Club: Object { @Persisted var url: URL? }
+/// ```
+///
+/// `init(persistedValue:)` returns nil for a stored value the type rejects (one written by another version of
+/// the app, or through dynamic access such as `club["url"] = ""`). That value stays stored as it is, and dynamic
+/// access, the query language and `.persistableValue` in `where {}` still see it; reading it through the type:
+/// - from an optional property or an optional collection element (`URL?`, `List<URL?>`) gives `nil`, and so does
+///   a `Map` lookup by key;
+/// - from a non-optional property or element stops the process with a message naming the type and property (the
+///   Realm SDK force-unwraps it too). Declare failable types optional, as the SDK advises.
+///
+/// A non-optional property declared without an initial value starts as `init(persistedValue:)` of the persisted
+/// type's default (`""`, `0`…); if the type rejects that too, creating an instance stops the process with a
+/// message asking for an initial value.
+public protocol FailableCustomPersistable: RealmCollectionValue {
     /// The supported type the value is stored as.
     associatedtype PersistedType: _Persistable
     /// Rebuilds the value from what was stored, or nil if it cannot.

@@ -242,6 +242,12 @@ final class TableSchema: @unchecked Sendable {
         return TableSchema.persistedBoxes(of: object)[index].1
     }
 
+    /// Property `index`'s initial value in a new instance, as stored; nil for a class known only from the file.
+    func initialStored(property index: Int) -> _StoredValue? {
+        guard type != DynamicObject.self, index < schema.properties.count else { return nil }
+        return box(of: prototype, property: index).stored
+    }
+
     /// The property whose storage is reached through `storage` (first use: looked up on the prototype).
     func propertyIndex<Root: ObjectBase, Value>(storage: ReferenceWritableKeyPath<Root, Persisted<Value>>) -> Int {
         if let index = keyPathIndex.withLock({ $0[storage] }) { return index }

@@ -28,6 +28,12 @@ extension _ObjectCollectionQueries {
     /// The objects matching a type-safe query, in the collection's order.
     public func `where`(_ query: (Query<Element>) -> Query<Bool>) -> Results<Element> { _queryResults().where(query) }
 
+    /// ``where(_:)``, throwing ``Realm/Error/invalidQuery(query:position:reason:)`` for a query the engine cannot
+    /// run instead of trapping.
+    public func checkedWhere(_ query: (Query<Element>) -> Query<Bool>) throws(Realm.Error) -> Results<Element> {
+        try _queryResults().checkedWhere(query)
+    }
+
     /// The objects ordered by `keyPath` (a property, or a path through to-one links).
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
         _queryResults().sorted(byKeyPath: keyPath, ascending: ascending)

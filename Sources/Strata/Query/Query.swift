@@ -252,13 +252,27 @@ extension Query where T: _QueryOptional, T.Wrapped: PersistableEnum {
 }
 
 extension Query where T: CustomPersistable {
-    /// The value as it is persisted, to compare with persisted values.
+    /// The value as it is persisted, to compare with persisted values. For a type persisted as an embedded
+    /// object, its properties: `$0.location.persistableValue.latitude > 50`.
     public var persistableValue: Query<T.PersistedType> { Query<T.PersistedType>(node) }
 }
 
 extension Query where T: FailableCustomPersistable {
-    /// The value as it is persisted, to compare with persisted values.
+    /// The value as it is persisted, to compare with persisted values (stored values the type rejects
+    /// included).
     public var persistableValue: Query<T.PersistedType> { Query<T.PersistedType>(node) }
+}
+
+extension Query where T: _QueryOptional, T.Wrapped: CustomPersistable {
+    /// The value as it is persisted (nil when the property is nil), to compare with persisted values:
+    /// `$0.website.persistableValue.starts(with: "https:")`.
+    public var persistableValue: Query<T.Wrapped.PersistedType?> { Query<T.Wrapped.PersistedType?>(node) }
+}
+
+extension Query where T: _QueryOptional, T.Wrapped: FailableCustomPersistable {
+    /// The value as it is persisted (nil when the property is nil; stored values the type rejects included), to
+    /// compare with persisted values: `$0.website.persistableValue.starts(with: "https:")`.
+    public var persistableValue: Query<T.Wrapped.PersistedType?> { Query<T.Wrapped.PersistedType?>(node) }
 }
 
 // MARK: Geospatial
@@ -340,7 +354,10 @@ extension Realm {
             _ = recordingAccessor(binding, recorder: recorder)[keyPath: keyPath]
         } else {
             throw Realm.Error.invalidQuery(
-                query: query, position: 0, reason: "\(keyPath) does not start at a model type or projection")
+                query: query, position: 0,
+                reason:
+                    "\(rootType) is not a model type or projection: only their persisted properties can be queried "
+                    + "(query a custom-persisted value through .persistableValue)")
         }
         return try recordedPath(recorder, keyPath: keyPath, className: className, query: query)
     }
@@ -454,14 +471,19 @@ extension Realm {
 
 extension Results {
     /// The elements matching `query`, built over key paths of `Element` (a model class or a projection).
-    func narrowed(where query: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+    func narrowed(where query: (Query<Element>) -> Query<Bool>) throws(Realm.Error) -> Results<Element> {
         owner.checkThread()
         let node = query(Query<Element>(.path([]))).node
         let text = "where { … } on \(binding.className)"
+        var arguments: [Any?] = []
+        let predicate = try owner.resolve(node, arguments: &arguments, text: text)
+        return with([.filter(try queryBinder(text, arguments).bind(predicate))])
+    }
+
+    /// ``narrowed(where:)``, trapping with the error's description (for `where`, which cannot throw).
+    func narrowedOrTrap(where query: (Query<Element>) -> Query<Bool>) -> Results<Element> {
         do {
-            var arguments: [Any?] = []
-            let predicate = try owner.resolve(node, arguments: &arguments, text: text)
-            return with([.filter(try queryBinder(text, arguments).bind(predicate))])
+            return try narrowed(where: query)
         } catch {
             fatalError("\(error)")
         }
@@ -474,7 +496,26 @@ extension Results where Element: ObjectBase {
     /// ```swift
     /// realm.objects(Person.self).where { $0.age >= 18 && $0.dogs.count > 0 }
     /// ```
-    public func `where`(_ query: (Query<Element>) -> Query<Bool>) -> Results<Element> { narrowed(where: query) }
+    ///
+    /// A query the engine cannot run (a computed property, a comparison with a value of a custom type persisted
+    /// as an embedded object) traps with the reason; ``checkedWhere(_:)`` throws it instead.
+    public func `where`(_ query: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        narrowedOrTrap(where: query)
+    }
+
+    /// ``where(_:)``, throwing ``Realm/Error/invalidQuery(query:position:reason:)`` for a query the engine cannot
+    /// run instead of trapping.
+    ///
+    /// ```swift
+    /// do {
+    ///     let near = try realm.objects(Club.self).checkedWhere { $0.location.persistableValue.latitude > 50 }
+    /// } catch {
+    ///     print(error)  // e.g. a key path through a computed property
+    /// }
+    /// ```
+    public func checkedWhere(_ query: (Query<Element>) -> Query<Bool>) throws(Realm.Error) -> Results<Element> {
+        try narrowed(where: query)
+    }
 }
 
 extension Results where Element: ProjectionObservable {
@@ -484,7 +525,15 @@ extension Results where Element: ProjectionObservable {
     /// ```swift
     /// realm.objects(PersonProjection.self).where { $0.homeCity == "Lisbon" }
     /// ```
-    public func `where`(_ query: (Query<Element>) -> Query<Bool>) -> Results<Element> { narrowed(where: query) }
+    public func `where`(_ query: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        narrowedOrTrap(where: query)
+    }
+
+    /// ``where(_:)``, throwing ``Realm/Error/invalidQuery(query:position:reason:)`` for a query the engine cannot
+    /// run instead of trapping.
+    public func checkedWhere(_ query: (Query<Element>) -> Query<Bool>) throws(Realm.Error) -> Results<Element> {
+        try narrowed(where: query)
+    }
 
     /// The projections ordered by the projected property at `keyPath`.
     public func sorted<V: Comparable>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {

@@ -633,7 +633,15 @@ struct QueryBinder {
         case let value as Decimal128: return .value(.decimal128(value))
         case let value as any _Persistable:
             // Enums and custom-persisted types: their stored value.
-            return .value(value._stored)
+            let stored = value._stored
+            if case .object = stored {
+                let property = path.text.split(separator: ".").dropFirst().joined(separator: ".")
+                throw failure(
+                    "\(type(of: argument)) is persisted as an embedded object and cannot be compared as a value; "
+                        + "compare its properties instead ($0.\(property).persistableValue.<property> in where, "
+                        + "\(property).<property> in the query language)", at: position)
+            }
+            return .value(stored)
         default:
             throw failure("\(type(of: argument)) is not a valid query argument", at: position)
         }

@@ -5,9 +5,16 @@ import StrataStorage
 /// bound to a schema (see `QueryBinder`). Positions are UTF-8 offsets into the query text, for error messages.
 struct RQLQuery {
     var predicate: RQLPredicate
-    var sort: [(keyPath: String, ascending: Bool)] = []
-    var distinct: [String] = []
-    var limit: Int?
+    /// The trailing `SORT(…)`, `DISTINCT(…)` and `LIMIT(…)` clauses, in the order they are written: each applies
+    /// to what the ones before it produced.
+    var ordering: [RQLOrdering] = []
+}
+
+/// One trailing clause of a query.
+enum RQLOrdering {
+    case sort([(keyPath: String, ascending: Bool)])
+    case distinct([String])
+    case limit(Int)
 }
 
 indirect enum RQLPredicate {
@@ -99,6 +106,8 @@ struct RQLParser {
         case variable(String)
         case symbol(String)
         case option(String)
+        /// The value of `oid(…)` or `uuid(…)` written without quotes.
+        case bareValue(String)
         case end
     }
 
@@ -152,6 +161,25 @@ struct RQLParser {
             let start = at
             while let next = peek(), isIdentifierByte(next) { at += 1 }
             return String(decoding: bytes[start..<at], as: UTF8.self)
+        }
+        func skipSpaces() {
+            while let next = peek(), [0x20, 0x09, 0x0A, 0x0D].contains(next) { at += 1 }
+        }
+        /// After `oid` or `uuid`: `(` and an unquoted value (hex digits, letters and `-`, which as ordinary
+        /// tokens would split into numbers and names) as one token. A quoted value is left to the string rule.
+        func bareValue() {
+            let afterName = at
+            skipSpaces()
+            guard peek() == 0x28 else {  // (
+                at = afterName
+                return
+            }
+            tokens.append((.symbol("("), at))
+            at += 1
+            skipSpaces()
+            let start = at
+            while let next = peek(), isIdentifierByte(next) || next == 0x2D { at += 1 }
+            if at > start { tokens.append((.bareValue(String(decoding: bytes[start..<at], as: UTF8.self)), start)) }
         }
         while at < bytes.count {
             let byte = bytes[at]
@@ -240,7 +268,9 @@ struct RQLParser {
                 }
             default:
                 if isIdentifierByte(byte) {
-                    tokens.append((.identifier(identifier()), start))
+                    let name = identifier()
+                    tokens.append((.identifier(name), start))
+                    if ["oid", "uuid"].contains(name.lowercased()) { bareValue() }
                     continue
                 }
                 let two = at + 1 < bytes.count ? String(decoding: bytes[at...(at + 1)], as: UTF8.self) : ""
@@ -295,6 +325,7 @@ struct RQLParser {
         case .variable(let name): name
         case .symbol(let symbol): "'\(symbol)'"
         case .option(let option): "[\(option)]"
+        case .bareValue(let value): "'\(value)'"
         case .end: "the end of the query"
         }
     }
@@ -306,11 +337,11 @@ struct RQLParser {
     private mutating func query() throws(Realm.Error) -> RQLQuery {
         var query = RQLQuery(predicate: try orExpression())
         while let word = keyword(current), Self.postfixWords.contains(word) {
-            let start = position
             advance()
             try expect(symbol: "(", "( after \(word)")
             switch word {
             case "SORT":
+                var keys: [(keyPath: String, ascending: Bool)] = []
                 repeat {
                     let path = try keyPathText()
                     var ascending = true
@@ -319,16 +350,18 @@ struct RQLParser {
                         ascending = direction.hasPrefix("ASC")
                         advance()
                     }
-                    query.sort.append((path, ascending))
+                    keys.append((path, ascending))
                 } while accept(symbol: ",")
+                query.ordering.append(.sort(keys))
             case "DISTINCT":
-                repeat { query.distinct.append(try keyPathText()) } while accept(symbol: ",")
+                var paths: [String] = []
+                repeat { paths.append(try keyPathText()) } while accept(symbol: ",")
+                query.ordering.append(.distinct(paths))
             default:
                 guard case .integer(let value) = current, value >= 0 else {
                     throw failure("LIMIT takes a non-negative integer", at: position)
                 }
-                if query.limit != nil { throw failure("LIMIT appears twice", at: start) }
-                query.limit = Int(value)
+                query.ordering.append(.limit(Int(value)))
                 advance()
             }
             try expect(symbol: ")", ") to close \(word)")
@@ -498,28 +531,31 @@ struct RQLParser {
         }
     }
 
-    /// `oid(…)` and `uuid(…)`, with the value written bare or quoted.
+    /// `oid(…)` and `uuid(…)`, with the value written bare (`oid(507f1f77bcf86cd799439011)`) or quoted
+    /// (`oid('507f1f77bcf86cd799439011')`). A malformed value is reported at the value.
     private mutating func typedLiteral(_ kind: String) throws(Realm.Error) -> RQLOperand {
         let start = position
+        let name = kind.lowercased()
         advance()
         advance()
-        var raw = ""
-        while current != .symbol(")") && current != .end {
-            switch current {
-            case .identifier(let text): raw += text
-            case .string(let text): raw += text
-            case .integer(let value): raw += String(value)
-            case .symbol("-"): raw += "-"
-            default: throw failure("malformed \(kind.lowercased())(…) literal", at: position)
-            }
-            advance()
+        let valuePosition = position
+        let raw: String
+        switch current {
+        case .string(let text), .bareValue(let text): raw = text
+        default:
+            let expected =
+                kind == "OID" ? "24 hexadecimal digits" : "a UUID such as E621E1F8-C36C-495A-93FC-0C247A3E6E5F"
+            throw failure("expected \(expected) in \(name)(…), found \(describe(current))", at: valuePosition)
         }
-        try expect(symbol: ")", ") to close \(kind.lowercased())(")
+        advance()
+        try expect(symbol: ")", ") to close \(name)(")
         if kind == "OID" {
-            guard let id = try? ObjectId(string: raw) else { throw failure("'\(raw)' is not an ObjectId", at: start) }
+            guard let id = try? ObjectId(string: raw) else {
+                throw failure("'\(raw)' is not an ObjectId (24 hexadecimal digits)", at: valuePosition)
+            }
             return .literal(.objectId(id), position: start)
         }
-        guard let uuid = UUID(uuidString: raw) else { throw failure("'\(raw)' is not a UUID", at: start) }
+        guard let uuid = UUID(uuidString: raw) else { throw failure("'\(raw)' is not a UUID", at: valuePosition) }
         return .literal(.uuid(uuid), position: start)
     }
 

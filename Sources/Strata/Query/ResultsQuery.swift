@@ -578,19 +578,23 @@ extension Results {
         let parsed = try RQLParser.parse(text)
         let binder = queryBinder(text, args)
         var stages: [ResultsQuery.Stage] = [.filter(try binder.bind(parsed.predicate))]
-        if !parsed.sort.isEmpty {
-            stages.append(
-                .sort(
-                    try parsed.sort.map { (entry) throws(Realm.Error) in
-                        (try sortPath(entry.keyPath, binder: binder), entry.ascending)
-                    }))
+        // SORT, DISTINCT and LIMIT apply in the order they are written (the Realm SDK's rule): `LIMIT(5)
+        // SORT(age ASC)` sorts the first five, `SORT(age DESC) LIMIT(5)` keeps the five oldest.
+        for clause in parsed.ordering {
+            switch clause {
+            case .sort(let keys):
+                stages.append(
+                    .sort(
+                        try keys.map { (entry) throws(Realm.Error) in
+                            (try sortPath(entry.keyPath, binder: binder), entry.ascending)
+                        }))
+            case .distinct(let paths):
+                stages.append(
+                    .distinct(try paths.map { (path) throws(Realm.Error) in try sortPath(path, binder: binder) }))
+            case .limit(let limit):
+                stages.append(.limit(limit))
+            }
         }
-        if !parsed.distinct.isEmpty {
-            stages.append(
-                .distinct(
-                    try parsed.distinct.map { (path) throws(Realm.Error) in try sortPath(path, binder: binder) }))
-        }
-        if let limit = parsed.limit { stages.append(.limit(limit)) }
         return with(stages)
     }
 

@@ -235,12 +235,19 @@ final class SharedFile: @unchecked Sendable {
         }
     }
 
-    /// Recovers the main file; if that fails while its commit log holds commits not yet applied (a read-only
-    /// open after a power loss), says so instead of calling the file damaged.
+    /// Recovers the main file; if its commit log holds newer commits (a read-only open, which cannot replay
+    /// them), says what is wrong with the main file — commits not yet applied, or a newest commit that is damaged —
+    /// and that a read-write open restores them from the log.
     private static func recoverOrExplain(_ disk: DiskFile, logPath: String) throws(StorageError) -> (Meta, Mapping) {
         do throws(StorageError) {
             let recovered = try recover(disk)
             if !disk.isWritable, let pending = try pendingLogVersion(logPath), pending > recovered.0.version {
+                let restore = "open the file read-write once to restore them from the log"
+                if let problem = newerCommitProblem(than: recovered.0, in: recovered.1, fileSize: try disk.size()) {
+                    throw StorageError.incompatibleFile(
+                        path: disk.path,
+                        reason: "\(problem); \(logPath) holds commits up to version \(pending): \(restore)")
+                }
                 throw StorageError.incompatibleFile(
                     path: disk.path,
                     reason: "commits up to version \(pending) are in \(logPath) and not yet applied; open the file "
@@ -248,14 +255,37 @@ final class SharedFile: @unchecked Sendable {
             }
             return recovered
         } catch {
-            if !disk.isWritable, case .incompatibleFile = error, let pending = try? pendingLogVersion(logPath) {
+            if !disk.isWritable, case .incompatibleFile(_, let reason) = error,
+                let pending = try? pendingLogVersion(logPath)
+            {
                 throw .incompatibleFile(
                     path: disk.path,
-                    reason: "commits up to version \(pending) are in \(logPath) and not yet applied; open the file "
-                        + "read-write once to recover them")
+                    reason: "\(reason); \(logPath) holds commits up to version \(pending): open the file read-write "
+                        + "once to restore them from the log")
             }
             throw error
         }
+    }
+
+    /// Why the main file's other meta slot was passed over for `recovered`: a newer commit that fails its checks
+    /// (damaged, or cut short), or a meta page that cannot be read. Nil when that slot is simply older.
+    private static func newerCommitProblem(than recovered: Meta, in mapping: Mapping, fileSize: Int) -> String? {
+        let available = min(fileSize, mapping.capacity)
+        for slot in 0..<2 {
+            let offset = slot * recovered.pageSize
+            guard offset < available else { continue }
+            switch Meta.decode(mapping.base + offset, slot: PageNumber(slot), available: available - offset) {
+            case .success(let meta):
+                guard meta.version > recovered.version,
+                    let problem = validate(meta, mapping: mapping, fileSize: fileSize)
+                else { continue }
+                return "the newest commit in the file (version \(meta.version)) fails its checks: \(problem), or the "
+                    + "file was damaged since"
+            case .failure(let rejection):
+                return "meta page \(slot) is unreadable (\(describe(rejection)))"
+            }
+        }
+        return nil
     }
 
     /// The newest version logged in the commit log at `path`, if it holds any complete record.
