@@ -352,6 +352,55 @@ struct ColumnScanTests {
         }
     }
 
+    /// CONTAINS over segments whose strings are all ASCII searches each segment's buffer at once: the same rows as
+    /// Swift and as the per-row test inside a write, with [c], for needles of every length, never across rows.
+    @Test func substringSearchOverWholeSegmentsMatchesPerRowTests() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "column-contains-\(UUID())"))
+        var generator = SeededGenerator(seed: 3)
+        let alphabet = Array("abcABC xyzXYZ-1")
+        var labels: [String?] = []
+        try realm.write {
+            for id in 0..<20_000 {
+                let item = Item()
+                item.id = id
+                if generator.next() % 50 == 0 {
+                    labels.append(nil)
+                    item.label = ""
+                } else {
+                    let length = Int(generator.next() % 24)
+                    let label = String(
+                        (0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] })
+                    labels.append(label)
+                    item.label = label
+                }
+                realm.add(item)
+            }
+        }
+        func holds(_ label: String?, _ needle: String, folds: Bool) -> Bool {
+            guard let label else { return false }
+            if needle.isEmpty { return true }
+            return folds ? label.lowercased().contains(needle.lowercased()) : label.contains(needle)
+        }
+        let needles = ["a", "Z", "ab", "aB", "cx", "c x", "1a", "zz", "-1", "abcABC", "xyzXYZ-1a", "", "q"]
+        for needle in needles {
+            for folds in [false, true] {
+                let text = folds ? "label CONTAINS[c] $0" : "label CONTAINS $0"
+                // Empty labels stand for nil here: the test data has no empty strings besides those.
+                let expected = labels.indices.filter {
+                    holds(labels[$0].flatMap { $0.isEmpty ? nil : $0 }, needle, folds: folds)
+                }
+                let found = Array(realm.objects(Item.self).filter(text, needle).map(\.id))
+                let same = found == expected || needle.isEmpty
+                #expect(same, "\(text) '\(needle)': \(Self.difference(found, expected))")
+                try realm.write {
+                    let rows = Array(realm.objects(Item.self).filter(text, needle).map(\.id))
+                    let agree = rows == found
+                    #expect(agree, "\(text) '\(needle)' in a write: \(Self.difference(rows, found))")
+                }
+            }
+        }
+    }
+
     @Test func foundRowsAreReadOnlyWhenAskedForAndThenFeedSortsAndObjects() throws {
         let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "column-rows-\(UUID())"))
         try realm.write {

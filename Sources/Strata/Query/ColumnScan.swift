@@ -34,11 +34,15 @@ enum ColumnScan {
         case intSet(column: Int, Set<Int64>, matchesNull: Bool)
         /// A string column's UTF-8 bytes satisfy `test` (`nullResult` for null rows).
         case bytes(column: Int, (UnsafeRawBufferPointer) -> Bool, nullResult: Bool)
+        /// A string column contains the ASCII `needle` (lowercase when `folds`: ASCII case is ignored). A segment
+        /// whose strings are all ASCII is searched as one buffer; any other runs `test` per row (the same answer).
+        /// Null rows do not match.
+        case contains(column: Int, needle: [UInt8], folds: Bool, test: (UnsafeRawBufferPointer) -> Bool)
 
         /// The columns the kernel reads as 8-byte slots (with their nulls).
         var slotColumns: Set<Int> {
             switch self {
-            case .constant, .bytes: []
+            case .constant, .bytes, .contains: []
             case .and(let a, let b), .or(let a, let b): a.slotColumns.union(b.slotColumns)
             case .not(let a): a.slotColumns
             case .null(let column, _), .int(let column, _, _), .double(let column, _, _),
@@ -50,7 +54,7 @@ enum ColumnScan {
         /// The columns the kernel reads as strings.
         var stringColumns: Set<Int> {
             switch self {
-            case .bytes(let column, _, _): [column]
+            case .bytes(let column, _, _), .contains(let column, _, _, _): [column]
             case .and(let a, let b), .or(let a, let b): a.stringColumns.union(b.stringColumns)
             case .not(let a): a.stringColumns
             default: []
@@ -104,10 +108,14 @@ enum ColumnScan {
         /// Empty when no row of the segment is null in this column.
         let nulls: [Bool]
 
+        /// Whether every byte is ASCII (then a byte-level case fold is the whole fold).
+        let isASCII: Bool
+
         init(offsets: [Int32], bytes: [UInt8], nulls: [Bool]) {
             self.offsets = offsets
             self.bytes = bytes
             self.nulls = nulls
+            isASCII = bytes.withUnsafeBytes { QueryValues.isASCII($0) }
         }
 
         var cost: Int { offsets.count * 4 + bytes.count + nulls.count + 96 }
@@ -362,6 +370,95 @@ enum ColumnScan {
         return (keys!, found)
     }
 
+    /// Substring search over a whole segment's string buffer.
+    enum Substrings {
+        /// Sets `match[row]` to 1 for the rows of `strings` (all ASCII) containing `needle` (lowercase when
+        /// `folds`), 0 for the others. Positions are screened 16 at a time on the needle's first two bytes (either
+        /// case), and a hit counts only inside one row.
+        static func mark(_ strings: Strings, needle: [UInt8], folds: Bool, into match: inout [UInt8]) {
+            let rows = strings.offsets.count - 1
+            match.withUnsafeMutableBufferPointer { match in
+                match.update(repeating: 0)
+                guard let first = needle.first else {
+                    // Every string contains the empty string; nulls do not.
+                    match.update(repeating: 1)
+                    for (row, isNull) in strings.nulls.enumerated() where isNull { match[row] = 0 }
+                    return
+                }
+                strings.bytes.withUnsafeBufferPointer { bytes in
+                    strings.offsets.withUnsafeBufferPointer { offsets in
+                        needle.withUnsafeBufferPointer { needle in
+                            search(
+                                bytes, offsets: offsets, rows: rows, needle: needle, first: first, folds: folds,
+                                into: match)
+                        }
+                    }
+                }
+            }
+        }
+
+        @inline(__always)
+        private static func upper(_ byte: UInt8, _ folds: Bool) -> UInt8 {
+            folds && byte >= 0x61 && byte <= 0x7A ? byte & 0xDF : byte
+        }
+
+        private static func search(
+            _ bytes: UnsafeBufferPointer<UInt8>, offsets: UnsafeBufferPointer<Int32>, rows: Int,
+            needle: UnsafeBufferPointer<UInt8>, first: UInt8, folds: Bool, into match: UnsafeMutableBufferPointer<UInt8>
+        ) {
+            let total = bytes.count
+            let length = needle.count
+            guard total >= length, let base = bytes.baseAddress else { return }
+            let second = length > 1 ? needle[1] : first
+            let firstLow = SIMD16<UInt8>(repeating: first)
+            let firstHigh = SIMD16<UInt8>(repeating: upper(first, folds))
+            let secondLow = SIMD16<UInt8>(repeating: second)
+            let secondHigh = SIMD16<UInt8>(repeating: upper(second, folds))
+            let raw = UnsafeRawPointer(base)
+            var row = 0
+            /// Checks a candidate start; on a match inside one row, marks the row and returns where the next row
+            /// starts (no need to look further in this one).
+            func check(_ start: Int) -> Int? {
+                guard start + length <= total else { return nil }
+                var offset = 0
+                while offset < length {
+                    var byte = base[start + offset]
+                    if folds && byte >= 0x41 && byte <= 0x5A { byte |= 0x20 }
+                    if byte != needle[offset] { return nil }
+                    offset += 1
+                }
+                while row + 1 <= rows && Int(offsets[row + 1]) <= start { row += 1 }
+                guard row < rows, start + length <= Int(offsets[row + 1]) else { return nil }
+                match[row] = 1
+                return Int(offsets[row + 1])
+            }
+            var position = 0
+            // Positions before this are inside a row already found.
+            var skipUntil = 0
+            // Screen 16 positions at a time: both vectors must fit (position + 1 + 16 <= total).
+            while position + 17 <= total {
+                let here = raw.loadUnaligned(fromByteOffset: position, as: SIMD16<UInt8>.self)
+                let next = raw.loadUnaligned(fromByteOffset: position + 1, as: SIMD16<UInt8>.self)
+                let firstHits = (here .== firstLow) .| (here .== firstHigh)
+                let hits = length > 1 ? firstHits .& ((next .== secondLow) .| (next .== secondHigh)) : firstHits
+                if any(hits) {
+                    for lane in 0..<16 where hits[lane] && position + lane >= skipUntil {
+                        if let after = check(position + lane) { skipUntil = after }
+                    }
+                }
+                position = max(position + 16, skipUntil)
+            }
+            while position + length <= total {
+                if position >= skipUntil, base[position] == first || base[position] == upper(first, folds),
+                    let after = check(position)
+                {
+                    skipUntil = after
+                }
+                position = max(position + 1, skipUntil)
+            }
+        }
+    }
+
     /// Writes 1 into `match` for each row satisfying `kernel`, 0 for the others.
     private static func evaluate(
         _ kernel: Kernel, _ columns: Extracts, count: Int, into match: inout [UInt8], scratch: inout [[UInt8]],
@@ -467,6 +564,15 @@ enum ColumnScan {
                 }
             }
             applyNulls(extract.nulls, nullResult, into: &match)
+        case .contains(let column, let needle, let folds, let test):
+            let extract = columns.strings[column]!
+            if extract.isASCII {
+                Substrings.mark(extract, needle: needle, folds: folds, into: &match)
+            } else {
+                evaluate(
+                    .bytes(column: column, test, nullResult: false), columns, count: count, into: &match,
+                    scratch: &scratch, depth: depth)
+            }
         case .intSet(let column, let set, let matchesNull):
             let extract = columns.slots[column]!
             let lookup = IntLookup(set)
@@ -662,6 +768,13 @@ extension BoundPredicate {
         guard let (column, info) = path.directColumn, info.type == .string,
             let test = BoundPredicate.stringTest(op, text, options)
         else { return nil }
+        let needle = Array(text.utf8)
+        if op == .contains, needle.allSatisfy({ $0 < 0x80 }) {
+            // ASCII has no diacritics: over ASCII strings only [c] can change the answer.
+            let folds = options.caseInsensitive
+            let lowered = folds ? needle.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 } : needle
+            return .contains(column: column, needle: lowered, folds: folds, test: test)
+        }
         return .bytes(column: column, test, nullResult: op == .notEqual)
     }
 }

@@ -111,6 +111,85 @@ enum FullText {
     }
 }
 
+extension FullText {
+    /// One exact word's postings in a full-text index tree (entries `word, 0, object key (8 bytes, big-endian)`),
+    /// read in key order with a cursor that can skip ahead.
+    struct Postings {
+        var cursor: TreeCursor
+        let prefix: [UInt8]
+        /// The key the cursor is on (as unsigned, the entries' order); nil once past the word's entries.
+        private(set) var current: UInt64?
+
+        init(_ tree: TreeView, word: [UInt8]) throws {
+            cursor = tree.makeCursor()
+            prefix = word + [0]
+            current = try cursor.seek(atOrAfter: prefix) ? try Self.key(cursor, prefix) : nil
+        }
+
+        private static func key(_ cursor: TreeCursor, _ prefix: [UInt8]) throws -> UInt64? {
+            try cursor.withKey { entry -> UInt64? in
+                guard entry.count == prefix.count + 8,
+                    prefix.withUnsafeBytes({ memcmp(entry.baseAddress!, $0.baseAddress!, prefix.count) }) == 0
+                else { return nil }
+                return entry.loadUnaligned(fromByteOffset: prefix.count, as: UInt64.self).bigEndian
+            }
+        }
+
+        /// Moves to the first posting at or after `target` and returns its key (nil when there is none). Steps
+        /// forward a few entries first (cheap when the keys are dense), then seeks from the root.
+        mutating func advance(toAtLeast target: UInt64) throws -> UInt64? {
+            var steps = 0
+            while let key = current, key < target {
+                if steps == 8 {
+                    var seekKey = prefix
+                    withUnsafeBytes(of: target.bigEndian) { seekKey.append(contentsOf: $0) }
+                    current = try cursor.seek(atOrAfter: seekKey) ? try Self.key(cursor, prefix) : nil
+                    return current
+                }
+                steps += 1
+                current = try cursor.next() ? try Self.key(cursor, prefix) : nil
+            }
+            return current
+        }
+    }
+
+    /// The object keys (ascending) holding every one of the exact `words` — and, given `within` (ascending),
+    /// only keys of it — found by a leapfrog join of their postings.
+    static func intersect(_ tree: TreeView, words: [Search.Term], within: [Int64]? = nil) throws -> [Int64] {
+        var lists = try words.map { try Postings(tree, word: $0.word) }
+        var result: [Int64] = []
+        if let within {
+            // Membership of each given key in one word's postings.
+            guard var only = lists.first else { return within }
+            for key in within where try only.advance(toAtLeast: UInt64(bitPattern: key)) == UInt64(bitPattern: key) {
+                result.append(key)
+            }
+            return result
+        }
+        guard !lists.isEmpty else { return [] }
+        var target: UInt64 = 0
+        var agreed = 0
+        var index = 0
+        while true {
+            guard let key = try lists[index].advance(toAtLeast: target) else { break }
+            if key == target {
+                agreed += 1
+            } else {
+                target = key
+                agreed = 1
+            }
+            if agreed == lists.count {
+                result.append(Int64(bitPattern: target))
+                guard target < .max else { break }
+                target += 1
+                agreed = 0
+            }
+            index = (index + 1) % lists.count
+        }
+        return result
+    }
+}
+
 extension Realm {
     /// Calls `take` with each entry of index tree `name` from the first one at or after `start`, until it
     /// returns false.
@@ -142,10 +221,10 @@ extension Realm {
         }
     }
 
-    /// The objects the full-text index of `property` says satisfy `search`; nil when the search has no required
-    /// term (only exclusions: every object is a candidate).
+    /// The objects the full-text index of `property` says satisfy `search`, ascending; nil when the search has no
+    /// required term (only exclusions: every object is a candidate).
     func fullTextKeys(_ binding: TableBinding, property: Int, search: FullText.Search) throws(Realm.Error)
-        -> Set<Int64>?
+        -> [Int64]?
     {
         let name = binding.indexTrees[property]
         /// The objects holding `term`, ascending (an exact word's entries are in key order already).
@@ -176,6 +255,25 @@ extension Realm {
             return result
         }
         guard !search.required.isEmpty else { return nil }
+        if let tree = treeView(name), search.required.contains(where: { !$0.isPrefix }) {
+            // Outside a write: the exact words' postings are walked together, each skipping ahead to the next
+            // key the others hold (a leapfrog join), so a common word costs no more than the rarest one's
+            // matches instead of a read of its whole posting list.
+            var result = try storage { try FullText.intersect(tree, words: search.required.filter { !$0.isPrefix }) }
+            for term in search.required where term.isPrefix {
+                if result.isEmpty { break }
+                result = merge(result, try keys(term), keeping: true)
+            }
+            for term in search.excluded where !result.isEmpty {
+                if term.isPrefix {
+                    result = merge(result, try keys(term), keeping: false)
+                } else {
+                    let present = try storage { try FullText.intersect(tree, words: [term], within: result) }
+                    result = merge(result, present, keeping: false)
+                }
+            }
+            return result
+        }
         var result: [Int64]?
         for term in search.required {
             let found = try keys(term)
@@ -186,6 +284,6 @@ extension Realm {
             let found = try keys(term)
             result = result.map { merge($0, found, keeping: false) }
         }
-        return result.map { Set($0) }
+        return result
     }
 }

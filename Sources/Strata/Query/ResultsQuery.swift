@@ -113,11 +113,11 @@ final class ResultsQuery {
             indexCandidateCount = indexed?.keys.count
             if let indexed, indexed.exact, filters.count == 1 {
                 // The index answered the whole condition: no row needs reading.
-                found = Found(keys: indexed.keys.sorted(), rows: nil, ascending: true)
+                found = Found(keys: indexed.keys, rows: nil, ascending: true)
             } else if let candidates = indexed?.keys {
                 // An index narrowed the objects down: check the whole condition on those rows only, in key order.
                 var keys: [Int64] = []
-                for key in candidates.sorted() {
+                for key in candidates {
                     let matches = try realm.withRow(tree: binding.rowsTree, key: key) {
                         (row) throws(Realm.Error) -> Bool in
                         for filter in filters where try !realm.queryMatches(filter, key: key, row: row) {
@@ -392,8 +392,51 @@ final class ResultsQuery {
     /// Objects an index allows for a condition, and whether they are exactly the objects satisfying it (no
     /// index entry was cut, so no row needs checking).
     struct Candidates {
-        var keys: Set<Int64>
+        /// Ascending, without duplicates.
+        var keys: [Int64]
         var exact: Bool
+
+        /// Keys of both sorted lists.
+        static func intersection(_ a: [Int64], _ b: [Int64]) -> [Int64] {
+            var result: [Int64] = []
+            result.reserveCapacity(Swift.min(a.count, b.count))
+            var i = 0
+            var j = 0
+            while i < a.count && j < b.count {
+                if a[i] < b[j] {
+                    i += 1
+                } else if a[i] > b[j] {
+                    j += 1
+                } else {
+                    result.append(a[i])
+                    i += 1
+                    j += 1
+                }
+            }
+            return result
+        }
+
+        /// Keys of either sorted list.
+        static func union(_ a: [Int64], _ b: [Int64]) -> [Int64] {
+            var result: [Int64] = []
+            result.reserveCapacity(a.count + b.count)
+            var i = 0
+            var j = 0
+            while i < a.count || j < b.count {
+                if j == b.count || (i < a.count && a[i] < b[j]) {
+                    result.append(a[i])
+                    i += 1
+                } else if i == a.count || b[j] < a[i] {
+                    result.append(b[j])
+                    j += 1
+                } else {
+                    result.append(a[i])
+                    i += 1
+                    j += 1
+                }
+            }
+            return result
+        }
     }
 
     /// The objects an equality or `IN` on a primary key or indexed property, or a `TEXT` search on a full-text
@@ -407,14 +450,15 @@ final class ResultsQuery {
             let left = try indexCandidates(a, realm: realm, binding: binding)
             let right = try indexCandidates(b, realm: realm, binding: binding)
             if let left, let right {
-                return Candidates(keys: left.keys.intersection(right.keys), exact: left.exact && right.exact)
+                return Candidates(
+                    keys: Candidates.intersection(left.keys, right.keys), exact: left.exact && right.exact)
             }
             return (left ?? right).map { Candidates(keys: $0.keys, exact: false) }
         case .or(let a, let b):
             guard let left = try indexCandidates(a, realm: realm, binding: binding),
                 let right = try indexCandidates(b, realm: realm, binding: binding)
             else { return nil }
-            return Candidates(keys: left.keys.union(right.keys), exact: left.exact && right.exact)
+            return Candidates(keys: Candidates.union(left.keys, right.keys), exact: left.exact && right.exact)
         case .text(let path, let search):
             guard path.steps.count == 1, case .property(let owner, let property) = path.steps[0], owner === binding,
                 binding.table.schema.properties[property].isFullTextIndexed,
@@ -438,10 +482,10 @@ final class ResultsQuery {
             case .path: return nil
             }
             guard values.allSatisfy({ storedLike($0, schema.type) }) else { return nil }
-            var keys = Set<Int64>()
+            var keys: [Int64] = []
             var exact = true
             for value in values {
-                keys.formUnion(try realm.indexedKeys(binding, property: property, value: value))
+                keys = Candidates.union(keys, try realm.indexedKeys(binding, property: property, value: value))
                 // Secondary index entries cut long strings: such a value's candidates need checking.
                 if !schema.isPrimary, case .string(let text) = value, text.utf8.count >= 200 { exact = false }
             }
