@@ -1,6 +1,25 @@
 /// The kind of value a property stores.
 public enum PropertyType: String, Sendable, Hashable, Codable, CustomStringConvertible {
-    case bool, int, float, double, string, data, date, decimal128, objectId, uuid
+    /// `Bool`.
+    case bool
+    /// Any integer width (`Int`, `Int8` … `Int64`), stored as 64 bits.
+    case int
+    /// `Float`.
+    case float
+    /// `Double`.
+    case double
+    /// `String`, stored as UTF-8.
+    case string
+    /// `Data`.
+    case data
+    /// `Date`, stored exactly (its `timeIntervalSinceReferenceDate` as a 64-bit double).
+    case date
+    /// `Decimal128`.
+    case decimal128
+    /// `ObjectId`.
+    case objectId
+    /// `UUID`.
+    case uuid
     /// A link to another object (to-one link or embedded object).
     case object
     /// Backlinks computed from another type's links.
