@@ -67,6 +67,47 @@ struct TreeSegmentTests {
         #expect(again.entries.map(\.1) == before.entries.map(\.1))
     }
 
+    /// Starting from a key skips the segments before the one that holds it (or would): the segments seen are a
+    /// suffix of all of them, and the first one's key range covers the key.
+    @Test func segmentsFromAKeyStartAtTheSegmentHoldingIt() throws {
+        let store = try Store.inMemory(options: testOptions())
+        try store.write { txn in
+            let tree = try #require(try txn.tree(named: "t", create: .keyed))
+            for k in stride(from: 0, to: 40_000, by: 2) { try txn.put(key(k), value(k, 0), in: tree) }
+        }
+        let view = try #require(try store.read().tree(named: "t"))
+        let all = try segments(view)
+        #expect(all.identities.count > 3)
+        var firstKeys: [[UInt8]] = []
+        var offset = 0
+        for count in all.counts {
+            firstKeys.append(all.entries[offset].0)
+            offset += count
+        }
+        for probe in [-1, 0, 1, 777, 10_001, 20_000, 39_998, 39_999, 50_000] {
+            let probeKey = probe < 0 ? [UInt8]() : key(probe)
+            var seen: [TreeSegment.Identity] = []
+            try probeKey.withUnsafeBytes { from in
+                try view.forEachSegment(from: from) { segment in
+                    seen.append(segment.identity)
+                    return true
+                }
+            }
+            // The segment that would hold the key: the last whose first key is not after it (or the first one).
+            let holder = max(0, (firstKeys.lastIndex { !probeKey.lexicographicallyPrecedes($0) } ?? 0))
+            #expect(seen == Array(all.identities[holder...]), "from \(probe)")
+        }
+        // Stopping early stops the walk.
+        var calls = 0
+        try key(0).withUnsafeBytes { from in
+            try view.forEachSegment(from: from) { _ in
+                calls += 1
+                return false
+            }
+        }
+        #expect(calls == 1)
+    }
+
     @Test func valuesAtPositionsMatchTheSegmentsEntries() throws {
         let store = try Store.inMemory(options: testOptions())
         try store.write { txn in

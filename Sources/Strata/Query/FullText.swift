@@ -112,79 +112,104 @@ enum FullText {
 }
 
 extension FullText {
-    /// One exact word's postings in a full-text index tree (entries `word, 0, object key (8 bytes, big-endian)`),
-    /// read in key order with a cursor that can skip ahead.
-    struct Postings {
-        var cursor: TreeCursor
-        let prefix: [UInt8]
-        /// The key the cursor is on (as unsigned, the entries' order); nil once past the word's entries.
-        private(set) var current: UInt64?
+    /// One segment of a full-text index tree (entries `word, 0, object key (8 bytes, big-endian)`), decoded once
+    /// and kept in the file's ``SegmentCache``: its distinct words in tree order and each word's postings (object
+    /// keys, ascending). A word's postings are then a slice of an array instead of a walk over index entries.
+    final class SegmentPostings: Sendable {
+        let words: [[UInt8]]
+        /// Word `i`'s postings are `keys[starts[i] ..< starts[i + 1]]`.
+        let starts: [Int]
+        let keys: [UInt64]
 
-        init(_ tree: TreeView, word: [UInt8]) throws {
-            cursor = tree.makeCursor()
-            prefix = word + [0]
-            current = try cursor.seek(atOrAfter: prefix) ? try Self.key(cursor, prefix) : nil
-        }
-
-        private static func key(_ cursor: TreeCursor, _ prefix: [UInt8]) throws -> UInt64? {
-            try cursor.withKey { entry -> UInt64? in
-                guard entry.count == prefix.count + 8,
-                    prefix.withUnsafeBytes({ memcmp(entry.baseAddress!, $0.baseAddress!, prefix.count) }) == 0
-                else { return nil }
-                return entry.loadUnaligned(fromByteOffset: prefix.count, as: UInt64.self).bigEndian
-            }
-        }
-
-        /// Moves to the first posting at or after `target` and returns its key (nil when there is none). Steps
-        /// forward a few entries first (cheap when the keys are dense), then seeks from the root.
-        mutating func advance(toAtLeast target: UInt64) throws -> UInt64? {
-            var steps = 0
-            while let key = current, key < target {
-                if steps == 8 {
-                    var seekKey = prefix
-                    withUnsafeBytes(of: target.bigEndian) { seekKey.append(contentsOf: $0) }
-                    current = try cursor.seek(atOrAfter: seekKey) ? try Self.key(cursor, prefix) : nil
-                    return current
+        init(_ segment: TreeSegment) throws {
+            var words: [[UInt8]] = []
+            var starts: [Int] = []
+            var keys: [UInt64] = []
+            keys.reserveCapacity(segment.count)
+            try segment.forEachStableEntry { _, key, _ in
+                // Skip anything that is not a posting (the index holds nothing else).
+                guard key.count >= 9, key[key.count - 9] == 0 else { return }
+                let word = UnsafeRawBufferPointer(rebasing: key[..<(key.count - 9)])
+                if words.last.map({ !$0.elementsEqual(word) }) ?? true {
+                    words.append(Array(word))
+                    starts.append(keys.count)
                 }
-                steps += 1
-                current = try cursor.next() ? try Self.key(cursor, prefix) : nil
+                keys.append(key.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self).bigEndian)
             }
-            return current
+            starts.append(keys.count)
+            self.words = words
+            self.starts = starts
+            self.keys = keys
+        }
+
+        var cost: Int { keys.count * 8 + starts.count * 8 + words.reduce(0) { $0 + $1.count + 32 } + 96 }
+
+        /// The first word at or after `word` in tree order.
+        func lowerBound(_ word: [UInt8]) -> Int {
+            var low = 0
+            var high = words.count
+            while low < high {
+                let middle = (low + high) / 2
+                if words[middle].lexicographicallyPrecedes(word) { low = middle + 1 } else { high = middle }
+            }
+            return low
         }
     }
 
-    /// The object keys (ascending) holding every one of the exact `words` — and, given `within` (ascending),
-    /// only keys of it — found by a leapfrog join of their postings.
-    static func intersect(_ tree: TreeView, words: [Search.Term], within: [Int64]? = nil) throws -> [Int64] {
-        var lists = try words.map { try Postings(tree, word: $0.word) }
-        var result: [Int64] = []
-        if let within {
-            // Membership of each given key in one word's postings.
-            guard var only = lists.first else { return within }
-            for key in within where try only.advance(toAtLeast: UInt64(bitPattern: key)) == UInt64(bitPattern: key) {
-                result.append(key)
+    /// Cache tag of a full-text index segment's postings.
+    static let postingsTag = 1 << 40
+
+    /// `word`'s postings (object keys, ascending) in full-text index `tree`, from the segments that hold them.
+    static func postings(_ tree: TreeView, word: [UInt8], cache: SegmentCache) throws -> [UInt64] {
+        var result: [UInt64] = []
+        try (word + [0]).withUnsafeBytes { from in
+            try tree.forEachSegment(from: from) { segment in
+                let cacheKey = SegmentCache.Key(segment: segment.identity, tag: postingsTag)
+                let extract: SegmentPostings
+                if let cached = cache.value(for: cacheKey) as? SegmentPostings {
+                    extract = cached
+                } else {
+                    extract = try SegmentPostings(segment)
+                    cache.insert(extract, cost: extract.cost, for: cacheKey)
+                }
+                let index = extract.lowerBound(word)
+                guard index < extract.words.count else { return true }  // the word may start in the next segment
+                guard extract.words[index] == word else { return false }
+                result.append(contentsOf: extract.keys[extract.starts[index]..<extract.starts[index + 1]])
+                // A word's postings continue in the next segment only when it is this one's last word.
+                return index == extract.words.count - 1
             }
-            return result
         }
-        guard !lists.isEmpty else { return [] }
-        var target: UInt64 = 0
-        var agreed = 0
-        var index = 0
-        while true {
-            guard let key = try lists[index].advance(toAtLeast: target) else { break }
-            if key == target {
-                agreed += 1
-            } else {
-                target = key
-                agreed = 1
+        return result
+    }
+
+    /// The keys (ascending) in every one of `lists` (each ascending): the shortest list, narrowed by each other
+    /// list with exponential search, so a long list costs about the short one's length times its logarithm.
+    static func intersect(_ lists: [[UInt64]]) -> [UInt64] {
+        guard var result = lists.min(by: { $0.count < $1.count }) else { return [] }
+        for list in lists where !result.isEmpty {
+            var kept: [UInt64] = []
+            kept.reserveCapacity(result.count)
+            list.withUnsafeBufferPointer { list in
+                var low = 0
+                for key in result {
+                    // Gallop to a bound past `key`, then binary search.
+                    var step = 1
+                    var high = low
+                    while high < list.count && list[high] < key {
+                        low = high + 1
+                        high += step
+                        step *= 2
+                    }
+                    high = Swift.min(high, list.count)
+                    while low < high {
+                        let middle = (low + high) / 2
+                        if list[middle] < key { low = middle + 1 } else { high = middle }
+                    }
+                    if low < list.count && list[low] == key { kept.append(key) }
+                }
             }
-            if agreed == lists.count {
-                result.append(Int64(bitPattern: target))
-                guard target < .max else { break }
-                target += 1
-                agreed = 0
-            }
-            index = (index + 1) % lists.count
+            result = kept
         }
         return result
     }
@@ -256,21 +281,22 @@ extension Realm {
         }
         guard !search.required.isEmpty else { return nil }
         if let tree = treeView(name), search.required.contains(where: { !$0.isPrefix }) {
-            // Outside a write: the exact words' postings are walked together, each skipping ahead to the next
-            // key the others hold (a leapfrog join), so a common word costs no more than the rarest one's
-            // matches instead of a read of its whole posting list.
-            var result = try storage { try FullText.intersect(tree, words: search.required.filter { !$0.isPrefix }) }
+            // Outside a write: each exact word's postings come from the cached posting extracts of the index
+            // segments that hold it, and the lists are intersected shortest first.
+            let cache = store.segmentCache
+            func postings(_ term: FullText.Search.Term) throws(Realm.Error) -> [UInt64] {
+                try storage { try FullText.postings(tree, word: term.word, cache: cache) }
+            }
+            var lists: [[UInt64]] = []
+            for term in search.required where !term.isPrefix { lists.append(try postings(term)) }
+            var result = FullText.intersect(lists).map { Int64(bitPattern: $0) }
             for term in search.required where term.isPrefix {
                 if result.isEmpty { break }
                 result = merge(result, try keys(term), keeping: true)
             }
             for term in search.excluded where !result.isEmpty {
-                if term.isPrefix {
-                    result = merge(result, try keys(term), keeping: false)
-                } else {
-                    let present = try storage { try FullText.intersect(tree, words: [term], within: result) }
-                    result = merge(result, present, keeping: false)
-                }
+                let found = term.isPrefix ? try keys(term) : try postings(term).map { Int64(bitPattern: $0) }
+                result = merge(result, found, keeping: false)
             }
             return result
         }

@@ -116,17 +116,37 @@ extension TreeView {
         _ = try descend(top, level: root.depth, count: root.count, read: read, body)
     }
 
-    /// Walks branch `node` at `level` (levels count down to 1 at the leaves); false when `body` asked to stop.
+    /// Calls `body` with each segment of the tree in key order, from the one that holds `key` (or would) on;
+    /// stops when it returns false. The segments before it are never read.
+    public func forEachSegment(from key: UnsafeRawBufferPointer, _ body: (TreeSegment) throws -> Bool) throws {
+        guard root.root != 0 else { return }
+        let read = transaction.read
+        let top = try read.source.node(root.root)
+        if root.depth == 1 {
+            guard top.isLeaf else { throw read.source.file.corrupt(top.page, "expected a leaf at depth 1") }
+            _ = try body(segment(top, count: top.count, read: read))
+            return
+        }
+        _ = try descend(top, level: root.depth, count: root.count, read: read, from: key, body)
+    }
+
+    /// Walks branch `node` at `level` (levels count down to 1 at the leaves), from the child that may hold `from`
+    /// when given; false when `body` asked to stop.
     private func descend(
-        _ node: Node, level: Int, count: Int, read: TreeRead<SnapshotPages>, _ body: (TreeSegment) throws -> Bool
+        _ node: Node, level: Int, count: Int, read: TreeRead<SnapshotPages>, from key: UnsafeRawBufferPointer? = nil,
+        _ body: (TreeSegment) throws -> Bool
     ) throws -> Bool {
         let file = read.source.file
         guard !node.isLeaf, level >= 2 else { throw file.corrupt(node.page, "tree depth disagrees with its pages") }
         if level == 2 { return try body(segment(node, count: count, read: read)) }
-        for index in 0..<node.count {
+        let start = try key.map { try node.childIndex(for: $0, file: file) } ?? 0
+        for index in start..<node.count {
             let (page, childCount) = try node.child(index, file: file)
             guard childCount <= UInt64(Int.max) else { throw file.corrupt(node.page, "impossible entry count") }
-            guard try descend(try read.source.node(page), level: level - 1, count: Int(childCount), read: read, body)
+            guard
+                try descend(
+                    try read.source.node(page), level: level - 1, count: Int(childCount), read: read,
+                    from: index == start ? key : nil, body)
             else { return false }
         }
         return true
