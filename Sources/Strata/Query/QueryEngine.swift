@@ -570,6 +570,13 @@ struct QueryBinder {
         case ObjectIdentifier(Double.self): return .value(.double(argument as! Double))
         case ObjectIdentifier(Bool.self): return .value(.bool(argument as! Bool))
         case ObjectIdentifier(Date.self): return .value(.date(argument as! Date))
+        // Lists of values for IN: the casts below would first try to bridge the array to a class.
+        case ObjectIdentifier([Int].self): return .values((argument as! [Int]).map { .int(Int64($0)) })
+        case ObjectIdentifier([Int64].self): return .values((argument as! [Int64]).map { .int($0) })
+        case ObjectIdentifier([String].self): return .values((argument as! [String]).map { .string($0) })
+        case ObjectIdentifier([Double].self): return .values((argument as! [Double]).map { .double($0) })
+        case ObjectIdentifier(Set<Int>.self): return .values((argument as! Set<Int>).map { .int(Int64($0)) })
+        case ObjectIdentifier(Set<String>.self): return .values((argument as! Set<String>).map { .string($0) })
         default: break
         }
         if let value = argument as? AnyRealmValue {
