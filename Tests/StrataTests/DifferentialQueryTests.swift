@@ -193,6 +193,11 @@ struct DifferentialQueryTests {
             ("scores.@max == 9", [], { $0.scores.values.max() == 9 }),
             ("NOT (int > 0 OR flag == false)", [], { !($0.int > 0 || !$0.flag) }),
             ("id IN $0 AND int >= 0", [[3, 30, 300, 3000]], { [3, 30, 300, 3000].contains($0.id) && $0.int >= 0 }),
+            // Argument collections of every common element type (each converts by its exact type).
+            ("int IN $0", [Set([-2, 0, 5])], { [-2, 0, 5].contains($0.int) }),
+            ("int IN $0", [[Int64(1), Int64(-3)]], { [1, -3].contains($0.int) }),
+            ("small IN $0", [[0.5, -1.0]], { [0.5, -1.0].contains(Double($0.small)) }),
+            ("text IN $0", [Set(["a", "x y"])], { ["a", "x y"].contains($0.text) }),
         ]
     }
 
