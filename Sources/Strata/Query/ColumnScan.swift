@@ -158,8 +158,8 @@ enum ColumnScan {
         var scratch: [[UInt8]] = []
         var positions: [Int] = []
         try tree.forEachSegment { segment in
-            let (segmentKeys, extracts) = try self.extracts(
-                of: segment, columns: columns, strings: strings, cache: cache)
+            let (found, extracts) = try self.extracts(of: segment, columns: columns, strings: strings, cache: cache)
+            guard let segmentKeys = found else { throw StorageError.invalidArgument("segment keys were not extracted") }
             let count = segmentKeys.keys.count
             if match.count != count { match = [UInt8](repeating: 0, count: count) }
             evaluate(kernel, extracts, count: count, into: &match, scratch: &scratch, depth: 0)
@@ -243,7 +243,8 @@ enum ColumnScan {
                 selected = pending.positions[pending.segments[next].range]
                 next += 1
             }
-            let (_, extracts) = try self.extracts(of: segment, columns: [column], strings: [], cache: cache)
+            let (_, extracts) = try self.extracts(
+                of: segment, columns: [column], strings: [], cache: cache, needsKeys: false)
             guard let extract = extracts.slots[column] else { return false }
             extract.values.withUnsafeBufferPointer { values in
                 extract.nulls.withUnsafeBufferPointer { nulls in
@@ -296,11 +297,12 @@ enum ColumnScan {
     }
 
     /// The keys and the wanted columns of `segment`, from the cache or extracted in one pass over its rows.
-    private static func extracts(of segment: TreeSegment, columns: [Int], strings: [Int], cache: SegmentCache) throws
-        -> (Keys, Extracts)
-    {
+    private static func extracts(
+        of segment: TreeSegment, columns: [Int], strings: [Int], cache: SegmentCache, needsKeys: Bool = true
+    ) throws -> (Keys?, Extracts) {
         func key(_ tag: Int) -> SegmentCache.Key { SegmentCache.Key(segment: segment.identity, tag: tag) }
-        var keys = cache.value(for: key(keysTag)) as? Keys
+        // Aggregates do not need the keys: when they are not cached, they are not extracted either.
+        var keys = needsKeys ? cache.value(for: key(keysTag)) as? Keys : nil
         var found = Extracts()
         var missing: [Int] = []
         var missingStrings: [Int] = []
@@ -318,27 +320,46 @@ enum ColumnScan {
                 missingStrings.append(column)
             }
         }
-        if let keys, missing.isEmpty, missingStrings.isEmpty { return (keys, found) }
+        if keys != nil || !needsKeys, missing.isEmpty, missingStrings.isEmpty { return (keys, found) }
         let count = segment.count
-        var newKeys = keys == nil ? [Int64](repeating: 0, count: count) : []
-        var values = missing.map { _ in [Int64](repeating: 0, count: count) }
-        var nulls = missing.map { _ in [Bool]() }
+        let extractsKeys = needsKeys && keys == nil
+        // Filled through raw buffers: captured arrays would cost an exclusivity check and a uniqueness check per
+        // row and column (an extraction then cost twice a walk over the rows).
+        let slots = max(count, 1)
+        let keysOut = UnsafeMutablePointer<Int64>.allocate(capacity: extractsKeys ? slots : 1)
+        let valuesOut = UnsafeMutablePointer<Int64>.allocate(capacity: max(missing.count, 1) * slots)
+        let nullsOut = UnsafeMutablePointer<Bool>.allocate(capacity: max(missing.count, 1) * slots)
+        let anyNull = UnsafeMutablePointer<Bool>.allocate(capacity: max(missing.count, 1))
+        defer {
+            keysOut.deallocate()
+            valuesOut.deallocate()
+            nullsOut.deallocate()
+            anyNull.deallocate()
+        }
+        valuesOut.initialize(repeating: 0, count: max(missing.count, 1) * slots)
+        nullsOut.initialize(repeating: false, count: max(missing.count, 1) * slots)
+        anyNull.initialize(repeating: false, count: max(missing.count, 1))
+        if extractsKeys { keysOut.initialize(repeating: 0, count: slots) }
+        let slotColumns = missing
         var offsets = missingStrings.map { _ in [Int32](repeating: 0, count: count + 1) }
         var bytes = missingStrings.map { _ in [UInt8]() }
         var stringNulls = missingStrings.map { _ in [Bool]() }
+        let hasStrings = !missingStrings.isEmpty
         try segment.forEachStableEntry { position, key, value in
             guard position < count else { return }
-            if keys == nil { newKeys[position] = KeyEncoding.decodeObjectKey(key) }
-            guard !missing.isEmpty || !missingStrings.isEmpty else { return }
+            if extractsKeys { keysOut[position] = KeyEncoding.decodeObjectKey(key) }
+            guard !slotColumns.isEmpty || hasStrings else { return }
             let row = try RowView(value.bytes)
-            for (index, column) in missing.enumerated() {
+            for index in slotColumns.indices {
+                let column = slotColumns[index]
                 if row.isNull(column) {
-                    if nulls[index].isEmpty { nulls[index] = [Bool](repeating: false, count: count) }
-                    nulls[index][position] = true
+                    nullsOut[index * slots + position] = true
+                    anyNull[index] = true
                 } else {
-                    values[index][position] = row.int(column)
+                    valuesOut[index * slots + position] = row.int(column)
                 }
             }
+            guard hasStrings else { return }
             for (index, column) in missingStrings.enumerated() {
                 if row.isNull(column) {
                     if stringNulls[index].isEmpty { stringNulls[index] = [Bool](repeating: false, count: count) }
@@ -352,13 +373,15 @@ enum ColumnScan {
                 offsets[index][position + 1] = Int32(bytes[index].count)
             }
         }
-        if keys == nil {
-            let made = Keys(newKeys)
+        if extractsKeys {
+            let made = Keys(Array(UnsafeBufferPointer(start: keysOut, count: count)))
             cache.insert(made, cost: made.cost, for: key(keysTag))
             keys = made
         }
         for (index, column) in missing.enumerated() {
-            let made = Column(values: values[index], nulls: nulls[index])
+            let made = Column(
+                values: Array(UnsafeBufferPointer(start: valuesOut + index * slots, count: count)),
+                nulls: anyNull[index] ? Array(UnsafeBufferPointer(start: nullsOut + index * slots, count: count)) : [])
             cache.insert(made, cost: made.cost, for: key(column))
             found.slots[column] = made
         }
@@ -367,7 +390,7 @@ enum ColumnScan {
             cache.insert(made, cost: made.cost, for: key(stringsTag + column))
             found.strings[column] = made
         }
-        return (keys!, found)
+        return (keys, found)
     }
 
     /// Substring search over a whole segment's string buffer.
