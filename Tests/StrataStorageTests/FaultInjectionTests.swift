@@ -329,9 +329,10 @@ struct CommitLogTests {
         }
     }
 
-    /// An append that fails (its sync reports an error) must never come back at the next open.
-    @Test func failedAppendIsNeverReplayed() throws {
-        var generator = SeededGenerator(seed: 8)
+    /// A store on simulated disks with a commit log and three small (logged) commits, and what they hold.
+    fileprivate func loggedStore(_ generator: inout SeededGenerator) throws -> (
+        main: FaultInjectingFile, log: FaultInjectingFile, store: Store, model: Model
+    ) {
         let main = FaultInjectingFile(name: "main")
         let logFile = FaultInjectingFile(name: "log")
         let store = try Store.open(file: main, log: logFile, options: StoreOptions(pageSize: 1024, durability: .full))
@@ -341,6 +342,13 @@ struct CommitLogTests {
             try batch(txn, &model, &generator, large: false)
             try txn.commit()
         }
+        return (main, logFile, store, model)
+    }
+
+    /// An append that fails (its sync reports an error) must never come back at the next open.
+    @Test func failedAppendIsNeverReplayed() throws {
+        var generator = SeededGenerator(seed: 8)
+        let (main, logFile, store, model) = try loggedStore(&generator)
         let txn = try store.beginWrite()
         var attempted = model
         try batch(txn, &attempted, &generator, large: false)
@@ -362,15 +370,8 @@ extension CommitLogTests {
     /// invalidated, the store stays at its base, and the next commit and a reopen both see exactly the base.
     @Test func failedPageWriteBehindTheLogRollsTheCommitBack() throws {
         var generator = SeededGenerator(seed: 19)
-        let main = FaultInjectingFile(name: "main")
-        let logFile = FaultInjectingFile(name: "log")
-        let store = try Store.open(file: main, log: logFile, options: StoreOptions(pageSize: 1024, durability: .full))
-        var model: Model = [:]
-        for _ in 0..<3 {
-            let txn = try store.beginWrite()
-            try batch(txn, &model, &generator, large: false)
-            try txn.commit()
-        }
+        let (main, logFile, store, committed) = try loggedStore(&generator)
+        var model = committed
         let logged = try #require(store.shared.commitLog).recordCount
         #expect(logged > 0, "the small commits above went through the log")
         let txn = try store.beginWrite()

@@ -27,6 +27,12 @@ public func log(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
+/// Reports a bad command line: `message`, then the usage text, on stderr; exits with status 2.
+public func failUsage(_ message: String, usage: String) -> Never {
+    log("\(message)\n\n\(usage)")
+    exit(2)
+}
+
 /// A line of the report on stdout, written at once (rows appear as they are measured).
 public func emit(_ line: String = "") {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))

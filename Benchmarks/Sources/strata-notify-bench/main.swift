@@ -102,10 +102,7 @@ struct Options {
         }
     }
 
-    static func fail(_ message: String) -> Never {
-        log("\(message)\n\n\(usage)")
-        exit(2)
-    }
+    static func fail(_ message: String) -> Never { failUsage(message, usage: usage) }
 }
 
 /// The first three fields of /proc/loadavg ("?" where there is none).

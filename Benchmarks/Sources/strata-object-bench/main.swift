@@ -106,10 +106,7 @@ struct Options {
         }
     }
 
-    static func fail(_ message: String) -> Never {
-        log("\(message)\n\n\(usage)")
-        exit(2)
-    }
+    static func fail(_ message: String) -> Never { failUsage(message, usage: usage) }
 }
 
 let base = Date(timeIntervalSince1970: 1_700_000_000)

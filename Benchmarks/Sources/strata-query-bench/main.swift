@@ -57,10 +57,7 @@ struct Options {
         }
     }
 
-    static func fail(_ message: String) -> Never {
-        log("\(message)\n\n\(usage)")
-        exit(2)
-    }
+    static func fail(_ message: String) -> Never { failUsage(message, usage: usage) }
 }
 
 /// What one row measured.

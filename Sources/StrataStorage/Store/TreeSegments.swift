@@ -105,20 +105,12 @@ public struct TreeSegment {
 extension TreeView {
     /// Calls `body` with each segment of the tree in key order (see ``TreeSegment``); stops when it returns false.
     public func forEachSegment(_ body: (TreeSegment) throws -> Bool) throws {
-        guard root.root != 0 else { return }
-        let read = transaction.read
-        let top = try read.source.node(root.root)
-        if root.depth == 1 {
-            guard top.isLeaf else { throw read.source.file.corrupt(top.page, "expected a leaf at depth 1") }
-            _ = try body(segment(top, count: top.count, read: read))
-            return
-        }
-        _ = try descend(top, level: root.depth, count: root.count, read: read, body)
+        try forEachSegment(from: nil, body)
     }
 
     /// Calls `body` with each segment of the tree in key order, from the one that holds `key` (or would) on;
     /// stops when it returns false. The segments before it are never read.
-    public func forEachSegment(from key: UnsafeRawBufferPointer, _ body: (TreeSegment) throws -> Bool) throws {
+    public func forEachSegment(from key: UnsafeRawBufferPointer?, _ body: (TreeSegment) throws -> Bool) throws {
         guard root.root != 0 else { return }
         let read = transaction.read
         let top = try read.source.node(root.root)

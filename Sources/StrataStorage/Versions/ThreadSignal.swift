@@ -6,13 +6,11 @@
     import Darwin
 #endif
 
-/// A one-shot signal a plain thread can block on (a pthread mutex and condition variable).
-///
-/// Only used for threads that chose a blocking API; async callers suspend instead.
-final class ThreadSignal: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-    private var signalled = false
+/// A pthread mutex with one condition variable, for the few threads that block (outside Swift's cooperative
+/// pool). Subclasses keep their state guarded by it.
+class PThreadCondition: @unchecked Sendable {
+    let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
     init() {
         pthread_mutex_init(mutex, nil)
@@ -25,6 +23,13 @@ final class ThreadSignal: @unchecked Sendable {
         mutex.deallocate()
         condition.deallocate()
     }
+}
+
+/// A one-shot signal a plain thread can block on (a pthread mutex and condition variable).
+///
+/// Only used for threads that chose a blocking API; async callers suspend instead.
+final class ThreadSignal: PThreadCondition, @unchecked Sendable {
+    private var signalled = false
 
     /// Blocks until ``signal()`` has been called (returns at once if it already was).
     func wait() {

@@ -19,28 +19,14 @@
 /// One job at a time: the committer holds the write lock from ``start(_:)`` to ``finish()``, and the buffers a
 /// job writes must stay alive until ``finish()`` returns. The thread is created with the first job and ends when
 /// the writer is released.
-final class WriteBehind: @unchecked Sendable {
+final class WriteBehind: PThreadCondition, @unchecked Sendable {
     typealias Job = () throws(StorageError) -> Void
 
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     // Guarded by `mutex`.
     private var job: Job?
     private var outcome: Result<Void, StorageError>?
     private var running = false
     private var stopping = false
-
-    init() {
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-        condition.deallocate()
-    }
 
     /// Ends the thread once it is idle. Call when the owner goes away (the thread keeps this object alive).
     func stop() {
