@@ -401,6 +401,27 @@ struct ColumnScanTests {
         }
     }
 
+    /// Resolved key paths are kept for reuse without keeping their classes' bindings (or the Realm) alive.
+    @Test func reusedQueryPathsKeepNothingAlive() throws {
+        weak var weakBinding: TableBinding?
+        weak var weakOwnerBinding: TableBinding?
+        do {
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "paths-\(UUID())"))
+            try realm.write {
+                let item = Item()
+                item.count = 3
+                realm.add(item)
+            }
+            #expect(realm.objects(Item.self).filter("count > 1 AND owner.age == nil").count == 1)
+            #expect(realm.objects(Item.self).filter("count > 1 AND owner.age == nil").count == 1)
+            #expect(!realm.resolvedPaths.withLock { $0.isEmpty })
+            weakBinding = try realm.binding(for: Item.self)
+            weakOwnerBinding = try realm.binding(for: ColumnScanSeed.Owner.self)
+        }
+        #expect(weakBinding == nil, "a cached path kept its root binding alive")
+        #expect(weakOwnerBinding == nil, "a cached path kept its target binding alive")
+    }
+
     @Test func foundRowsAreReadOnlyWhenAskedForAndThenFeedSortsAndObjects() throws {
         let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "column-rows-\(UUID())"))
         try realm.write {

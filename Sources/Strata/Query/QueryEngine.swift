@@ -328,12 +328,15 @@ struct QueryBinder {
             if let first = components.first, let alias = aliases[first] {
                 return try resolvePath((alias + components.dropFirst())[...], at: position)
             }
-            if let known = root.resolvedPaths.withLock({ $0[components] }) { return known }
+            let key = Realm.ResolvedPathKey(root: ObjectIdentifier(root), components: components)
+            // The cached path holds its root binding, so a match is this very binding (its address cannot have
+            // been reused by another).
+            if let known = realm.resolvedPaths.withLock({ $0[key] }) { return known }
             let path = try resolvePath(components[...], at: position)
             if isReusable(path) {
-                root.resolvedPaths.withLock { paths in
+                realm.resolvedPaths.withLock { paths in
                     if paths.count >= 256 { paths.removeAll(keepingCapacity: true) }
-                    paths[components] = path
+                    paths[key] = path
                 }
             }
             return path
@@ -349,8 +352,8 @@ struct QueryBinder {
         return try resolvePath(components.dropFirst(), at: position)
     }
 
-    /// Whether a resolved path may be kept on its root binding: it goes through model classes only (bindings of
-    /// file-only classes are rebuilt when the stored schema changes) and holds no predicate.
+    /// Whether a resolved path may be kept for reuse: it goes through model classes only (bindings of file-only
+    /// classes are rebuilt when the stored schema changes) and holds no predicate.
     private func isReusable(_ path: BoundPath) -> Bool {
         path.steps.allSatisfy { step in
             switch step {

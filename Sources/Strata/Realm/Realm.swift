@@ -49,9 +49,24 @@ public final class Realm {
     @exclusivity(unchecked) private var transaction: WriteTransaction?
     private var handles: [String: TreeHandle] = [:]
     private var failure: Realm.Error?
-    private var bindings: [ObjectIdentifier: TableBinding] = [:]
+    private var bindings: [ObjectIdentifier: TableBinding] = [:] {
+        didSet { if bindings.isEmpty { resolvedPaths.withLock { $0.removeAll() } } }
+    }
     /// Bindings of stored classes for `DynamicObject` access, by class name.
-    private var dynamicBindings: [String: TableBinding] = [:]
+    private var dynamicBindings: [String: TableBinding] = [:] {
+        didSet { if dynamicBindings.isEmpty { resolvedPaths.withLock { $0.removeAll() } } }
+    }
+    /// Query key paths already resolved from a class (see `QueryBinder.bindPath`): applications filter with the
+    /// same few paths again and again. Kept here rather than on the bindings (a path holds its root binding: the
+    /// binding would hold itself), cleared whenever bindings are rebuilt. Locked: frozen Realms are read from any
+    /// thread.
+    let resolvedPaths = Locked<[ResolvedPathKey: BoundPath]>([:])
+
+    /// A resolved path's cache key: its root binding and its components.
+    struct ResolvedPathKey: Hashable {
+        let root: ObjectIdentifier
+        let components: [String]
+    }
     /// Class definitions stored in the file, as of the current version (or the write in progress).
     private var storedClasses: [String: StoredClass] = [:]
     private var storedSchemaVersion: UInt64?

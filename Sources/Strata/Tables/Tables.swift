@@ -145,9 +145,6 @@ final class TableBinding {
     let primaryKeyTree: String
     /// The index tree of each property (property order; named for every property, used for indexed ones).
     let indexTrees: [String]
-    /// Query key paths from this class already resolved (see `QueryBinder.bindPath`): applications filter with
-    /// the same few paths again and again. Locked: a frozen Realm's bindings are read from any thread.
-    let resolvedPaths = Locked<[[String]: BoundPath]>([:])
     /// The owning Realm's cached rows tree (see `Realm.stableRow`).
     @exclusivity(unchecked) var view: TreeView?
     @exclusivity(unchecked) var viewEpoch = UInt64.max
