@@ -401,6 +401,33 @@ struct ColumnScanTests {
         }
     }
 
+    /// Sorting by one string column compares eight-byte prefixes first: strings that share them, are shorter than
+    /// eight bytes, hold NUL bytes or are empty must still order by their UTF-8 bytes, ties by position.
+    @Test func stringSortsOrderByBytesPastSharedPrefixes() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "string-sort-\(UUID())"))
+        let labels = [
+            "abcdefghX", "abcdefgh", "abcdefghA", "", "a\u{0}b", "a", "abcdefgh\u{0}", "zz", "Ä", "abcdefghXY",
+            "abcdefgh", "a\u{0}", "abcdefghX", "", "ab",
+        ]
+        try realm.write {
+            for (id, label) in labels.enumerated() {
+                let item = Item()
+                item.id = id
+                item.label = label
+                realm.add(item)
+            }
+        }
+        for ascending in [true, false] {
+            let found = Array(
+                realm.objects(Item.self).filter("id >= 0").sorted(byKeyPath: "label", ascending: ascending).map(\.id))
+            let expected = labels.indices.sorted { a, b in
+                let order = QueryValues.compareArrays(Array(labels[a].utf8), Array(labels[b].utf8))
+                return order == 0 ? a < b : (ascending ? order < 0 : order > 0)
+            }
+            #expect(found == expected, "ascending \(ascending)")
+        }
+    }
+
     /// Resolved key paths are kept for reuse without keeping their classes' bindings (or the Realm) alive.
     @Test func reusedQueryPathsKeepNothingAlive() throws {
         weak var weakBinding: TableBinding?

@@ -205,24 +205,8 @@ final class ResultsQuery {
                     let rows = found.rows
                 {
                     // One string key with the rows at hand: sort their UTF-8 bytes, never making Strings.
-                    let strings = try realm.storage {
-                        try rows.map { (stable) throws -> [UInt8]? in
-                            let row = try RowView(stable.bytes)
-                            return row.isNull(column) ? nil : row.withBytes(column) { Array($0) }
-                        }
-                    }
-                    let up = descriptors[0].ascending
-                    var order = Array(found.keys.indices)
-                    order.sort { a, b in
-                        switch (strings[a], strings[b]) {
-                        case (nil, nil): return a < b
-                        case (nil, _): return up
-                        case (_, nil): return !up
-                        case (let x?, let y?):
-                            let comparison = QueryValues.compareArrays(x, y)
-                            if comparison != 0 { return up ? comparison < 0 : comparison > 0 }
-                            return a < b
-                        }
+                    let order = try realm.storage {
+                        try Self.stringOrder(rows, column: column, ascending: descriptors[0].ascending)
                     }
                     found.select(order)
                     found.ascending = false
@@ -371,6 +355,53 @@ final class ResultsQuery {
         }
         pairs.sort { $0.value > $1.value || ($0.value == $1.value && $0.position < $1.position) }
         return pairs.map(\.position) + nils
+    }
+
+    /// The positions of `rows` ordered by the UTF-8 bytes of string column `column` (nil first when ascending,
+    /// last when descending; position breaks ties). The bytes are copied once into one buffer, and each string's
+    /// first eight bytes, big-endian, decide most comparisons with one integer compare.
+    private static func stringOrder(_ rows: [StableValue], column: Int, ascending: Bool) throws -> [Int] {
+        let count = rows.count
+        var starts = [Int](repeating: 0, count: count + 1)
+        var prefixes = [UInt64](repeating: 0, count: count)
+        var nulls: [Int] = []
+        var present: [Int] = []
+        present.reserveCapacity(count)
+        var bytes: [UInt8] = []
+        for (position, stable) in rows.enumerated() {
+            let row = try RowView(stable.bytes)
+            if row.isNull(column) {
+                nulls.append(position)
+            } else {
+                present.append(position)
+                row.withBytes(column) { value in
+                    var prefix: UInt64 = 0
+                    for index in 0..<8 { prefix = prefix << 8 | UInt64(index < value.count ? value[index] : 0) }
+                    prefixes[position] = prefix
+                    bytes.append(contentsOf: value)
+                }
+            }
+            starts[position + 1] = bytes.count
+        }
+        bytes.withUnsafeBufferPointer { bytes in
+            starts.withUnsafeBufferPointer { starts in
+                prefixes.withUnsafeBufferPointer { prefixes in
+                    /// Whether the string at `a` sorts before the one at `b` in the requested direction.
+                    func before(_ a: Int, _ b: Int) -> Bool {
+                        if prefixes[a] != prefixes[b] { return (prefixes[a] < prefixes[b]) == ascending }
+                        let x = UnsafeBufferPointer(rebasing: bytes[starts[a]..<starts[a + 1]])
+                        let y = UnsafeBufferPointer(rebasing: bytes[starts[b]..<starts[b + 1]])
+                        let common = Swift.min(x.count, y.count)
+                        let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+                        if order != 0 { return (order < 0) == ascending }
+                        if x.count != y.count { return (x.count < y.count) == ascending }
+                        return a < b
+                    }
+                    present.sort(by: before)
+                }
+            }
+        }
+        return ascending ? nulls + present : present + nulls
     }
 
     private static func numbers(_ values: [_StoredValue]) -> [Double?]? {
