@@ -428,6 +428,42 @@ struct ColumnScanTests {
         }
     }
 
+    /// Sorting by one integer column is a radix sort on order-preserving keys: extremes, negatives, ties (kept in
+    /// position order) and nils (first ascending, last descending) as Swift orders them.
+    @Test func integerSortsOrderExtremesTiesAndNils() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "int-sort-\(UUID())"))
+        var generator = SeededGenerator(seed: 23)
+        let specials: [Int?] = [.max, .min, 0, -1, 1, nil, .max, 255, 256, -256, 65_536, nil, .min + 1, 1 << 40]
+        var values: [Int?] = specials
+        for _ in 0..<3_000 {
+            values.append(
+                generator.next() % 10 == 0 ? nil : Int(bitPattern: UInt(generator.next())) >> Int(generator.next() % 64)
+            )
+        }
+        try realm.write {
+            for (id, value) in values.enumerated() {
+                let item = Item()
+                item.id = id
+                item.maybe = value
+                realm.add(item)
+            }
+        }
+        for ascending in [true, false] {
+            let found = Array(
+                realm.objects(Item.self).filter("id >= 0").sorted(byKeyPath: "maybe", ascending: ascending).map(\.id))
+            let expected = values.indices.sorted { a, b in
+                switch (values[a], values[b]) {
+                case (nil, nil): return a < b
+                case (nil, _): return ascending
+                case (_, nil): return !ascending
+                case (let x?, let y?): return x == y ? a < b : (ascending ? x < y : x > y)
+                }
+            }
+            let same = found == expected
+            #expect(same, "ascending \(ascending): \(Self.difference(found, expected))")
+        }
+    }
+
     /// Resolved key paths are kept for reuse without keeping their classes' bindings (or the Realm) alive.
     @Test func reusedQueryPathsKeepNothingAlive() throws {
         weak var weakBinding: TableBinding?

@@ -306,7 +306,6 @@ final class ResultsQuery {
         return values
     }
 
-    /// `values` as numbers (nil for nil) when they are all numbers or nil.
     /// The positions of `rows` ordered by the number in `column` (nil first when ascending, last when
     /// descending; equal values keep their order); nil when the column is not an integer, double, float or date
     /// column or holds NaN (the general comparison handles those).
@@ -316,7 +315,10 @@ final class ResultsQuery {
         guard !info.isCollection else { return nil }
         switch info.type {
         case .int:
-            return try sortedPositions(rows, column: column, ascending: ascending) { $0.int(column) }
+            guard rows.count < Int(Int32.max) else {
+                return try sortedPositions(rows, column: column, ascending: ascending) { $0.int(column) }
+            }
+            return try integerOrder(rows, column: column, ascending: ascending)
         case .double, .date:
             return try sortedPositions(rows, column: column, ascending: ascending) { row -> Double? in
                 let value = row.double(column)
@@ -330,6 +332,63 @@ final class ResultsQuery {
         default:
             return nil
         }
+    }
+
+    /// The positions of `rows` ordered by integer column `column` (nil first when ascending, last when descending;
+    /// equal values keep their order), by a least-significant-digit radix sort on the values as order-preserving
+    /// unsigned keys: byte passes over a 256-entry histogram, skipping the bytes every key shares (values that fit
+    /// in a few bytes take a few passes). Stable, so positions break ties without comparing them.
+    private static func integerOrder(_ rows: [StableValue], column: Int, ascending: Bool) throws(StorageError)
+        -> [Int]
+    {
+        var keys: [UInt64] = []
+        var positions: [Int32] = []
+        keys.reserveCapacity(rows.count)
+        positions.reserveCapacity(rows.count)
+        var nils: [Int] = []
+        for (position, stable) in rows.enumerated() {
+            let row = try RowView(stable.bytes)
+            if row.isNull(column) {
+                nils.append(position)
+                continue
+            }
+            // Flipping the sign bit orders signed values as unsigned; complementing reverses the order.
+            let key = UInt64(bitPattern: row.int(column)) ^ (1 << 63)
+            keys.append(ascending ? key : ~key)
+            positions.append(Int32(truncatingIfNeeded: position))
+        }
+        let count = keys.count
+        if count > 1 {
+            var otherKeys = [UInt64](repeating: 0, count: count)
+            var otherPositions = [Int32](repeating: 0, count: count)
+            let differing = keys.reduce(0) { $0 | ($1 ^ keys[0]) }
+            for shift in stride(from: 0, to: 64, by: 8) where (differing >> UInt64(shift)) & 0xFF != 0 {
+                var counts = [Int](repeating: 0, count: 257)
+                keys.withUnsafeBufferPointer { keys in
+                    for key in keys { counts[Int((key >> UInt64(shift)) & 0xFF) + 1] += 1 }
+                }
+                for digit in 1..<257 { counts[digit] += counts[digit - 1] }
+                keys.withUnsafeBufferPointer { keys in
+                    positions.withUnsafeBufferPointer { positions in
+                        otherKeys.withUnsafeMutableBufferPointer { outKeys in
+                            otherPositions.withUnsafeMutableBufferPointer { outPositions in
+                                for index in 0..<count {
+                                    let digit = Int((keys[index] >> UInt64(shift)) & 0xFF)
+                                    let target = counts[digit]
+                                    counts[digit] = target + 1
+                                    outKeys[target] = keys[index]
+                                    outPositions[target] = positions[index]
+                                }
+                            }
+                        }
+                    }
+                }
+                swap(&keys, &otherKeys)
+                swap(&positions, &otherPositions)
+            }
+        }
+        let sorted = positions.map { Int($0) }
+        return ascending ? nils + sorted : sorted + nils
     }
 
     /// The positions of `rows` ordered by `read` (nil values first when ascending; position breaks ties); nil
@@ -404,6 +463,7 @@ final class ResultsQuery {
         return ascending ? nulls + present : present + nulls
     }
 
+    /// `values` as numbers (nil for nil) when they are all numbers or nil.
     private static func numbers(_ values: [_StoredValue]) -> [Double?]? {
         var numbers: [Double?] = []
         numbers.reserveCapacity(values.count)
