@@ -85,3 +85,27 @@ struct FullTextSearchTests {
         }
     }
 }
+
+/// The sorted-array set operations index candidates and full-text postings go through, against Swift's `Set`.
+@Suite("Sorted key sets")
+struct SortedKeysTests {
+    @Test func operationsAgreeWithSets() {
+        var generator = SeededGenerator(seed: 29)
+        func randomKeys(_ count: Int, below limit: UInt64) -> [Int64] {
+            (0..<count).map { _ in Int64(generator.next() % limit) }
+        }
+        for round in 0..<200 {
+            let limit = UInt64(1 + round * 7)
+            let raw = [
+                randomKeys(round % 13, below: limit), randomKeys(round * 3, below: limit), randomKeys(5, below: limit),
+            ]
+            let lists = raw.map(SortedKeys.normalized)
+            for (list, source) in zip(lists, raw) { #expect(list == Set(source).sorted()) }
+            let sets = raw.map(Set.init)
+            #expect(SortedKeys.intersection(lists) == sets.dropFirst().reduce(sets[0]) { $0.intersection($1) }.sorted())
+            #expect(SortedKeys.subtracting(lists[1], lists[0]) == sets[1].subtracting(sets[0]).sorted())
+            #expect(SortedKeys.union(lists[0], lists[1]) == sets[0].union(sets[1]).sorted())
+        }
+        #expect(SortedKeys.intersection([]) == [])
+    }
+}

@@ -194,19 +194,28 @@ enum ColumnScan {
             guard let tree = realm.treeView(binding.rowsTree) else {
                 throw .fileAccess(path: realm.path, reason: "the rows a query found are no longer readable")
             }
-            var next = 0
             try realm.storage {
-                try tree.forEachSegment { segment in
-                    guard segment.identity == segments[next].identity else { return true }
-                    rows.append(contentsOf: try segment.stableValues(at: Array(positions[segments[next].range])))
-                    next += 1
-                    return next < segments.count
+                try forEachSegment(of: tree) { segment, positions in
+                    rows.append(contentsOf: try segment.stableValues(at: Array(positions)))
                 }
             }
-            guard next == segments.count else {
-                throw .fileAccess(path: realm.path, reason: "the rows a query found are no longer readable")
-            }
             return rows
+        }
+
+        /// Calls `body` with each segment of `tree` holding matches, in key order, and the matches' positions in
+        /// it; throws when `tree` (the version the scan ran on) no longer has one of those segments.
+        func forEachSegment(of tree: TreeView, _ body: (TreeSegment, ArraySlice<Int>) throws -> Void) throws {
+            guard !segments.isEmpty else { return }
+            var next = 0
+            try tree.forEachSegment { segment in
+                guard segment.identity == segments[next].identity else { return true }
+                try body(segment, positions[segments[next].range])
+                next += 1
+                return next < segments.count
+            }
+            guard next == segments.count else {
+                throw StorageError.invalidArgument("the rows a query found are no longer in the version it read")
+            }
         }
     }
 
@@ -234,18 +243,13 @@ enum ColumnScan {
         _ tree: TreeView, column: Int, kind: NumberKind, pending: PendingRows?, cache: SegmentCache
     ) throws -> Totals {
         var totals = Totals()
-        var next = 0
-        if let pending, pending.segments.isEmpty { return totals }
-        try tree.forEachSegment { segment in
-            var selected: ArraySlice<Int>?
-            if let pending {
-                guard segment.identity == pending.segments[next].identity else { return true }
-                selected = pending.positions[pending.segments[next].range]
-                next += 1
-            }
+        /// Adds the column's values of `segment` at `selected` (every position when nil).
+        func add(_ segment: TreeSegment, _ selected: ArraySlice<Int>?) throws {
             let (_, extracts) = try self.extracts(
                 of: segment, columns: [column], strings: [], cache: cache, needsKeys: false)
-            guard let extract = extracts.slots[column] else { return false }
+            guard let extract = extracts.slots[column] else {
+                throw StorageError.invalidArgument("column \(column) was not extracted")
+            }
             extract.values.withUnsafeBufferPointer { values in
                 extract.nulls.withUnsafeBufferPointer { nulls in
                     func add(_ position: Int) {
@@ -288,10 +292,14 @@ enum ColumnScan {
                     }
                 }
             }
-            return pending.map { next < $0.segments.count } ?? true
         }
-        if let pending, next != pending.segments.count {
-            throw StorageError.invalidArgument("the rows a query found are no longer in the version it read")
+        if let pending {
+            try pending.forEachSegment(of: tree) { segment, positions in try add(segment, positions) }
+        } else {
+            try tree.forEachSegment { segment in
+                try add(segment, nil)
+                return true
+            }
         }
         return totals
     }

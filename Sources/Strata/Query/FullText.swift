@@ -119,12 +119,12 @@ extension FullText {
         let words: [[UInt8]]
         /// Word `i`'s postings are `keys[starts[i] ..< starts[i + 1]]`.
         let starts: [Int]
-        let keys: [UInt64]
+        let keys: [Int64]
 
         init(_ segment: TreeSegment) throws {
             var words: [[UInt8]] = []
             var starts: [Int] = []
-            var keys: [UInt64] = []
+            var keys: [Int64] = []
             keys.reserveCapacity(segment.count)
             try segment.forEachStableEntry { _, key, _ in
                 // Skip anything that is not a posting (the index holds nothing else).
@@ -134,7 +134,7 @@ extension FullText {
                     words.append(Array(word))
                     starts.append(keys.count)
                 }
-                keys.append(key.loadUnaligned(fromByteOffset: key.count - 8, as: UInt64.self).bigEndian)
+                keys.append(KeyEncoding.decodeObjectKey(UnsafeRawBufferPointer(rebasing: key[(key.count - 8)...])))
             }
             starts.append(keys.count)
             self.words = words
@@ -160,8 +160,8 @@ extension FullText {
     static let postingsTag = 1 << 40
 
     /// `word`'s postings (object keys, ascending) in full-text index `tree`, from the segments that hold them.
-    static func postings(_ tree: TreeView, word: [UInt8], cache: SegmentCache) throws -> [UInt64] {
-        var result: [UInt64] = []
+    static func postings(_ tree: TreeView, word: [UInt8], cache: SegmentCache) throws -> [Int64] {
+        var result: [Int64] = []
         try (word + [0]).withUnsafeBytes { from in
             try tree.forEachSegment(from: from) { segment in
                 let cacheKey = SegmentCache.Key(segment: segment.identity, tag: postingsTag)
@@ -179,37 +179,6 @@ extension FullText {
                 // A word's postings continue in the next segment only when it is this one's last word.
                 return index == extract.words.count - 1
             }
-        }
-        return result
-    }
-
-    /// The keys (ascending) in every one of `lists` (each ascending): the shortest list, narrowed by each other
-    /// list with exponential search, so a long list costs about the short one's length times its logarithm.
-    static func intersect(_ lists: [[UInt64]]) -> [UInt64] {
-        guard var result = lists.min(by: { $0.count < $1.count }) else { return [] }
-        for list in lists where !result.isEmpty {
-            var kept: [UInt64] = []
-            kept.reserveCapacity(result.count)
-            list.withUnsafeBufferPointer { list in
-                var low = 0
-                for key in result {
-                    // Gallop to a bound past `key`, then binary search.
-                    var step = 1
-                    var high = low
-                    while high < list.count && list[high] < key {
-                        low = high + 1
-                        high += step
-                        step *= 2
-                    }
-                    high = Swift.min(high, list.count)
-                    while low < high {
-                        let middle = (low + high) / 2
-                        if list[middle] < key { low = middle + 1 } else { high = middle }
-                    }
-                    if low < list.count && list[low] == key { kept.append(key) }
-                }
-            }
-            result = kept
         }
         return result
     }
@@ -261,54 +230,23 @@ extension Realm {
                 keys.append(KeyEncoding.decodeObjectKey(UnsafeRawBufferPointer(rebasing: entry[(entry.count - 8)...])))
                 return true
             }
-            if term.isPrefix {
-                keys.sort()
-                keys = keys.enumerated().compactMap {
-                    $0.offset > 0 && keys[$0.offset - 1] == $0.element ? nil : $0.element
-                }
-            }
-            return keys
-        }
-        /// The keys of sorted `a` that are (or, with `keeping` false, are not) in sorted `b`.
-        func merge(_ a: [Int64], _ b: [Int64], keeping: Bool) -> [Int64] {
-            var result: [Int64] = []
-            var j = 0
-            for key in a {
-                while j < b.count && b[j] < key { j += 1 }
-                if (j < b.count && b[j] == key) == keeping { result.append(key) }
-            }
-            return result
+            // A prefix's words each list their keys: sorted and merged into one list.
+            return term.isPrefix ? SortedKeys.normalized(keys) : keys
         }
         guard !search.required.isEmpty else { return nil }
-        if let tree = treeView(name), search.required.contains(where: { !$0.isPrefix }) {
-            // Outside a write: each exact word's postings come from the cached posting extracts of the index
-            // segments that hold it, and the lists are intersected shortest first.
-            let cache = store.segmentCache
-            func postings(_ term: FullText.Search.Term) throws(Realm.Error) -> [UInt64] {
-                try storage { try FullText.postings(tree, word: term.word, cache: cache) }
-            }
-            var lists: [[UInt64]] = []
-            for term in search.required where !term.isPrefix { lists.append(try postings(term)) }
-            var result = FullText.intersect(lists).map { Int64(bitPattern: $0) }
-            for term in search.required where term.isPrefix {
-                if result.isEmpty { break }
-                result = merge(result, try keys(term), keeping: true)
-            }
-            for term in search.excluded where !result.isEmpty {
-                let found = term.isPrefix ? try keys(term) : try postings(term).map { Int64(bitPattern: $0) }
-                result = merge(result, found, keeping: false)
-            }
-            return result
+        // Outside a write, an exact word's postings come from the cached posting extracts of the index segments
+        // that hold it (see `FullText.postings`); inside one, from the index entries.
+        let tree = treeView(name)
+        let cache = store.segmentCache
+        func list(_ term: FullText.Search.Term) throws(Realm.Error) -> [Int64] {
+            guard let tree, !term.isPrefix else { return try keys(term) }
+            return try storage { try FullText.postings(tree, word: term.word, cache: cache) }
         }
-        var result: [Int64]?
-        for term in search.required {
-            let found = try keys(term)
-            result = result.map { merge($0, found, keeping: true) } ?? found
-            if result?.isEmpty == true { return [] }
-        }
-        for term in search.excluded {
-            let found = try keys(term)
-            result = result.map { merge($0, found, keeping: false) }
+        var lists: [[Int64]] = []
+        for term in search.required { lists.append(try list(term)) }
+        var result = SortedKeys.intersection(lists)
+        for term in search.excluded where !result.isEmpty {
+            result = SortedKeys.subtracting(result, try list(term))
         }
         return result
     }

@@ -361,7 +361,7 @@ struct QueryBinder {
             case .count, .aggregate, .keys, .type: true
             case .backlinks, .subqueryCount: false
             }
-        } && root.table.type != DynamicObject.self
+        }
     }
 
     private func resolvePath(_ components: ArraySlice<String>, at position: Int) throws(Realm.Error) -> BoundPath {
@@ -1454,6 +1454,9 @@ extension BoundPredicate {
     {
         if options.caseInsensitive || options.diacriticInsensitive { return foldedTest(op, text, options) }
         let needle = Array(text.utf8)
+        func order(_ bytes: UnsafeRawBufferPointer) -> Int {
+            needle.withUnsafeBytes { QueryValues.compareRaw(bytes, $0) }
+        }
         switch op {
         case .beginsWith:
             return { $0.starts(with: needle) }
@@ -1468,12 +1471,12 @@ extension BoundPredicate {
             return { bytes in
                 QueryValues.like(Array(String(decoding: bytes, as: UTF8.self).unicodeScalars), pattern)
             }
-        case .equal: return { QueryValues.compareBytes($0, needle) == 0 }
-        case .notEqual: return { QueryValues.compareBytes($0, needle) != 0 }
-        case .less: return { QueryValues.compareBytes($0, needle) < 0 }
-        case .lessOrEqual: return { QueryValues.compareBytes($0, needle) <= 0 }
-        case .greater: return { QueryValues.compareBytes($0, needle) > 0 }
-        case .greaterOrEqual: return { QueryValues.compareBytes($0, needle) >= 0 }
+        case .equal: return { order($0) == 0 }
+        case .notEqual: return { order($0) != 0 }
+        case .less: return { order($0) < 0 }
+        case .lessOrEqual: return { order($0) <= 0 }
+        case .greater: return { order($0) > 0 }
+        case .greaterOrEqual: return { order($0) >= 0 }
         case .in: return nil
         }
     }
@@ -1586,10 +1589,13 @@ extension QueryValues {
 
     /// Byte order of two byte arrays: -1, 0 or 1.
     static func compareArrays(_ a: [UInt8], _ b: [UInt8]) -> Int {
+        a.withUnsafeBytes { x in b.withUnsafeBytes { y in compareRaw(x, y) } }
+    }
+
+    /// Byte order of two buffers (`memcmp`, then the shorter first): -1, 0 or 1.
+    static func compareRaw(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int {
         let common = Swift.min(a.count, b.count)
-        let order = a.withUnsafeBufferPointer { x in
-            b.withUnsafeBufferPointer { y in common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common) }
-        }
+        let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
         if order != 0 { return order < 0 ? -1 : 1 }
         return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1)
     }

@@ -442,19 +442,16 @@ final class ResultsQuery {
             }
             starts[position + 1] = bytes.count
         }
-        bytes.withUnsafeBufferPointer { bytes in
+        bytes.withUnsafeBytes { bytes in
             starts.withUnsafeBufferPointer { starts in
                 prefixes.withUnsafeBufferPointer { prefixes in
                     /// Whether the string at `a` sorts before the one at `b` in the requested direction.
                     func before(_ a: Int, _ b: Int) -> Bool {
                         if prefixes[a] != prefixes[b] { return (prefixes[a] < prefixes[b]) == ascending }
-                        let x = UnsafeBufferPointer(rebasing: bytes[starts[a]..<starts[a + 1]])
-                        let y = UnsafeBufferPointer(rebasing: bytes[starts[b]..<starts[b + 1]])
-                        let common = Swift.min(x.count, y.count)
-                        let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
-                        if order != 0 { return (order < 0) == ascending }
-                        if x.count != y.count { return (x.count < y.count) == ascending }
-                        return a < b
+                        let order = QueryValues.compareRaw(
+                            UnsafeRawBufferPointer(rebasing: bytes[starts[a]..<starts[a + 1]]),
+                            UnsafeRawBufferPointer(rebasing: bytes[starts[b]..<starts[b + 1]]))
+                        return order == 0 ? a < b : (order < 0) == ascending
                     }
                     present.sort(by: before)
                 }
@@ -486,48 +483,6 @@ final class ResultsQuery {
         /// Ascending, without duplicates.
         var keys: [Int64]
         var exact: Bool
-
-        /// Keys of both sorted lists.
-        static func intersection(_ a: [Int64], _ b: [Int64]) -> [Int64] {
-            var result: [Int64] = []
-            result.reserveCapacity(Swift.min(a.count, b.count))
-            var i = 0
-            var j = 0
-            while i < a.count && j < b.count {
-                if a[i] < b[j] {
-                    i += 1
-                } else if a[i] > b[j] {
-                    j += 1
-                } else {
-                    result.append(a[i])
-                    i += 1
-                    j += 1
-                }
-            }
-            return result
-        }
-
-        /// Keys of either sorted list.
-        static func union(_ a: [Int64], _ b: [Int64]) -> [Int64] {
-            var result: [Int64] = []
-            result.reserveCapacity(a.count + b.count)
-            var i = 0
-            var j = 0
-            while i < a.count || j < b.count {
-                if j == b.count || (i < a.count && a[i] < b[j]) {
-                    result.append(a[i])
-                    i += 1
-                } else if i == a.count || b[j] < a[i] {
-                    result.append(b[j])
-                    j += 1
-                } else {
-                    result.append(a[i])
-                    i += 1
-                    j += 1
-                }
-            }
-            return result
-        }
     }
 
     /// The objects an equality or `IN` on a primary key or indexed property, or a `TEXT` search on a full-text
@@ -542,14 +497,14 @@ final class ResultsQuery {
             let right = try indexCandidates(b, realm: realm, binding: binding)
             if let left, let right {
                 return Candidates(
-                    keys: Candidates.intersection(left.keys, right.keys), exact: left.exact && right.exact)
+                    keys: SortedKeys.intersection([left.keys, right.keys]), exact: left.exact && right.exact)
             }
             return (left ?? right).map { Candidates(keys: $0.keys, exact: false) }
         case .or(let a, let b):
             guard let left = try indexCandidates(a, realm: realm, binding: binding),
                 let right = try indexCandidates(b, realm: realm, binding: binding)
             else { return nil }
-            return Candidates(keys: Candidates.union(left.keys, right.keys), exact: left.exact && right.exact)
+            return Candidates(keys: SortedKeys.union(left.keys, right.keys), exact: left.exact && right.exact)
         case .text(let path, let search):
             guard path.steps.count == 1, case .property(let owner, let property) = path.steps[0], owner === binding,
                 binding.table.schema.properties[property].isFullTextIndexed,
@@ -576,11 +531,11 @@ final class ResultsQuery {
             var keys: [Int64] = []
             var exact = true
             for value in values {
-                keys = Candidates.union(keys, try realm.indexedKeys(binding, property: property, value: value))
+                keys += try realm.indexedKeys(binding, property: property, value: value)
                 // Secondary index entries cut long strings: such a value's candidates need checking.
                 if !schema.isPrimary, case .string(let text) = value, text.utf8.count >= 200 { exact = false }
             }
-            return Candidates(keys: keys, exact: exact)
+            return Candidates(keys: values.count > 1 ? SortedKeys.normalized(keys) : keys, exact: exact)
         default:
             return nil
         }

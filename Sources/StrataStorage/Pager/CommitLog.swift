@@ -91,11 +91,12 @@ final class CommitLog {
             // The blocks must be durable (allocated and written) before records overwrite them.
             try file.sync()
         }
-        try log.writeHeader(durable: true)
+        try log.writeHeader()
         return log
     }
 
-    private func writeHeader(epoch: UInt64? = nil, durable: Bool) throws(StorageError) {
+    /// Writes the header of `epoch` (the log's own by default) and makes it durable.
+    private func writeHeader(epoch: UInt64? = nil) throws(StorageError) {
         let epoch = epoch ?? self.epoch
         let page = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 4096)
         defer { page.deallocate() }
@@ -105,8 +106,7 @@ final class CommitLog {
         page.setU32(20, UInt32(pageSize))
         page.setU64(24, epoch)
         page.setU64(0, Checksum.xxh64(UnsafeRawPointer(page) + 8, count: pageSize - 8, seed: 0))
-        let bytes = UnsafeRawBufferPointer(start: page, count: pageSize)
-        if durable { try file.writeDurably(bytes, at: 0) } else { try file.write(bytes, at: 0) }
+        try file.writeDurably(UnsafeRawBufferPointer(start: page, count: pageSize), at: 0)
     }
 
     /// One logged commit, ready to be replayed.
@@ -295,7 +295,7 @@ final class CommitLog {
     /// are kept and overwritten by later records.
     func checkpoint(at version: UInt64) throws(StorageError) {
         // Change nothing in memory until the new header is durable: appends must always match the header on disk.
-        try writeHeader(epoch: version, durable: true)
+        try writeHeader(epoch: version)
         epoch = version
         end = pageSize
         recordCount = 0

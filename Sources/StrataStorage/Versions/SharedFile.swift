@@ -684,21 +684,18 @@ final class SharedFile: @unchecked Sendable {
         writeBehind.start { () throws(StorageError) in
             for run in runs { try file.write(run.buffers, at: Int(run.start) * pageSize) }
         }
+        // Whatever happens, the page writes end before the buffers they read are released.
+        var pagesCollected = false
+        defer { if !pagesCollected { try? writeBehind.finish() } }
         let image = UnsafeMutableRawPointer.allocate(byteCount: meta.pageSize, alignment: 4096)
         defer { image.deallocate() }
         meta.encode(into: image, slot: PageNumber(meta.version % 2))
         do throws(StorageError) {
             // The page writes must be in before the record counts as appended: a failure rolls the record back.
-            var pagesCollected = false
-            do throws(StorageError) {
-                try log.append(version: meta.version, pages: pages, meta: UnsafeRawPointer(image)) {
-                    () throws(StorageError) in
-                    pagesCollected = true
-                    try writeBehind.finish()
-                }
-            } catch {
-                if !pagesCollected { try? writeBehind.finish() }
-                throw error
+            try log.append(version: meta.version, pages: pages, meta: UnsafeRawPointer(image)) {
+                () throws(StorageError) in
+                pagesCollected = true
+                try writeBehind.finish()
             }
         } catch {
             // The record may have reached the disk in part or even whole: make sure replay can never apply it.
