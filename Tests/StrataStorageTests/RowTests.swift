@@ -36,6 +36,26 @@ struct RowTests {
         }
     }
 
+    @Test func warmingTellsWhetherEveryRowHasTheRowFormat() {
+        var builder = RowBuilder(columns: 1)
+        builder.setInt(0, 42)
+        let good = builder.finish()
+        var wrongVersion = good
+        wrongVersion[0] = RowFormat.version &+ 1
+        let tooShort = Array(good.prefix(RowFormat.headerSize - 1))
+        good.withUnsafeBytes { good in
+            wrongVersion.withUnsafeBytes { wrongVersion in
+                tooShort.withUnsafeBytes { tooShort in
+                    let rows = [good, good, wrongVersion, good, tooShort].map { StableValue(inPlace: $0) }
+                    #expect(RowView.warm(rows[0..<2]))
+                    #expect(RowView.warm(rows[0..<0]))
+                    #expect(!RowView.warm(rows[1..<3]))
+                    #expect(!RowView.warm(rows[3..<5]))
+                }
+            }
+        }
+    }
+
     @Test func damagedRowsNeverReadOutOfBounds() throws {
         var builder = RowBuilder(columns: 2)
         builder.setString(0, "a string in the tail")

@@ -5,17 +5,17 @@ import StrataStorage
 /// `Object` subclasses.
 public protocol RealmCollectionValue: _Persistable {
     /// `object` as an element of this type (the object itself, or a projection of it); nil for value types.
-    static func _fromObject(_ object: ObjectBase) -> Self?
+    static func _fromObject(_ object: consuming ObjectBase) -> Self?
 }
 
 extension RealmCollectionValue {
     /// See ``RealmCollectionValue``: values are not objects.
-    public static func _fromObject(_ object: ObjectBase) -> Self? { nil }
+    public static func _fromObject(_ object: consuming ObjectBase) -> Self? { nil }
 }
 
 extension ObjectBase: RealmCollectionValue {
     /// See ``RealmCollectionValue``: the object, if it is one of this class.
-    public static func _fromObject(_ object: ObjectBase) -> Self? { object as? Self }
+    public static func _fromObject(_ object: consuming ObjectBase) -> Self? { object as? Self }
 }
 extension Bool: RealmCollectionValue {}
 extension Int: RealmCollectionValue {}
@@ -142,6 +142,10 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
         var rows: [StableValue]?
         private var generation: UInt64
         var position = 0
+        /// The rows before this position were warmed (see `RowView.warm`); `.max` stops warming.
+        private var warmed = 0
+        /// Rows warmed at a time: enough to overlap their memory latency, few enough to stay in cache.
+        private static var warmBatch: Int { 16 }
 
         init(realm: Realm, binding: TableBinding, cursor: TreeCursor?, keys: [Int64]) {
             self.realm = realm
@@ -170,8 +174,14 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
             }
             guard position < keys.count else { return nil }
             defer { position += 1 }
-            if let rows, realm.generation == generation {
-                return Results.element(realm.object(binding, key: keys[position], row: rows[position]))
+            if rows != nil, realm.generation == generation {
+                if position >= warmed {
+                    // Sorted matches jump around the file: fetch the next rows' cache lines together.
+                    let end = Swift.min(position + Self.warmBatch, keys.count)
+                    warmed = RowView.warm(rows.unsafelyUnwrapped[position..<end]) ? end : .max
+                }
+                return Results.element(
+                    realm.object(binding, key: keys[position], row: rows.unsafelyUnwrapped[position]))
             }
             return Results.element(realm.object(binding, key: keys[position]))
         }
