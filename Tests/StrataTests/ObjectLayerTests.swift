@@ -450,6 +450,23 @@ struct ObjectLayerTests {
         #expect(first.name == "Remote")
     }
 
+    @Test func addedObjectsFindTheirPropertiesWithoutTheColumnsTheirStorageCached() throws {
+        // An object added to a Realm keeps its own storage; each property's column is cached in it when the
+        // object is attached. Reads and writes must find the column again when it is missing.
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "columns-\(UUID())"))
+        let person = Person(value: ["id": 7, "name": "Ann", "age": 30])
+        try realm.write { realm.add(person) }
+        #expect(person.boxes.count == 5)
+        for box in person.boxes { box.column = -1 }
+        #expect(person.id == 7 && person.name == "Ann" && person.age == 30)
+        #expect(person.address == nil && person.bestFriend == nil)
+        #expect(person.boxes.map(\.column) == [0, 1, 2, 3, 4])
+        for box in person.boxes { box.column = -1 }
+        try realm.write { person.age = 31 }
+        #expect(realm.objects(Person.self).first?.age == 31)
+        #expect(realm.objects(Person.self).first?.name == "Ann")
+    }
+
     @Test func aRealmRefusesUseFromAnotherThread() throws {
         let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "thread-\(UUID())"))
         nonisolated(unsafe) let shared = realm

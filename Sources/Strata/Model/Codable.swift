@@ -9,7 +9,7 @@ extension Persisted: Encodable where Value: Encodable {
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         if let owner {
-            try container.encode(owner.read(column: property, as: Value.self))
+            try container.encode(owner.takeUnretainedValue().read(column: property, as: Value.self))
         } else if let box, let owner = box.owner, box.column >= 0 {
             try container.encode(owner.read(column: box.column, as: Value.self))
         } else if let box {

@@ -17,6 +17,18 @@ final class ManagedObject {
         self.key = key
     }
 
+    /// An object whose row, read from the Realm at `generation`, is already at hand (iteration, queries).
+    init(realm: Realm, binding: TableBinding, key: Int64, row: StableValue, generation: UInt64) {
+        self.realm = realm
+        self.binding = binding
+        self.key = key
+        if let view = try? RowView(row.bytes) {
+            cachedView = view
+            cachedBytes = row
+            cachedGeneration = generation
+        }
+    }
+
     var table: TableSchema { binding.table }
 
     /// Whether two managed collections (owner, property, nested mixed collection id) are the same stored one.
@@ -35,20 +47,19 @@ final class ManagedObject {
         return (try? realm.withRow(tree: binding.rowsTree, key: key) { _ in true }) == true
     }
 
-    /// The property behind `box` (cached in the box after the first access).
+    /// The property behind `box` of `object` (cached in the box: `TableSchema.attach` sets it when the object
+    /// becomes managed). Takes no key path, so that property accessors do not instantiate one on every read.
     @inlinable
-    func column<Root: ObjectBase, Value>(
-        of box: PersistedBox, object: Root, storage: ReferenceWritableKeyPath<Root, Persisted<Value>>
-    ) -> Int {
+    func column(of box: PersistedBox, object: ObjectBase) -> Int {
         if box.column >= 0 { return box.column }
-        return resolveColumn(of: box, storage: storage)
+        return resolveColumn(of: box, object: object)
     }
 
     @usableFromInline
-    func resolveColumn<Root: ObjectBase, Value>(
-        of box: PersistedBox, storage: ReferenceWritableKeyPath<Root, Persisted<Value>>
-    ) -> Int {
-        let index = table.propertyIndex(storage: storage)
+    func resolveColumn(of box: PersistedBox, object: ObjectBase) -> Int {
+        guard let index = table.boxes(of: object).firstIndex(where: { $0 === box }) else {
+            fatalError("\(table.className): a property's storage is not one of the object's @Persisted properties")
+        }
         box.column = index
         return index
     }
@@ -88,14 +99,6 @@ final class ManagedObject {
         } catch {
             fatalError("\(table.className).\(table.schema.properties[index].name): \(error)")
         }
-    }
-
-    /// Caches `row` (read from the Realm at `generation`) as this object's row.
-    func prime(row: StableValue, generation: UInt64) {
-        guard let view = try? RowView(row.bytes) else { return }
-        cachedView = view
-        cachedBytes = row
-        cachedGeneration = generation
     }
 
     /// The object's row, for the typed fast path of ``read(column:as:)``; nil if the object was deleted (the

@@ -9,17 +9,22 @@ open class ObjectBase {
 
     /// A new, unmanaged instance with each property's initial value.
     public required init() {
-        let stack = BoxStack.local.value
-        if let owner = stack.accessorOwner {
+        let accessor: ManagedObject? = BoxStack.local.withValue { stack in
+            guard let owner = stack.accessorOwner else { return nil }
             // An accessor the Realm is creating: its properties read through `owner`, it has no boxes.
-            guard owner.table.type == Swift.type(of: self) else {
+            guard stack.accessorType == ObjectIdentifier(Swift.type(of: self)) else {
+                let className = owner._withUnsafeGuaranteedRef { $0.table.className }
                 fatalError(
-                    "\(owner.table.className)'s initialiser created a \(Swift.type(of: self)) while Strata was creating an "
+                    "\(className)'s initialiser created a \(Swift.type(of: self)) while Strata was creating an "
                         + "accessor for a stored object; create it lazily instead")
             }
-            managed = owner
+            return owner.takeUnretainedValue()
+        }
+        if let accessor {
+            managed = accessor
             return
         }
+        let stack = BoxStack.local.value
         let type = ObjectIdentifier(Swift.type(of: self))
         let count: Int
         if stack.lastType == type {

@@ -41,13 +41,12 @@ final class BoxStack {
     /// whether its property initialisers create other objects).
     var created = 0
     /// Set while the Realm creates an accessor for a stored object of a type whose initialisers create no
-    /// other objects: its properties take their columns from here instead of allocating boxes.
-    var accessorOwner: ManagedObject? {
-        didSet { accessorOwnerReference = accessorOwner.map { Unmanaged.passUnretained($0) } }
-    }
-    /// `accessorOwner` without reference counting, for the property initialisers (it lives while they run).
-    @exclusivity(unchecked) var accessorOwnerReference: Unmanaged<ManagedObject>?
-    @exclusivity(unchecked) var accessorColumns: [Int] = []
+    /// other objects: its properties take their columns from here instead of allocating boxes. Not retained:
+    /// `Realm.accessor(for:)` holds the managed object, the type and the columns while the initialiser runs.
+    @exclusivity(unchecked) var accessorOwner: Unmanaged<ManagedObject>?
+    /// The class whose accessor is being created (an initialiser creating another object traps).
+    @exclusivity(unchecked) var accessorType: ObjectIdentifier?
+    @exclusivity(unchecked) var accessorColumns = UnsafeBufferPointer<Int>(start: nil, count: 0)
     @exclusivity(unchecked) var accessorNext = 0
     static let local = ThreadLocal { BoxStack() }
 }
@@ -84,11 +83,11 @@ final class PersistedBox {
     @usableFromInline
     static func accessorProperty() -> (owner: Unmanaged<ManagedObject>, property: Int)? {
         BoxStack.local.withValue { stack in
-            guard let owner = stack.accessorOwnerReference, stack.accessorNext < stack.accessorColumns.count else {
-                return nil
-            }
-            defer { stack.accessorNext &+= 1 }
-            return (owner, stack.accessorColumns[stack.accessorNext])
+            guard let owner = stack.accessorOwner else { return nil }
+            let next = stack.accessorNext
+            guard next < stack.accessorColumns.count else { return nil }
+            stack.accessorNext = next &+ 1
+            return (owner, stack.accessorColumns[next])
         }
     }
 
@@ -165,9 +164,10 @@ protocol PersistedProperty {
 public struct Persisted<Value: _Persistable>: PersistedProperty {
     /// The unmanaged storage; nil in accessors the Realm created for stored objects.
     @usableFromInline let box: PersistedBox?
-    /// In accessors the Realm created: the object's managed state and this property's index. Unowned: the
-    /// object itself holds its managed state (`ObjectBase.managed`) for as long as this storage exists.
-    @usableFromInline unowned(unsafe) let owner: ManagedObject?
+    /// In accessors the Realm created: the object's managed state and this property's index. Not retained: the
+    /// object itself holds its managed state (`ObjectBase.managed`) for as long as this storage exists, and
+    /// reads use it without reference counting.
+    @usableFromInline let owner: Unmanaged<ManagedObject>?
     @usableFromInline let property: Int
     var anyBox: PersistedBox? { box }
 
@@ -182,7 +182,7 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
     init(_ makeBox: () -> PersistedBox) {
         if let accessor = PersistedBox.accessorProperty() {
             box = nil
-            owner = accessor.owner.takeUnretainedValue()
+            owner = accessor.owner
             property = accessor.property
         } else {
             box = makeBox()
@@ -272,16 +272,18 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
     ) -> Value {
         get {
             let storage = object[keyPath: storageKeyPath]
-            if let owner = storage.owner { return owner.read(column: storage.property, as: Value.self) }
+            if let owner = storage.owner {
+                return owner._withUnsafeGuaranteedRef { $0.read(column: storage.property, as: Value.self) }
+            }
             let box = storage.box.unsafelyUnwrapped
             guard let managed = object.managed else { return box.value(as: Value.self) }
-            let column = managed.column(of: box, object: object, storage: storageKeyPath)
+            let column = managed.column(of: box, object: object)
             return managed.read(column: column, as: Value.self)
         }
         set {
             let storage = object[keyPath: storageKeyPath]
             if let owner = storage.owner {
-                owner.write(column: storage.property, newValue._stored)
+                owner._withUnsafeGuaranteedRef { $0.write(column: storage.property, newValue._stored) }
                 return
             }
             let box = storage.box.unsafelyUnwrapped
@@ -289,7 +291,7 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
                 box.stored = newValue._stored
                 return
             }
-            let column = managed.column(of: box, object: object, storage: storageKeyPath)
+            let column = managed.column(of: box, object: object)
             managed.write(column: column, newValue._stored)
         }
     }

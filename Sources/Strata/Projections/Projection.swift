@@ -102,7 +102,7 @@ open class Projection<Root: ObjectBase>: ProjectionObservable, CustomStringConve
     /// See ``_Persistable``: the root object.
     public var _stored: _StoredValue { .object(root) }
     /// See ``RealmCollectionValue``: a projection of `object`.
-    public static func _fromObject(_ object: ObjectBase) -> Self? {
+    public static func _fromObject(_ object: consuming ObjectBase) -> Self? {
         guard let root = object as? Root else { return nil }
         return Self(projecting: root)
     }

@@ -787,9 +787,7 @@ public final class Realm {
 
     /// A managed accessor for object `key`, primed with its row bytes from the current snapshot.
     func object(_ binding: TableBinding, key: Int64, row: StableValue) -> ObjectBase {
-        let object = self.object(binding, key: key)
-        object.managed?.prime(row: row, generation: generation)
-        return object
+        accessor(for: ManagedObject(realm: self, binding: binding, key: key, row: row, generation: generation))
     }
 
     /// The binding of a stored class for `DynamicObject` access.
@@ -818,15 +816,25 @@ public final class Realm {
     /// An object of `managed`'s type reading and writing through `managed`.
     func accessor(for managed: ManagedObject) -> ObjectBase {
         let binding = managed.binding
-        if let properties = binding.table.accessorProperties {
-            // No boxes: each @Persisted initialiser takes its property from the stack instead.
-            let stack = BoxStack.local.value
-            stack.accessorOwner = managed
-            stack.accessorColumns = properties
-            stack.accessorNext = 0
-            let object = binding.table.type.init()
-            let declared = stack.accessorNext
-            stack.accessorOwner = nil
+        let table = binding.table
+        if let properties = table.accessorProperties {
+            // No boxes: each @Persisted initialiser takes its property from the thread's stack instead. The
+            // stack holds nothing strongly: `managed`, `table` and `properties` outlive the initialiser.
+            let type = table.type
+            let (object, declared) = properties.withUnsafeBufferPointer { columns in
+                BoxStack.local.withValue { stack in
+                    stack.accessorOwner = Unmanaged.passUnretained(managed)
+                    stack.accessorType = ObjectIdentifier(type)
+                    stack.accessorColumns = columns
+                    stack.accessorNext = 0
+                    let object = type.init()
+                    let declared = stack.accessorNext
+                    stack.accessorOwner = nil
+                    stack.accessorType = nil
+                    stack.accessorColumns = UnsafeBufferPointer(start: nil, count: 0)
+                    return (object, declared)
+                }
+            }
             guard declared == properties.count else {
                 fatalError("\(binding.className) declared \(declared) properties, expected \(properties.count)")
             }
