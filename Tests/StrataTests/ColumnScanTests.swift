@@ -390,10 +390,19 @@ struct ColumnScanTests {
     /// eight bytes, hold NUL bytes or are empty must still order by their UTF-8 bytes, ties by position.
     @Test func stringSortsOrderByBytesPastSharedPrefixes() throws {
         let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "string-sort-\(UUID())"))
-        let labels = [
+        var labels = [
             "abcdefghX", "abcdefgh", "abcdefghA", "", "a\u{0}b", "a", "abcdefgh\u{0}", "zz", "Ä", "abcdefghXY",
             "abcdefgh", "a\u{0}", "abcdefghX", "", "ab",
         ]
+        // Many strings sharing their first eight bytes (the radix key) or differing only past them, or only in
+        // a trailing zero byte, with repeats; and strings of every length up to 12.
+        var generator = SeededGenerator(seed: 41)
+        let pieces = ["abcdefgh", "abcdefgi", "a", "\u{0}", "é", "z", "Zz", "abcd"]
+        for _ in 0..<2_000 {
+            var label = ""
+            for _ in 0..<Int(generator.next() % 4) { label += pieces[Int(generator.next() % UInt64(pieces.count))] }
+            labels.append(String(label.prefix(Int(generator.next() % 13))))
+        }
         try realm.write {
             for (id, label) in labels.enumerated() {
                 let item = Item()

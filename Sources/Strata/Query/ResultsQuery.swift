@@ -202,12 +202,12 @@ final class ResultsQuery {
                     continue
                 }
                 if descriptors.count == 1, let (column, info) = descriptors[0].path.directColumn, info.type == .string,
-                    let rows = found.rows
+                    let rows = found.rows,
+                    let order = try realm.storage({
+                        try Self.stringOrder(rows, column: column, ascending: descriptors[0].ascending)
+                    })
                 {
                     // One string key with the rows at hand: sort their UTF-8 bytes, never making Strings.
-                    let order = try realm.storage {
-                        try Self.stringOrder(rows, column: column, ascending: descriptors[0].ascending)
-                    }
                     found.select(order)
                     found.ascending = false
                     continue
@@ -357,38 +357,43 @@ final class ResultsQuery {
             keys.append(ascending ? key : ~key)
             positions.append(Int32(truncatingIfNeeded: position))
         }
+        radixSort(&keys, carrying: &positions)
+        let sorted = positions.map { Int($0) }
+        return ascending ? nils + sorted : sorted + nils
+    }
+
+    /// Sorts `keys` ascending and moves `positions` with them, by a stable least-significant-digit radix sort:
+    /// one pass per byte over a 256-entry histogram, skipping the bytes every key shares.
+    private static func radixSort(_ keys: inout [UInt64], carrying positions: inout [Int32]) {
         let count = keys.count
-        if count > 1 {
-            var otherKeys = [UInt64](repeating: 0, count: count)
-            var otherPositions = [Int32](repeating: 0, count: count)
-            let differing = keys.reduce(0) { $0 | ($1 ^ keys[0]) }
-            for shift in stride(from: 0, to: 64, by: 8) where (differing >> UInt64(shift)) & 0xFF != 0 {
-                var counts = [Int](repeating: 0, count: 257)
-                keys.withUnsafeBufferPointer { keys in
-                    for key in keys { counts[Int((key >> UInt64(shift)) & 0xFF) + 1] += 1 }
-                }
-                for digit in 1..<257 { counts[digit] += counts[digit - 1] }
-                keys.withUnsafeBufferPointer { keys in
-                    positions.withUnsafeBufferPointer { positions in
-                        otherKeys.withUnsafeMutableBufferPointer { outKeys in
-                            otherPositions.withUnsafeMutableBufferPointer { outPositions in
-                                for index in 0..<count {
-                                    let digit = Int((keys[index] >> UInt64(shift)) & 0xFF)
-                                    let target = counts[digit]
-                                    counts[digit] = target + 1
-                                    outKeys[target] = keys[index]
-                                    outPositions[target] = positions[index]
-                                }
+        guard count > 1 else { return }
+        var otherKeys = [UInt64](repeating: 0, count: count)
+        var otherPositions = [Int32](repeating: 0, count: count)
+        let differing = keys.reduce(0) { $0 | ($1 ^ keys[0]) }
+        for shift in stride(from: 0, to: 64, by: 8) where (differing >> UInt64(shift)) & 0xFF != 0 {
+            var counts = [Int](repeating: 0, count: 257)
+            keys.withUnsafeBufferPointer { keys in
+                for key in keys { counts[Int((key >> UInt64(shift)) & 0xFF) + 1] += 1 }
+            }
+            for digit in 1..<257 { counts[digit] += counts[digit - 1] }
+            keys.withUnsafeBufferPointer { keys in
+                positions.withUnsafeBufferPointer { positions in
+                    otherKeys.withUnsafeMutableBufferPointer { outKeys in
+                        otherPositions.withUnsafeMutableBufferPointer { outPositions in
+                            for index in 0..<count {
+                                let digit = Int((keys[index] >> UInt64(shift)) & 0xFF)
+                                let target = counts[digit]
+                                counts[digit] = target + 1
+                                outKeys[target] = keys[index]
+                                outPositions[target] = positions[index]
                             }
                         }
                     }
                 }
-                swap(&keys, &otherKeys)
-                swap(&positions, &otherPositions)
             }
+            swap(&keys, &otherKeys)
+            swap(&positions, &otherPositions)
         }
-        let sorted = positions.map { Int($0) }
-        return ascending ? nils + sorted : sorted + nils
     }
 
     /// The positions of `rows` ordered by `read` (nil values first when ascending; position breaks ties); nil
@@ -417,47 +422,64 @@ final class ResultsQuery {
     }
 
     /// The positions of `rows` ordered by the UTF-8 bytes of string column `column` (nil first when ascending,
-    /// last when descending; position breaks ties). The bytes are copied once into one buffer, and each string's
-    /// first eight bytes, big-endian, decide most comparisons with one integer compare.
-    private static func stringOrder(_ rows: [StableValue], column: Int, ascending: Bool) throws -> [Int] {
+    /// last when descending; position breaks ties); nil past `Int32.max` rows (the general sort handles those).
+    /// Each string's first eight bytes, big-endian, are radix-sorted as a number; only strings sharing those
+    /// eight bytes are compared further, over their bytes copied once into one buffer.
+    private static func stringOrder(_ rows: [StableValue], column: Int, ascending: Bool) throws -> [Int]? {
         let count = rows.count
+        guard count < Int(Int32.max) else { return nil }
         var starts = [Int](repeating: 0, count: count + 1)
-        var prefixes = [UInt64](repeating: 0, count: count)
+        var prefixes: [UInt64] = []
+        var positions: [Int32] = []
+        prefixes.reserveCapacity(count)
+        positions.reserveCapacity(count)
         var nulls: [Int] = []
-        var present: [Int] = []
-        present.reserveCapacity(count)
         var bytes: [UInt8] = []
         for (position, stable) in rows.enumerated() {
             let row = try RowView(stable.bytes)
             if row.isNull(column) {
                 nulls.append(position)
             } else {
-                present.append(position)
                 row.withBytes(column) { value in
-                    var prefix: UInt64 = 0
-                    for index in 0..<8 { prefix = prefix << 8 | UInt64(index < value.count ? value[index] : 0) }
-                    prefixes[position] = prefix
+                    let prefix = Self.prefix(value)
+                    prefixes.append(ascending ? prefix : ~prefix)
+                    positions.append(Int32(truncatingIfNeeded: position))
                     bytes.append(contentsOf: value)
                 }
             }
             starts[position + 1] = bytes.count
         }
+        // Ordered by the first eight bytes (stable, so equal prefixes keep position order); only runs of equal
+        // prefixes need the rest of their bytes compared.
+        radixSort(&prefixes, carrying: &positions)
         bytes.withUnsafeBytes { bytes in
             starts.withUnsafeBufferPointer { starts in
-                prefixes.withUnsafeBufferPointer { prefixes in
-                    /// Whether the string at `a` sorts before the one at `b` in the requested direction.
-                    func before(_ a: Int, _ b: Int) -> Bool {
-                        if prefixes[a] != prefixes[b] { return (prefixes[a] < prefixes[b]) == ascending }
-                        let order = QueryValues.compareRaw(
-                            UnsafeRawBufferPointer(rebasing: bytes[starts[a]..<starts[a + 1]]),
-                            UnsafeRawBufferPointer(rebasing: bytes[starts[b]..<starts[b + 1]]))
-                        return order == 0 ? a < b : (order < 0) == ascending
-                    }
-                    present.sort(by: before)
+                func before(_ a: Int32, _ b: Int32) -> Bool {
+                    let order = QueryValues.compareRaw(
+                        UnsafeRawBufferPointer(rebasing: bytes[starts[Int(a)]..<starts[Int(a) + 1]]),
+                        UnsafeRawBufferPointer(rebasing: bytes[starts[Int(b)]..<starts[Int(b) + 1]]))
+                    return order == 0 ? a < b : (order < 0) == ascending
+                }
+                var start = 0
+                while start < prefixes.count {
+                    var end = start + 1
+                    while end < prefixes.count && prefixes[end] == prefixes[start] { end += 1 }
+                    if end - start > 1 { positions[start..<end].sort(by: before) }
+                    start = end
                 }
             }
         }
+        let present = positions.map { Int($0) }
         return ascending ? nulls + present : present + nulls
+    }
+
+    /// The first eight bytes of `value` as a big-endian number (zeros past its end): numbers order as the bytes
+    /// they start with.
+    private static func prefix(_ value: UnsafeRawBufferPointer) -> UInt64 {
+        if value.count >= 8 { return UInt64(bigEndian: value.loadUnaligned(as: UInt64.self)) }
+        var prefix: UInt64 = 0
+        for index in 0..<8 { prefix = prefix << 8 | UInt64(index < value.count ? value[index] : 0) }
+        return prefix
     }
 
     /// `values` as numbers (nil for nil) when they are all numbers or nil.
