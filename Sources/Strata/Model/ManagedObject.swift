@@ -205,23 +205,37 @@ final class ManagedObject {
         table.infos[index].isCollection || table.infos[index].type == .linkingObjects
     }
 
-    /// Nested collection trees of this object in the current write transaction (see `Realm.collectionHandle`).
-    var collectionHandles: [Int: (epoch: UInt64, handle: TreeHandle)] = [:]
+    /// What the object keeps about its collection properties, made on first use: most accessors never touch a
+    /// collection, and creating and freeing them is on the path of every object a query returns.
+    final class CollectionState {
+        /// Collection trees of this object in the current write transaction (see `Realm.collectionHandle`).
+        var handles: [Int: (epoch: UInt64, handle: TreeHandle)] = [:]
+        /// The accessors of this object's collection properties, created on first use.
+        var accessors: [Int: Any] = [:]
+    }
 
-    /// The accessors of this object's collection properties, created on first use.
-    private var lists: [Int: Any] = [:]
+    private var collectionState: CollectionState?
+
+    /// This object's `CollectionState`, created on first use.
+    var collections: CollectionState {
+        if let collectionState { return collectionState }
+        let state = CollectionState()
+        collectionState = state
+        return state
+    }
 
     /// The managed collection (`List`, `MutableSet`, `Map`, `LinkingObjects`) of property `index`.
     @usableFromInline
     func collection<Value>(property index: Int, as type: Value.Type) -> Value {
-        if let list = lists[index] as? Value { return list }
+        let collections = collections
+        if let list = collections.accessors[index] as? Value { return list }
         guard let factory = Value.self as? any ManagedCollectionFactory.Type,
             let list = factory.managedCollection(owner: self, property: index) as? Value
         else {
             fatalError(
                 "\(table.className).\(table.schema.properties[index].name) is a collection, not a \(Value.self)")
         }
-        lists[index] = list
+        collections.accessors[index] = list
         return list
     }
 

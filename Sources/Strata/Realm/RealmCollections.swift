@@ -37,11 +37,11 @@ extension Realm {
         -> TreeHandle?
     {
         if nested != 0 { return try nestedHandle(owner.binding, property: property, id: nested) }
-        if let cached = owner.collectionHandles[property], cached.epoch == writeTransactionEpoch {
+        if let cached = owner.collections.handles[property], cached.epoch == writeTransactionEpoch {
             return cached.handle
         }
         let handle = try collectionHandle(owner.binding, property: property, key: owner.key, create: create)
-        if let handle { owner.collectionHandles[property] = (writeTransactionEpoch, handle) }
+        if let handle { owner.collections.handles[property] = (writeTransactionEpoch, handle) }
         return handle
     }
 
