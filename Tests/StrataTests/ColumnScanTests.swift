@@ -458,6 +458,68 @@ struct ColumnScanTests {
         }
     }
 
+    /// Doubles, floats and dates sort by a radix sort on order-preserving bits: signs, both zeros (equal, so in
+    /// position order), infinities, subnormals, ties and nils as Swift orders them; a NaN sends the sort to the
+    /// general comparison, which must agree too.
+    @Test func floatingSortsOrderSignsZerosInfinitiesAndNils() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "double-sort-\(UUID())"))
+        var generator = SeededGenerator(seed: 29)
+        let specials: [Double?] = [
+            0, -0.0, .infinity, -.infinity, nil, 1, -1, .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
+            .greatestFiniteMagnitude, -.greatestFiniteMagnitude, 0, -0.0, nil, 1e-300, -1e300, 2.5, 2.5,
+        ]
+        var values: [Double?] = specials
+        for _ in 0..<3_000 {
+            let magnitude = Double(generator.next() % 1_000) / 8 * Double(1 << (generator.next() % 12))
+            values.append(generator.next() % 10 == 0 ? nil : generator.next() % 2 == 0 ? magnitude : -magnitude)
+        }
+        try realm.write {
+            for (id, value) in values.enumerated() {
+                let item = Item()
+                item.id = id
+                item.maybeRatio = value
+                item.weight = Float(value ?? 0)
+                item.when = Date(timeIntervalSinceReferenceDate: value ?? 0)
+                realm.add(item)
+            }
+        }
+        func expected<T: Comparable>(_ values: [T?], ascending: Bool) -> [Int] {
+            values.indices.sorted { a, b in
+                switch (values[a], values[b]) {
+                case (nil, nil): return a < b
+                case (nil, _): return ascending
+                case (_, nil): return !ascending
+                case (let x?, let y?): return x == y ? a < b : (ascending ? x < y : x > y)
+                }
+            }
+        }
+        func sorted(_ property: String, ascending: Bool) -> [Int] {
+            Array(
+                realm.objects(Item.self).filter("id >= 0").sorted(byKeyPath: property, ascending: ascending).map(\.id))
+        }
+        for ascending in [true, false] {
+            let doubles = sorted("maybeRatio", ascending: ascending)
+            let doublesExpected = expected(values, ascending: ascending)
+            #expect(doubles == doublesExpected, "doubles \(ascending): \(Self.difference(doubles, doublesExpected))")
+            let floats = sorted("weight", ascending: ascending)
+            let floatsExpected = expected(values.map { Float($0 ?? 0) }, ascending: ascending)
+            #expect(floats == floatsExpected, "floats \(ascending): \(Self.difference(floats, floatsExpected))")
+            let dates = sorted("when", ascending: ascending)
+            let datesExpected = expected(
+                values.map { Date(timeIntervalSinceReferenceDate: $0 ?? 0) }, ascending: ascending)
+            #expect(dates == datesExpected, "dates \(ascending): \(Self.difference(dates, datesExpected))")
+        }
+        // A NaN sends the sort to the general comparison: wherever that puts the NaN, the other objects keep the
+        // order Swift gives them.
+        try realm.write { realm.objects(Item.self).filter("id == 0").first?.maybeRatio = .nan }
+        let withNaN = sorted("maybeRatio", ascending: true)
+        let rest = withNaN.filter { $0 != 0 }
+        let restExpected = expected(values.enumerated().map { $0.offset == 0 ? nil : $0.element }, ascending: true)
+            .filter { $0 != 0 }
+        #expect(rest == restExpected, "around NaN: \(Self.difference(rest, restExpected))")
+        #expect(withNaN.count == values.count)
+    }
+
     /// Resolved key paths are kept for reuse without keeping their classes' bindings (or the Realm) alive.
     @Test func reusedQueryPathsKeepNothingAlive() throws {
         weak var weakBinding: TableBinding?

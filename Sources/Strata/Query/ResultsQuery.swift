@@ -308,39 +308,42 @@ final class ResultsQuery {
 
     /// The positions of `rows` ordered by the number in `column` (nil first when ascending, last when
     /// descending; equal values keep their order); nil when the column is not an integer, double, float or date
-    /// column or holds NaN (the general comparison handles those).
+    /// column, holds NaN, or there are `Int32.max` rows or more (the general comparison handles those).
     private static func numericOrder(_ rows: [StableValue], column: Int, info: _PropertyInfo, ascending: Bool)
         throws(StorageError) -> [Int]?
     {
-        guard !info.isCollection else { return nil }
+        guard !info.isCollection, rows.count < Int(Int32.max) else { return nil }
         switch info.type {
         case .int:
-            guard rows.count < Int(Int32.max) else {
-                return try sortedPositions(rows, column: column, ascending: ascending) { $0.int(column) }
+            // Flipping the sign bit orders signed values as unsigned.
+            return try radixOrder(rows, column: column, ascending: ascending) {
+                UInt64(bitPattern: $0.int(column)) ^ (1 << 63)
             }
-            return try integerOrder(rows, column: column, ascending: ascending)
         case .double, .date:
-            return try sortedPositions(rows, column: column, ascending: ascending) { row -> Double? in
-                let value = row.double(column)
-                return value.isNaN ? nil : value
-            }
+            return try radixOrder(rows, column: column, ascending: ascending) { orderedBits($0.double(column)) }
         case .float:
-            return try sortedPositions(rows, column: column, ascending: ascending) { row -> Float? in
-                let value = row.float(column)
-                return value.isNaN ? nil : value
-            }
+            // Widening to Double is exact, so it keeps the order.
+            return try radixOrder(rows, column: column, ascending: ascending) { orderedBits(Double($0.float(column))) }
         default:
             return nil
         }
     }
 
-    /// The positions of `rows` ordered by integer column `column` (nil first when ascending, last when descending;
-    /// equal values keep their order), by a least-significant-digit radix sort on the values as order-preserving
-    /// unsigned keys: byte passes over a 256-entry histogram, skipping the bytes every key shares (values that fit
-    /// in a few bytes take a few passes). Stable, so positions break ties without comparing them.
-    private static func integerOrder(_ rows: [StableValue], column: Int, ascending: Bool) throws(StorageError)
-        -> [Int]
-    {
+    /// `value`'s bits as an unsigned number that orders as the value does (-0 as 0); nil for NaN.
+    private static func orderedBits(_ value: Double) -> UInt64? {
+        guard !value.isNaN else { return nil }
+        let bits = (value == 0 ? 0 : value).bitPattern
+        // Negative numbers: complementing reverses their order and puts them below the positive ones.
+        return bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
+    }
+
+    /// The positions of `rows` ordered by `key` of their value in `column` (nil values first when ascending, last
+    /// when descending; equal keys keep their order), by a least-significant-digit radix sort: byte passes over
+    /// a 256-entry histogram, skipping the bytes every key shares (values that fit in a few bytes take a few
+    /// passes). Stable, so positions break ties without comparing them. Nil when `key` returns nil.
+    private static func radixOrder(
+        _ rows: [StableValue], column: Int, ascending: Bool, key: (RowView) -> UInt64?
+    ) throws(StorageError) -> [Int]? {
         var keys: [UInt64] = []
         var positions: [Int32] = []
         keys.reserveCapacity(rows.count)
@@ -352,8 +355,8 @@ final class ResultsQuery {
                 nils.append(position)
                 continue
             }
-            // Flipping the sign bit orders signed values as unsigned; complementing reverses the order.
-            let key = UInt64(bitPattern: row.int(column)) ^ (1 << 63)
+            guard let key = key(row) else { return nil }
+            // Complementing reverses the order.
             keys.append(ascending ? key : ~key)
             positions.append(Int32(truncatingIfNeeded: position))
         }
@@ -394,31 +397,6 @@ final class ResultsQuery {
             swap(&keys, &otherKeys)
             swap(&positions, &otherPositions)
         }
-    }
-
-    /// The positions of `rows` ordered by `read` (nil values first when ascending; position breaks ties); nil
-    /// when `read` returns nil for a non-null value.
-    private static func sortedPositions<T: Comparable>(
-        _ rows: [StableValue], column: Int, ascending: Bool, _ read: (RowView) -> T?
-    ) throws(StorageError) -> [Int]? {
-        var pairs: [(value: T, position: Int)] = []
-        pairs.reserveCapacity(rows.count)
-        var nils: [Int] = []
-        for (position, stable) in rows.enumerated() {
-            let row = try RowView(stable.bytes)
-            if row.isNull(column) {
-                nils.append(position)
-                continue
-            }
-            guard let value = read(row) else { return nil }
-            pairs.append((value, position))
-        }
-        if ascending {
-            pairs.sort { $0.value < $1.value || ($0.value == $1.value && $0.position < $1.position) }
-            return nils + pairs.map(\.position)
-        }
-        pairs.sort { $0.value > $1.value || ($0.value == $1.value && $0.position < $1.position) }
-        return pairs.map(\.position) + nils
     }
 
     /// The positions of `rows` ordered by the UTF-8 bytes of string column `column` (nil first when ascending,
