@@ -140,6 +140,16 @@ struct BTreeTests {
         #expect(try cursor.withEntry { k, v in (Array(k), Array(v)) } == (key(20), key(40)))
         #expect(try cursor.next())
         #expect(try cursor.withEntry { k, _ in Array(k) } == key(30))
+        // advance steps from the start (or on) and hands out each key with its value as a StableValue.
+        var stepped: [([UInt8], [UInt8])] = []
+        var fromStart = true
+        while let entry = try cursor.advance(fromStart: fromStart, { k, v in (Array(k), Array(v.bytes)) }) {
+            stepped.append(entry)
+            fromStart = false
+        }
+        let steppedAll = stepped.map(\.0) == stride(from: 0, to: 10_000, by: 10).map(key)
+        #expect(steppedAll && stepped.allSatisfy { $0.1.count == 8 } && stepped[7].1 == key(140))
+        #expect(try cursor.advance(fromStart: true) { k, _ in Array(k) } == key(0))
         // Forward range [1000, 2000).
         var seen: [[UInt8]] = []
         try view.scan(from: key(1000)) { k, _ in

@@ -159,15 +159,16 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
         public mutating func next() -> Element? {
             if cursor != nil {
                 do {
-                    let more = try started ? cursor!.next() : cursor!.first()
+                    let object = try cursor!.advance(fromStart: !started) { key, row in
+                        realm.object(binding, key: KeyEncoding.decodeObjectKey(key), row: row)
+                    }
                     started = true
-                    guard more else {
+                    guard let object else {
                         cursor = nil
                         position = keys.count
                         return nil
                     }
-                    let key = try cursor!.withKey { KeyEncoding.decodeObjectKey($0) }
-                    return Results.element(realm.object(binding, key: key, row: try cursor!.stableValue()))
+                    return Results.element(object)
                 } catch {
                     fatalError("Results<\(binding.className)>: \(error)")
                 }

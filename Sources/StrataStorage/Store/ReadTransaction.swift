@@ -276,6 +276,17 @@ public struct TreeCursor {
     /// The current value for repeated reads while the cursor's read transaction lives (see ``StableValue``).
     public func stableValue() throws -> StableValue { try core.read.stableValue(of: try core.entry()) }
 
+    /// Moves to the first entry (`fromStart`) or the next one and returns what `body` makes of its key, in
+    /// place, and its value as a ``StableValue``; nil past the last entry. One mutating call per step, so that a
+    /// cursor kept in an optional is stepped and read in place, never copied.
+    public mutating func advance<R>(
+        fromStart: Bool, _ body: (_ key: UnsafeRawBufferPointer, _ value: StableValue) throws -> R
+    ) throws -> R? {
+        guard try fromStart ? core.first() : core.next() else { return nil }
+        let entry = try core.entry()
+        return try body(entry.key, try core.read.stableValue(of: entry))
+    }
+
     /// Whether the current entry holds a nested tree.
     public func isSubtree() throws(StorageError) -> Bool { try core.entry().storage == .subtree }
 
