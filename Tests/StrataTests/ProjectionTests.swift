@@ -200,6 +200,14 @@ struct ProjectionTests {
         #expect(!object.bool && object.int8 == 8 && object.string == "changed" && object.optionalData == Data([9]))
         #expect(object.optionalObjectId == id && object.mood == .happy && object.email.address == "x@y.z")
         #expect(object.optionalInt == nil)
+        // Read back through the projection, in another order: 26 key paths, more than the Realm keeps at hand, so
+        // readers are found again after being pushed out.
+        for _ in 0..<2 {
+            #expect(projection.optionalInt == nil && projection.email.address == "x@y.z" && projection.mood == .happy)
+            #expect(projection.optionalObjectId == id && projection.optionalData == Data([9]))
+            #expect(projection.string == "changed" && projection.int8 == 8 && !projection.bool)
+            #expect(projection.int == 42 && projection.double == 2.25 && projection.optionalDate == date)
+        }
         let properties = ProjectionSchema.resolved(AllTypesProjection.self, realm: realm).properties
         #expect(properties.map(\.name) == properties.map { $0.rootPath.joined(separator: ".") })
         #expect(properties.count == 26)

@@ -183,19 +183,30 @@ final class ManagedObject {
     }
 
     /// A reader of the property `keyPath` reads when it is one persisted property of this object's class (so a
-    /// projection reads it straight from the row), or nil. Found once per Realm and key path.
+    /// projection reads it straight from the row), or nil. Found once per Realm and key path, and kept by the
+    /// Realm for as long as it lives: the answer is not retained.
     @usableFromInline
-    func projectedReader<Value>(_ keyPath: KeyPath<some ObjectBase, Value>) -> AnyObject? {
+    func projectedReader<Value>(_ keyPath: KeyPath<some ObjectBase, Value>) -> Unmanaged<AnyObject>? {
         let key = ObjectIdentifier(keyPath)
-        if let entry = realm.projectedReaders[key] { return entry.reader }
-        var reader: AnyObject?
-        let recorder = KeyPathRecorder()
-        _ = realm.recordingAccessor(binding, recorder: recorder)[keyPath: keyPath as AnyKeyPath]
-        if recorder.steps.count == 1, recorder.steps[0].binding === binding {
-            reader = ProjectedReader<Value>.make(column: recorder.steps[0].property)
+        for entry in realm.recentProjectedReaders where entry.key == key { return entry.reader }
+        let reader: Unmanaged<AnyObject>?
+        if let entry = realm.projectedReaders[key] {
+            reader = entry.reader.map { Unmanaged.passUnretained($0) }
+        } else {
+            let recorder = KeyPathRecorder()
+            _ = realm.recordingAccessor(binding, recorder: recorder)[keyPath: keyPath as AnyKeyPath]
+            let made: AnyObject?
+            if recorder.steps.count == 1, recorder.steps[0].binding === binding {
+                made = ProjectedReader<Value>.make(column: recorder.steps[0].property)
+            } else {
+                made = nil
+            }
+            // The key path is kept so that its address cannot be reused by another one.
+            realm.projectedReaders[key] = (keyPath, made)
+            reader = made.map { Unmanaged.passUnretained($0) }
         }
-        // The key path is kept so that its address cannot be reused by another one.
-        realm.projectedReaders[key] = (keyPath, reader)
+        if realm.recentProjectedReaders.count == 8 { realm.recentProjectedReaders.removeFirst() }
+        realm.recentProjectedReaders.append((key, reader))
         return reader
     }
 

@@ -152,7 +152,9 @@ public struct Projected<T: ObjectBase, Value> {
             // A persisted property of the root is read straight from its row (the reader is found once per Realm
             // and key path); other key paths go through Swift's key-path machinery.
             if let managed = projection.root.managed, let reader = managed.projectedReader(keyPath) {
-                return unsafeDowncast(reader, to: ProjectedReader<Value>.self).read(managed)
+                return reader._withUnsafeGuaranteedRef {
+                    unsafeDowncast($0, to: ProjectedReader<Value>.self).read(managed)
+                }
             }
             return projection.root[keyPath: keyPath]
         }

@@ -42,7 +42,11 @@ public final class Realm {
     var coordinated = false
     /// For projections: how to read the property each key path reads on a root object, when it is one persisted
     /// property (see `ManagedObject.projectedReader`).
-    var projectedReaders: [ObjectIdentifier: (keyPath: AnyKeyPath, reader: AnyObject?)] = [:]
+    @exclusivity(unchecked) var projectedReaders: [ObjectIdentifier: (keyPath: AnyKeyPath, reader: AnyObject?)] = [:]
+    /// The key paths `ManagedObject.projectedReader` answered for last, checked before `projectedReaders`: a
+    /// projection reads a few key paths over and over, and comparing a few identities costs less than hashing.
+    /// The readers are those `projectedReaders` keeps.
+    @exclusivity(unchecked) var recentProjectedReaders: [(key: ObjectIdentifier, reader: Unmanaged<AnyObject>?)] = []
 
     private var snapshot: ReadTransaction
     private var views: [String: TreeView?] = [:]
