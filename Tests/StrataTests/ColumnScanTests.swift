@@ -170,6 +170,23 @@ struct ColumnScanTests {
             "\(found.count) found, \(expected.count) expected; extra \(extra.prefix(5)), missing \(missing.prefix(5))"
     }
 
+    /// The positions of `values` in Swift's order: nil first ascending and last descending, position breaking ties.
+    static func swiftOrder<T: Comparable>(_ values: [T?], ascending: Bool) -> [Int] {
+        values.indices.sorted { a, b in
+            switch (values[a], values[b]) {
+            case (nil, nil): return a < b
+            case (nil, _): return ascending
+            case (_, nil): return !ascending
+            case (let x?, let y?): return x == y ? a < b : (ascending ? x < y : x > y)
+            }
+        }
+    }
+
+    /// The ids of every `Item` sorted by `property` (through a filter, so that the query's own sort runs).
+    static func sortedIds(_ realm: Realm, by property: String, ascending: Bool) -> [Int] {
+        Array(realm.objects(Item.self).filter("id >= 0").sorted(byKeyPath: property, ascending: ascending).map(\.id))
+    }
+
     @Test func answersMatchSwiftAndRowScansAcrossVersions() throws {
         let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "column-scan-\(UUID())"))
         var generator = SeededGenerator(seed: 42)
@@ -412,13 +429,13 @@ struct ColumnScanTests {
             }
         }
         for ascending in [true, false] {
-            let found = Array(
-                realm.objects(Item.self).filter("id >= 0").sorted(byKeyPath: "label", ascending: ascending).map(\.id))
+            let found = Self.sortedIds(realm, by: "label", ascending: ascending)
             let expected = labels.indices.sorted { a, b in
                 let order = QueryValues.compareArrays(Array(labels[a].utf8), Array(labels[b].utf8))
                 return order == 0 ? a < b : (ascending ? order < 0 : order > 0)
             }
-            #expect(found == expected, "ascending \(ascending)")
+            let same = found == expected
+            #expect(same, "ascending \(ascending): \(Self.difference(found, expected))")
         }
     }
 
@@ -443,16 +460,8 @@ struct ColumnScanTests {
             }
         }
         for ascending in [true, false] {
-            let found = Array(
-                realm.objects(Item.self).filter("id >= 0").sorted(byKeyPath: "maybe", ascending: ascending).map(\.id))
-            let expected = values.indices.sorted { a, b in
-                switch (values[a], values[b]) {
-                case (nil, nil): return a < b
-                case (nil, _): return ascending
-                case (_, nil): return !ascending
-                case (let x?, let y?): return x == y ? a < b : (ascending ? x < y : x > y)
-                }
-            }
+            let found = Self.sortedIds(realm, by: "maybe", ascending: ascending)
+            let expected = Self.swiftOrder(values, ascending: ascending)
             let same = found == expected
             #expect(same, "ascending \(ascending): \(Self.difference(found, expected))")
         }
@@ -483,40 +492,32 @@ struct ColumnScanTests {
                 realm.add(item)
             }
         }
-        func expected<T: Comparable>(_ values: [T?], ascending: Bool) -> [Int] {
-            values.indices.sorted { a, b in
-                switch (values[a], values[b]) {
-                case (nil, nil): return a < b
-                case (nil, _): return ascending
-                case (_, nil): return !ascending
-                case (let x?, let y?): return x == y ? a < b : (ascending ? x < y : x > y)
-                }
-            }
-        }
-        func sorted(_ property: String, ascending: Bool) -> [Int] {
-            Array(
-                realm.objects(Item.self).filter("id >= 0").sorted(byKeyPath: property, ascending: ascending).map(\.id))
-        }
         for ascending in [true, false] {
-            let doubles = sorted("maybeRatio", ascending: ascending)
-            let doublesExpected = expected(values, ascending: ascending)
-            #expect(doubles == doublesExpected, "doubles \(ascending): \(Self.difference(doubles, doublesExpected))")
-            let floats = sorted("weight", ascending: ascending)
-            let floatsExpected = expected(values.map { Float($0 ?? 0) }, ascending: ascending)
-            #expect(floats == floatsExpected, "floats \(ascending): \(Self.difference(floats, floatsExpected))")
-            let dates = sorted("when", ascending: ascending)
-            let datesExpected = expected(
+            let doubles = Self.sortedIds(realm, by: "maybeRatio", ascending: ascending)
+            let doublesExpected = Self.swiftOrder(values, ascending: ascending)
+            let doublesMatch = doubles == doublesExpected
+            #expect(doublesMatch, "doubles \(ascending): \(Self.difference(doubles, doublesExpected))")
+            let floats = Self.sortedIds(realm, by: "weight", ascending: ascending)
+            let floatsExpected = Self.swiftOrder(values.map { Float($0 ?? 0) }, ascending: ascending)
+            let floatsMatch = floats == floatsExpected
+            #expect(floatsMatch, "floats \(ascending): \(Self.difference(floats, floatsExpected))")
+            let dates = Self.sortedIds(realm, by: "when", ascending: ascending)
+            let datesExpected = Self.swiftOrder(
                 values.map { Date(timeIntervalSinceReferenceDate: $0 ?? 0) }, ascending: ascending)
-            #expect(dates == datesExpected, "dates \(ascending): \(Self.difference(dates, datesExpected))")
+            let datesMatch = dates == datesExpected
+            #expect(datesMatch, "dates \(ascending): \(Self.difference(dates, datesExpected))")
         }
         // A NaN sends the sort to the general comparison: wherever that puts the NaN, the other objects keep the
         // order Swift gives them.
         try realm.write { realm.objects(Item.self).filter("id == 0").first?.maybeRatio = .nan }
-        let withNaN = sorted("maybeRatio", ascending: true)
+        let withNaN = Self.sortedIds(realm, by: "maybeRatio", ascending: true)
         let rest = withNaN.filter { $0 != 0 }
-        let restExpected = expected(values.enumerated().map { $0.offset == 0 ? nil : $0.element }, ascending: true)
-            .filter { $0 != 0 }
-        #expect(rest == restExpected, "around NaN: \(Self.difference(rest, restExpected))")
+        let restExpected = Self.swiftOrder(
+            values.enumerated().map { $0.offset == 0 ? nil : $0.element }, ascending: true
+        )
+        .filter { $0 != 0 }
+        let restMatch = rest == restExpected
+        #expect(restMatch, "around NaN: \(Self.difference(rest, restExpected))")
         #expect(withNaN.count == values.count)
     }
 

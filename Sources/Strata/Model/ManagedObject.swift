@@ -18,10 +18,8 @@ final class ManagedObject {
     }
 
     /// An object whose row, read from the Realm at `generation`, is already at hand (iteration, queries).
-    init(realm: Realm, binding: TableBinding, key: Int64, row: StableValue, generation: UInt64) {
-        self.realm = realm
-        self.binding = binding
-        self.key = key
+    convenience init(realm: Realm, binding: TableBinding, key: Int64, row: StableValue, generation: UInt64) {
+        self.init(realm: realm, binding: binding, key: key)
         if let view = try? RowView(row.bytes) {
             cachedView = view
             cachedBytes = row

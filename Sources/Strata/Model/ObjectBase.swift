@@ -9,22 +9,24 @@ open class ObjectBase {
 
     /// A new, unmanaged instance with each property's initial value.
     public required init() {
-        let accessor: ManagedObject? = BoxStack.local.withValue { stack in
-            guard let owner = stack.accessorOwner else { return nil }
-            // An accessor the Realm is creating: its properties read through `owner`, it has no boxes.
-            guard stack.accessorType == ObjectIdentifier(Swift.type(of: self)) else {
-                let className = owner._withUnsafeGuaranteedRef { $0.table.className }
-                fatalError(
-                    "\(className)'s initialiser created a \(Swift.type(of: self)) while Strata was creating an "
-                        + "accessor for a stored object; create it lazily instead")
+        BoxStack.local.withValue { stack in
+            if let owner = stack.accessorOwner {
+                // An accessor the Realm is creating: its properties read through `owner`, it has no boxes.
+                guard stack.accessorType == ObjectIdentifier(Swift.type(of: self)) else {
+                    let className = owner._withUnsafeGuaranteedRef { $0.table.className }
+                    fatalError(
+                        "\(className)'s initialiser created a \(Swift.type(of: self)) while Strata was creating an "
+                            + "accessor for a stored object; create it lazily instead")
+                }
+                managed = owner.takeUnretainedValue()
+            } else {
+                claimBoxes(from: stack)
             }
-            return owner.takeUnretainedValue()
         }
-        if let accessor {
-            managed = accessor
-            return
-        }
-        let stack = BoxStack.local.value
+    }
+
+    /// Takes this object's boxes, which its `@Persisted` initialisers just pushed, from the top of `stack`.
+    private func claimBoxes(from stack: BoxStack) {
         let type = ObjectIdentifier(Swift.type(of: self))
         let count: Int
         if stack.lastType == type {

@@ -13,9 +13,8 @@ final class TableSchema: @unchecked Sendable {
     let schema: ObjectSchema
     let infos: [_PropertyInfo]
     let primaryKeyIndex: Int?
-    /// A discovery instance: its property boxes identify properties when a key path is seen for the first time.
+    /// A discovery instance: its property boxes hold each property's initial value.
     private let prototype: ObjectBase
-    private let boxIndex: [ObjectIdentifier: Int]
     /// Position in `ObjectBase.boxes` of each property's box; nil if the prototype could not claim its boxes
     /// (then `Mirror` finds them).
     private let boxSlots: [Int]?
@@ -23,7 +22,6 @@ final class TableSchema: @unchecked Sendable {
     /// accessors for stored objects must be built with boxes (see `Realm.object(_:key:)`).
     let accessorProperties: [Int]?
     private let nameIndex: [String: Int]
-    private let keyPathIndex = Locked<[AnyKeyPath: Int]>([:])
 
     /// The schema of a class known only from its stored definition, read and written through `DynamicObject`.
     init(dynamic stored: StoredClass) {
@@ -43,7 +41,6 @@ final class TableSchema: @unchecked Sendable {
         }
         primaryKeyIndex = properties.firstIndex(where: \.isPrimary)
         prototype = DynamicObject()
-        boxIndex = [:]
         boxSlots = nil
         accessorProperties = nil
         var nameIndex: [String: Int] = [:]
@@ -66,7 +63,6 @@ final class TableSchema: @unchecked Sendable {
         let mapping = type.propertiesMapping()
         var properties: [Property] = []
         var infos: [_PropertyInfo] = []
-        var boxIndex: [ObjectIdentifier: Int] = [:]
         for (swiftName, box) in TableSchema.persistedBoxes(of: prototype) {
             let name = mapping[swiftName] ?? swiftName
             let info = box.info
@@ -150,7 +146,6 @@ final class TableSchema: @unchecked Sendable {
                             + "self-contained copies)")
                 }
             }
-            boxIndex[ObjectIdentifier(box)] = properties.count
             properties.append(
                 Property(
                     name: name, type: info.type, isOptional: info.isOptional,
@@ -171,7 +166,6 @@ final class TableSchema: @unchecked Sendable {
             isAsymmetric: kind == .asymmetric)
         self.infos = infos
         self.primaryKeyIndex = properties.firstIndex(where: \.isPrimary)
-        self.boxIndex = boxIndex
         let claimed = prototype.boxes
         let discovered = TableSchema.persistedBoxes(of: prototype).map(\.1)
         let slots = discovered.compactMap { box in claimed.firstIndex { $0 === box } }
@@ -246,18 +240,6 @@ final class TableSchema: @unchecked Sendable {
     func initialStored(property index: Int) -> _StoredValue? {
         guard type != DynamicObject.self, index < schema.properties.count else { return nil }
         return box(of: prototype, property: index).stored
-    }
-
-    /// The property whose storage is reached through `storage` (first use: looked up on the prototype).
-    func propertyIndex<Root: ObjectBase, Value>(storage: ReferenceWritableKeyPath<Root, Persisted<Value>>) -> Int {
-        if let index = keyPathIndex.withLock({ $0[storage] }) { return index }
-        guard let prototype = prototype as? Root, let box = prototype[keyPath: storage].box,
-            let index = boxIndex[ObjectIdentifier(box)]
-        else {
-            fatalError("property of \(Root.self) is not part of the schema of \(schema.className)")
-        }
-        keyPathIndex.withLock { $0[storage] = index }
-        return index
     }
 
     /// The property with persisted or Swift name `name`.
