@@ -182,6 +182,18 @@ struct ColumnScanTests {
         }
     }
 
+    /// Adds one `Item` per value, its id the value's position, `set` giving it the value.
+    static func addItems<T>(_ values: [T], to realm: Realm, _ set: (Item, T) -> Void) throws {
+        try realm.write {
+            for (id, value) in values.enumerated() {
+                let item = Item()
+                item.id = id
+                set(item, value)
+                realm.add(item)
+            }
+        }
+    }
+
     /// The ids of every `Item` sorted by `property` (through a filter, so that the query's own sort runs).
     static func sortedIds(_ realm: Realm, by property: String, ascending: Bool) -> [Int] {
         Array(realm.objects(Item.self).filter("id >= 0").sorted(byKeyPath: property, ascending: ascending).map(\.id))
@@ -420,14 +432,7 @@ struct ColumnScanTests {
             for _ in 0..<Int(generator.next() % 4) { label += pieces[Int(generator.next() % UInt64(pieces.count))] }
             labels.append(String(label.prefix(Int(generator.next() % 13))))
         }
-        try realm.write {
-            for (id, label) in labels.enumerated() {
-                let item = Item()
-                item.id = id
-                item.label = label
-                realm.add(item)
-            }
-        }
+        try Self.addItems(labels, to: realm) { $0.label = $1 }
         for ascending in [true, false] {
             let found = Self.sortedIds(realm, by: "label", ascending: ascending)
             let expected = labels.indices.sorted { a, b in
@@ -451,14 +456,7 @@ struct ColumnScanTests {
                 generator.next() % 10 == 0 ? nil : Int(bitPattern: UInt(generator.next())) >> Int(generator.next() % 64)
             )
         }
-        try realm.write {
-            for (id, value) in values.enumerated() {
-                let item = Item()
-                item.id = id
-                item.maybe = value
-                realm.add(item)
-            }
-        }
+        try Self.addItems(values, to: realm) { $0.maybe = $1 }
         for ascending in [true, false] {
             let found = Self.sortedIds(realm, by: "maybe", ascending: ascending)
             let expected = Self.swiftOrder(values, ascending: ascending)
@@ -482,15 +480,10 @@ struct ColumnScanTests {
             let magnitude = Double(generator.next() % 1_000) / 8 * Double(1 << (generator.next() % 12))
             values.append(generator.next() % 10 == 0 ? nil : generator.next() % 2 == 0 ? magnitude : -magnitude)
         }
-        try realm.write {
-            for (id, value) in values.enumerated() {
-                let item = Item()
-                item.id = id
-                item.maybeRatio = value
-                item.weight = Float(value ?? 0)
-                item.when = Date(timeIntervalSinceReferenceDate: value ?? 0)
-                realm.add(item)
-            }
+        try Self.addItems(values, to: realm) { item, value in
+            item.maybeRatio = value
+            item.weight = Float(value ?? 0)
+            item.when = Date(timeIntervalSinceReferenceDate: value ?? 0)
         }
         for ascending in [true, false] {
             let doubles = Self.sortedIds(realm, by: "maybeRatio", ascending: ascending)
