@@ -57,6 +57,7 @@ func info(_ path: String) -> Int32 {
     // (Documentation/ObjectLayer.md, "Storage layout").
     var rows: [String: Int] = [:]
     for tree in stats.trees where tree.name.hasPrefix("o:") { rows[String(tree.name.dropFirst(2))] = tree.count }
+    print("schema version: \(realm.configuration.schemaVersion)")
     print("classes:        \(classes.count)")
     let nameWidth = (classes.map(\.className.count).max() ?? 0) + 2
     for objectSchema in classes {
