@@ -60,20 +60,28 @@ enum DateText {
         return text
     }
 
-    /// A date written by ``format(_:)``: `YYYY-MM-DDTHH:MM:SS[.fraction]Z`. Nil for any other text.
-    static func parseISO(_ text: String) -> Date? {
-        guard let match = text.wholeMatch(of: /([0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2})(\.[0-9]+)?Z/),
-            let whole = try? Date(String(match.1) + "Z", strategy: .iso8601)
+    /// A date written by ``format(_:)``, `YYYY-MM-DDTHH:MM:SS[.fraction]Z`; nil for text of another form. Throws
+    /// for a date of that form that does not exist (`2023-02-30`).
+    static func parseISO(_ text: String) throws(ArgumentError) -> Date? {
+        guard
+            let match = text.wholeMatch(
+                of: /([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?Z/)
         else { return nil }
-        guard let fractionText = match.2 else { return whole }
+        let seconds = try secondsSince1970(
+            year: Int64(match.1)!, month: Int64(match.2)!, day: Int64(match.3)!, hour: Int64(match.4)!,
+            minute: Int64(match.5)!, second: Int64(match.6)!)
+        // Whole seconds are exact in a Double, and so is their distance to 2001: the fraction adds exactly as
+        // `format` took it away.
+        let whole = Double(seconds) - Date.timeIntervalBetween1970AndReferenceDate
+        guard let fractionText = match.7 else { return Date(timeIntervalSinceReferenceDate: whole) }
         guard let fraction = Double("0" + fractionText) else { return nil }
-        return Date(timeIntervalSinceReferenceDate: whole.timeIntervalSinceReferenceDate + fraction)
+        return Date(timeIntervalSinceReferenceDate: whole + fraction)
     }
 
     /// A date in any form `--arg` takes; nil when `text` is no date at all; throws when it is written as a date but
     /// one that does not exist (month 13) or cannot be stored.
     static func parse(_ text: String) throws(ArgumentError) -> Date? {
-        if let date = parseISO(text) { return date }
+        if let date = try parseISO(text) { return date }
         if let match = text.wholeMatch(of: /T([+-]?[0-9]+):([+-]?[0-9]+)/) {
             guard let seconds = Int64(match.1), let nanoseconds = Int64(match.2) else {
                 throw ArgumentError(reason: "the date is out of range")
@@ -88,33 +96,35 @@ enum DateText {
         }
         guard
             let match = text.wholeMatch(
-                of:
-                    /([0-9]{1,9})-([0-9]{1,2})-([0-9]{1,2})[@T]([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?::([0-9]{1,9}))?Z?/
-            )
+                of: /([0-9]{1,9})-([0-9]{1,2})-([0-9]{1,2})[@T]([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?::([0-9]{1,9}))?Z?/)
         else {
             if text.wholeMatch(of: /[0-9]+-[0-9]+-[0-9]+/) != nil {
                 throw ArgumentError(reason: "a date needs a time of day: \(text)@00:00:00 (dates are UTC)")
             }
             return nil
         }
-        let year = Int64(match.1)!
-        let month = Int64(match.2)!
-        let day = Int64(match.3)!
-        let fields = [("hour", Int64(match.4)!, 23), ("minute", Int64(match.5)!, 59), ("second", Int64(match.6)!, 59)]
-        guard (1...12).contains(month) else { throw ArgumentError(reason: "month \(month) is out of range (1-12)") }
-        let days = daysIn(month: month, year: year)
-        guard (1...days).contains(day) else { throw ArgumentError(reason: "day \(day) is out of range (1-\(days))") }
-        for (name, value, maximum) in fields where value > maximum {
-            throw ArgumentError(reason: "\(name) \(value) is out of range (0-\(maximum))")
-        }
+        let seconds = try secondsSince1970(
+            year: Int64(match.1)!, month: Int64(match.2)!, day: Int64(match.3)!, hour: Int64(match.4)!,
+            minute: Int64(match.5)!, second: Int64(match.6)!)
         let nanoseconds = match.7.map { Int64($0)! } ?? 0
         guard nanoseconds <= 999_999_999 else {
             throw ArgumentError(reason: "the nanoseconds \(nanoseconds) are out of range (0-999999999)")
         }
-        let seconds =
-            daysSince1970(year: year, month: month, day: day) * 86_400 + fields[0].1 * 3_600
-            + fields[1].1 * 60 + fields[2].1
         return Date(timeIntervalSince1970: Double(seconds) + Double(nanoseconds) / 1e9)
+    }
+
+    /// The UTC time given, as seconds since 1970, after checking that it exists.
+    private static func secondsSince1970(
+        year: Int64, month: Int64, day: Int64, hour: Int64, minute: Int64, second: Int64
+    ) throws(ArgumentError) -> Int64 {
+        guard (1...12).contains(month) else { throw ArgumentError(reason: "month \(month) is out of range (1-12)") }
+        let days = daysIn(month: month, year: year)
+        guard (1...days).contains(day) else { throw ArgumentError(reason: "day \(day) is out of range (1-\(days))") }
+        for (name, value, maximum) in [("hour", hour, 23), ("minute", minute, 59), ("second", second, 59)]
+        where value > maximum {
+            throw ArgumentError(reason: "\(name) \(value) is out of range (0-\(maximum))")
+        }
+        return daysSince1970(year: year, month: month, day: day) * 86_400 + hour * 3_600 + minute * 60 + second
     }
 
     private static func daysIn(month: Int64, year: Int64) -> Int64 {

@@ -53,10 +53,8 @@ final class ObjectReader {
         guard let schema = realm.schema[className: className] else { throw failure("no class \(className)") }
         var names = Set(schema.properties.filter { $0.type != .linkingObjects }.map(\.name))
         if schema.primaryKeyProperty == nil { names.insert("$key") }
+        // Linking objects are computed, not stored: the file's schema does not list them, nor does dump.
         for member in entry.members where !names.contains(member.key) {
-            if schema.properties.contains(where: { $0.name == member.key }) {
-                throw failure("\(className).\(member.key) is computed from links (LinkingObjects) and cannot be loaded")
-            }
             throw failure(
                 member.key == "$key"
                     ? "\(className) has a primary key: its lines have no $key"
@@ -225,7 +223,9 @@ final class ObjectReader {
             guard let data = Data(base64Encoded: base64) else { throw mismatch("base64") }
             return data
         case (.date, .string(let text)):
-            guard let date = DateText.parseISO(text) else { throw mismatch("a date like 2024-01-01T10:00:00.250Z") }
+            guard let date = try isoDate(text, at: path) else {
+                throw mismatch("a date like 2024-01-01T10:00:00.250Z")
+            }
             return date
         case (.decimal128, .string(let text)), (.decimal128, .number(let text)):
             guard let decimal = try? Decimal128(string: text) else { throw mismatch("a decimal") }
@@ -252,6 +252,15 @@ final class ObjectReader {
         case .objectId: "an ObjectId string"
         case .uuid: "a UUID string"
         default: "a \(type.rawValue)"
+        }
+    }
+
+    /// A date as `dump` writes it; nil for text of another form.
+    private func isoDate(_ text: String, at path: String) throws(LoadError) -> Date? {
+        do {
+            return try DateText.parseISO(text)
+        } catch {
+            throw failure("\(path): \(text) is no date: \(error.reason)")
         }
     }
 
@@ -323,7 +332,7 @@ final class ObjectReader {
         let (tag, value) = members[0]
         switch (tag, value) {
         case ("$date", .string(let text)):
-            guard let date = DateText.parseISO(text) else { throw invalid("a date like 2024-01-01T10:00:00Z") }
+            guard let date = try isoDate(text, at: path) else { throw invalid("a date like 2024-01-01T10:00:00Z") }
             return .date(date)
         case ("$data", .string(let text)):
             guard let data = Data(base64Encoded: text) else { throw invalid("base64 data") }

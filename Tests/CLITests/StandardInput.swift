@@ -4,6 +4,11 @@ import StrataTestSupport
 /// Runs `strata arguments` with `input` as its standard input (read from a file, so that no pipe can stall), to
 /// completion.
 func strataWithInput(_ input: String, _ arguments: String...) throws -> ToolRun {
+    try strataWithInput(input, arguments)
+}
+
+/// ``strataWithInput(_:_:)-(_,String...)`` with the arguments as an array.
+func strataWithInput(_ input: String, _ arguments: [String]) throws -> ToolRun {
     let scratch = TemporaryDirectory()
     for name in ["in", "out", "err"] { try Data().write(to: URL(fileURLWithPath: scratch.file(name))) }
     try Data(input.utf8).write(to: URL(fileURLWithPath: scratch.file("in")))
