@@ -96,7 +96,9 @@ enum DateText {
         }
         guard
             let match = text.wholeMatch(
-                of: /([0-9]{1,9})-([0-9]{1,2})-([0-9]{1,2})[@T]([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?::([0-9]{1,9}))?Z?/)
+                of:
+                    /([0-9]{1,9})-([0-9]{1,2})-([0-9]{1,2})[@T]([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?::([0-9]{1,9}))?Z?/
+            )
         else {
             if text.wholeMatch(of: /[0-9]+-[0-9]+-[0-9]+/) != nil {
                 throw ArgumentError(reason: "a date needs a time of day: \(text)@00:00:00 (dates are UTC)")

@@ -45,7 +45,10 @@ struct JSONOutputTests {
         #expect(byName["SpecimenPart"]?["kind"] as? String == "embedded")
         #expect(byName["SpecimenPart"]?["objects"] as? Int == 4)
         let trees = try #require(info["trees"] as? [[String: Any]])
-        #expect(trees.contains { $0["name"] as? String == "o:Label" && $0["kind"] as? String == "keyed" && $0["entries"] as? Int == 3 })
+        #expect(
+            trees.contains {
+                $0["name"] as? String == "o:Label" && $0["kind"] as? String == "keyed" && $0["entries"] as? Int == 3
+            })
         #expect(info["openReaders"] as? [Any] != nil)
     }
 
@@ -68,10 +71,16 @@ struct JSONOutputTests {
                 ])
         }
         #expect(byName["id"]?["primaryKey"] as? Bool == true && byName["id"]?["indexed"] as? Bool == true)
-        #expect(byName["optDates"]?["type"] as? String == "date" && byName["optDates"]?["collection"] as? String == "list")
-        #expect(byName["optDates"]?["optional"] as? Bool == true && byName["optDates"]?["typeName"] as? String == "list<date?>")
-        #expect(byName["tagMap"]?["objectClass"] as? String == "Label" && byName["tagMap"]?["collection"] as? String == "map")
-        #expect(byName["mixedSet"]?["type"] as? String == "mixed" && byName["mixedSet"]?["collection"] as? String == "set")
+        #expect(
+            byName["optDates"]?["type"] as? String == "date" && byName["optDates"]?["collection"] as? String == "list")
+        #expect(
+            byName["optDates"]?["optional"] as? Bool == true
+                && byName["optDates"]?["typeName"] as? String == "list<date?>")
+        #expect(
+            byName["tagMap"]?["objectClass"] as? String == "Label"
+                && byName["tagMap"]?["collection"] as? String == "map")
+        #expect(
+            byName["mixedSet"]?["type"] as? String == "mixed" && byName["mixedSet"]?["collection"] as? String == "set")
         #expect(byName["string"]?["collection"] is NSNull && byName["string"]?["objectClass"] is NSNull)
         let label = try #require(classes.first { $0["name"] as? String == "Label" })
         #expect(label["primaryKey"] is NSNull)

@@ -14,7 +14,8 @@ struct QueryArgumentTests {
 
     /// The ids of the specimens `dump --where query --arg …` prints.
     private func ids(_ query: String, _ arguments: String...) throws -> [Int] {
-        let run = try strata(arguments: ["dump", path, "Specimen", "--where", query] + arguments.flatMap { ["--arg", $0] })
+        let run = try strata(
+            arguments: ["dump", path, "Specimen", "--where", query] + arguments.flatMap { ["--arg", $0] })
         #expect(run.status == 0, "\(query) \(arguments): \(run.errors)")
         return try run.lines.map { line in
             let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
@@ -58,7 +59,10 @@ struct QueryArgumentTests {
 
     @Test func malformedArgumentsAndDatesAreUsageErrorsThatSayWhy() throws {
         let cases: [(arguments: [String], message: String)] = [
-            (["--where", "date > $0", "--arg", "2023-13-01@00:00:00"], "--arg 2023-13-01@00:00:00: month 13 is out of range"),
+            (
+                ["--where", "date > $0", "--arg", "2023-13-01@00:00:00"],
+                "--arg 2023-13-01@00:00:00: month 13 is out of range"
+            ),
             (["--where", "date > $0", "--arg", "2023-02-30T00:00:00Z"], "day 30 is out of range (1-28)"),
             (["--where", "date > $0", "--arg", "2023-02-03"], "a date needs a time of day"),
             (["--where", "date > $0", "--arg", "T1:-5"], "the same sign"),

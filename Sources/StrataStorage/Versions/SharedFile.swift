@@ -245,7 +245,9 @@ final class SharedFile: @unchecked Sendable {
     {
         do throws(StorageError) {
             let recovered = try recover(disk)
-            if !disk.isWritable, !writerActive, let pending = try pendingLogVersion(logPath), pending > recovered.0.version {
+            if !disk.isWritable, !writerActive, let pending = try pendingLogVersion(logPath),
+                pending > recovered.0.version
+            {
                 let restore = "open the file read-write once to restore them from the log"
                 if let problem = newerCommitProblem(than: recovered.0, in: recovered.1, fileSize: try disk.size()) {
                     throw StorageError.incompatibleFile(
