@@ -21,10 +21,10 @@ struct LoadInput {
     var name: String { source == "-" ? "standard input" : source }
 }
 
-/// `strata load`.
+/// `strata load`: the target file is opened (or created aside) and the classes checked before any input is read,
+/// so that a mistake in the command line is reported at once, not after reading standard input.
 func load(into path: String, inputs arguments: [String], schemaSource: String?) -> Int32 {
     let inputs = loadInputs(arguments)
-    let lines = readLines(of: inputs)
     let exists = access(path, F_OK) == 0
     if exists, let schemaSource {
         usageError(
@@ -35,12 +35,15 @@ func load(into path: String, inputs arguments: [String], schemaSource: String?) 
             "\(path) does not exist: give --schema-from SOURCE to create it with the classes of SOURCE (the file the "
                 + "lines were dumped from, or any file of the same app)")
     }
-    let counts: [(String, Int)]
-    if let schemaSource {
-        counts = createAndLoad(path, schemaFrom: schemaSource, lines: lines, inputs: inputs)
-    } else {
-        counts = loadIntoExisting(path, lines: lines, inputs: inputs)
-    }
+    let newFile = schemaSource.map { NewFile(path: path, schemaFrom: $0) }
+    let onFailure: () -> Void = { newFile?.remove() }
+    let counts: [(String, Int)] = {
+        let realm = newFile?.start() ?? openForWriting(path)
+        checkClasses(of: inputs, in: realm, path: path, onFailure: onFailure)
+        let lines = readLines(of: inputs, onFailure: onFailure)
+        return loadInOneWrite(realm, path: path, lines: lines, inputs: inputs, onFailure: onFailure)
+    }()
+    newFile?.finish()
     for (className, count) in counts {
         print("added \(count) \(className) object\(count == 1 ? "" : "s") to \(path)")
     }
@@ -66,16 +69,17 @@ struct LoadLine {
 }
 
 /// Every non-blank line of every input, parsed; ends the process on an unreadable input (status 2) or a line
-/// that is not a JSON object (status 1).
-private func readLines(of inputs: [LoadInput]) -> [LoadLine] {
+/// that is not a JSON object (status 1), after `onFailure`.
+private func readLines(of inputs: [LoadInput], onFailure: () -> Void) -> [LoadLine] {
     var lines: [LoadLine] = []
     for input in inputs {
         let text: String
         if input.source == "-" {
             text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
         } else {
-            checkReadableFile(input.source)
             guard let data = FileManager.default.contents(atPath: input.source) else {
+                onFailure()
+                checkReadableFile(input.source)
                 fail("cannot read \(input.source)", status: ExitStatus.usage)
             }
             text = String(decoding: data, as: UTF8.self)
@@ -83,7 +87,8 @@ private func readLines(of inputs: [LoadInput]) -> [LoadLine] {
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let content = line.hasSuffix("\r") ? line.dropLast() : line
             guard !content.allSatisfy(\.isWhitespace) else { continue }
-            let failure = { (reason: String) -> Never in
+            func failure(_ reason: String) -> Never {
+                onFailure()
                 fail("cannot load \(input.name) line \(index + 1): \(reason); nothing was written")
             }
             do {
@@ -99,64 +104,83 @@ private func readLines(of inputs: [LoadInput]) -> [LoadLine] {
     return lines
 }
 
-/// Loads into the existing file at `path`; the counts of objects added per class.
-private func loadIntoExisting(_ path: String, lines: [LoadLine], inputs: [LoadInput]) -> [(String, Int)] {
+/// The existing file at `path`, opened for writing (status 2 when that fails).
+private func openForWriting(_ path: String) -> Realm {
     checkReadableFile(path)
-    let realm: Realm
     do {
-        realm = try openRealm(path, readOnly: false)
+        return try openRealm(path, readOnly: false)
     } catch {
         fail(
             realmFailure(error, path: path).replacingOccurrences(of: "cannot read", with: "cannot write"),
             status: ExitStatus.usage)
     }
-    return loadInOneWrite(realm, path: path, lines: lines, inputs: inputs)
 }
 
-/// Creates the file at `path` with the object schema of `source` and loads into it. The file is built beside `path`
-/// under another name and appears at `path` only once everything is loaded, committed and on disk.
-private func createAndLoad(_ path: String, schemaFrom source: String, lines: [LoadLine], inputs: [LoadInput])
-    -> [(String, Int)]
-{
-    let directory = (path as NSString).deletingLastPathComponent
-    let loading =
-        (directory.isEmpty ? "." : directory) + "/." + (path as NSString).lastPathComponent + ".loading-\(getpid())"
-    func removeScratch() { for file in [loading, loading + ".lock", loading + ".log"] { unlink(file) } }
-    removeScratch()
-    copySchema(of: source, into: loading, onFailure: removeScratch)
-    let counts: [(String, Int)] = {
-        let realm: Realm
+/// A file `load` creates: built under a hidden name beside `path`, with the object schema of `source`, and linked
+/// to `path` only once everything is loaded, committed and on disk.
+struct NewFile {
+    let path: String
+    let source: String
+    let loading: String
+
+    init(path: String, schemaFrom source: String) {
+        self.path = path
+        self.source = source
+        let directory = (path as NSString).deletingLastPathComponent
+        loading =
+            (directory.isEmpty ? "." : directory) + "/." + (path as NSString).lastPathComponent
+            + ".loading-\(getpid())"
+    }
+
+    /// Removes the file being built.
+    func remove() { for file in [loading, loading + ".lock", loading + ".log"] { unlink(file) } }
+
+    /// The file being built, with the schema of `source`, open for writing.
+    func start() -> Realm {
+        remove()
+        copySchema(of: source, into: loading, onFailure: remove)
         do {
-            realm = try openRealm(loading, readOnly: false)
+            return try openRealm(loading, readOnly: false)
         } catch {
-            removeScratch()
+            remove()
             fail("cannot create \(path): \(error)")
         }
-        return loadInOneWrite(realm, path: path, lines: lines, inputs: inputs, onFailure: removeScratch)
-    }()
-    // The Realm is closed. Its commit may sit in the commit log beside the file: put the file itself on disk, and
-    // check (a read-only open refuses a file its log is ahead of) that it holds the commit before the log goes.
-    let descriptor = open(loading, O_RDWR)
-    let synced = descriptor >= 0 && fsync(descriptor) == 0
-    if descriptor >= 0 { close(descriptor) }
-    do {
-        guard synced else { throw StorageError.io(path: loading, operation: "fsync", code: errno) }
-        let check = try Store.open(path: loading, options: StoreOptions(readOnly: true, createIfMissing: false))
-        check.close()
-    } catch {
-        removeScratch()
-        fail("cannot create \(path): \(error); nothing was written")
     }
-    unlink(loading + ".log")
-    unlink(loading + ".lock")
-    // `link` fails rather than replace a file that appeared at `path` meanwhile.
-    guard link(loading, path) == 0 else {
-        let reason = String(cString: strerror(errno))
-        removeScratch()
-        fail("cannot create \(path): \(reason); nothing was written")
+
+    /// Puts the built file at `path`, once its Realm is closed. Its last commit may sit in the commit log beside it:
+    /// the file itself is synced, and checked to hold that commit (a read-only open refuses a file whose log is
+    /// ahead of it) before the log goes.
+    func finish() {
+        let synced = sync(loading)
+        do {
+            guard synced else { throw StorageError.io(path: loading, operation: "fsync", code: errno) }
+            let check = try Store.open(path: loading, options: StoreOptions(readOnly: true, createIfMissing: false))
+            check.close()
+        } catch {
+            remove()
+            fail("cannot create \(path): \(error); nothing was written")
+        }
+        unlink(loading + ".log")
+        unlink(loading + ".lock")
+        // `link` fails rather than replace a file that appeared at `path` meanwhile.
+        guard link(loading, path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            remove()
+            fail("cannot create \(path): \(reason); nothing was written")
+        }
+        remove()
+        // The new name is durable once the directory is.
+        _ = sync(
+            (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent)
     }
-    removeScratch()
-    return counts
+
+    /// `fsync` of the file or directory at `path`.
+    private func sync(_ path: String) -> Bool {
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return fsync(descriptor) == 0
+    }
 }
 
 /// A new file at `target` with the object schema of `source` (its classes and schema version) and no objects: what
@@ -196,11 +220,8 @@ private func copySchema(of source: String, into target: String, onFailure: () ->
     }
 }
 
-/// Adds every line's object to `realm` in one write transaction, ending the process with status 1 and nothing
-/// written on the first error.
-private func loadInOneWrite(
-    _ realm: Realm, path: String, lines: [LoadLine], inputs: [LoadInput], onFailure: () -> Void = {}
-) -> [(String, Int)] {
+/// Ends the process with a usage error unless `realm` stores each input's class as a top-level class.
+private func checkClasses(of inputs: [LoadInput], in realm: Realm, path: String, onFailure: () -> Void) {
     for input in inputs {
         guard let objectSchema = realm.schema[className: input.className] else {
             onFailure()
@@ -217,6 +238,13 @@ private func loadInOneWrite(
                     : "\(input.className) is asymmetric: its objects are created by the app for its outbox, not loaded")
         }
     }
+}
+
+/// Adds every line's object to `realm` in one write transaction, ending the process with status 1 and nothing
+/// written on the first error.
+private func loadInOneWrite(
+    _ realm: Realm, path: String, lines: [LoadLine], inputs: [LoadInput], onFailure: () -> Void = {}
+) -> [(String, Int)] {
     do {
         try realm.beginWrite()
     } catch {

@@ -122,7 +122,7 @@ struct ConcurrentWriterTests {
             #expect(verify.output.contains("object schema: 2 classes, readable"), "\(verify.output)")
 
             let schema = try strata("schema", path, "--json")
-            #expect(schema.status == 0, "\(schema.errors)")
+            try #require(schema.status == 0, "\(schema.errors)")
             #expect(try jsonObject(schema.output)["schemaVersion"] as? Int == 2)
         }
         #expect(writer.process.isRunning, "the writer stopped: \(writer.errorOutput())")
