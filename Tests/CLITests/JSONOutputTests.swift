@@ -144,7 +144,7 @@ struct JSONOutputTests {
             #expect(entry["index"] is NSNull)
         }
         // Keys are hex and, when printable, text: `backlinks`, `class:…`.
-        let first = shown[0]
+        let first = try #require(shown.first)
         let keyText = try #require(first["keyText"] as? String)
         #expect(first["key"] as? String == keyText.utf8.map { String(format: "%02x", $0) }.joined())
         // A nested tree (a list's owner → its elements) reports its entry count instead of a value.
