@@ -61,20 +61,37 @@ enum DateText {
     }
 
     /// A date written by ``format(_:)``, `YYYY-MM-DDTHH:MM:SS[.fraction]Z`; nil for text of another form. Throws
-    /// for a date of that form that does not exist (`2023-02-30`).
+    /// for a date of that form that does not exist (`2023-02-30`). Read byte by byte: `load` reads one per date.
     static func parseISO(_ text: String) throws(ArgumentError) -> Date? {
-        guard
-            let match = text.wholeMatch(
-                of: /([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?Z/)
+        let bytes = Array(text.utf8)
+        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for index in range {
+                let digit = bytes[index] &- 0x30
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int64(digit)
+            }
+            return value
+        }
+        let separators: [(Int, Character)] = [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":")]
+        guard separators.allSatisfy({ bytes[$0.0] == $0.1.asciiValue }),
+            let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
+            let minute = number(14..<16), let second = number(17..<19)
         else { return nil }
+        var fraction = 0.0
+        if bytes.count > 20 {
+            guard bytes[19] == UInt8(ascii: "."), bytes.count > 21,
+                bytes[20..<(bytes.count - 1)].allSatisfy({ $0 &- 0x30 < 10 }),
+                let value = Double("0" + String(decoding: bytes[19..<(bytes.count - 1)], as: UTF8.self))
+            else { return nil }
+            fraction = value
+        }
         let seconds = try secondsSince1970(
-            year: Int64(match.1)!, month: Int64(match.2)!, day: Int64(match.3)!, hour: Int64(match.4)!,
-            minute: Int64(match.5)!, second: Int64(match.6)!)
+            year: year, month: month, day: day, hour: hour, minute: minute, second: second)
         // Whole seconds are exact in a Double, and so is their distance to 2001: the fraction adds exactly as
         // `format` took it away.
         let whole = Double(seconds) - Date.timeIntervalBetween1970AndReferenceDate
-        guard let fractionText = match.7 else { return Date(timeIntervalSinceReferenceDate: whole) }
-        guard let fraction = Double("0" + fractionText) else { return nil }
         return Date(timeIntervalSinceReferenceDate: whole + fraction)
     }
 

@@ -9,8 +9,9 @@ struct LoadError: Error {
 }
 
 /// Turns the JSON lines of `strata dump` (see ``ObjectJSON``) back into objects, inside the caller's write
-/// transaction, in two passes: first every object is created with its primary key (so that a link may point at an
-/// object of a later line, or of another input), then every property is set, links resolved.
+/// transaction, in two passes: first every object is created with its primary key and plain values (so that a link
+/// may point at an object of a later line, or of another input), then its links, embedded objects, collections and
+/// mixed values are set, links resolved.
 ///
 /// A link by primary key names an object of the file, loaded now or before; a link `{"$key": N}` names the object
 /// whose line had `"$key": N` in this load (keys are not kept: the file hands out its own).
@@ -19,6 +20,19 @@ final class ObjectReader {
     private let filePath: String
     /// Objects of classes without a primary key, by the `$key` their line gave.
     private var byKey: [String: [Int64: DynamicObject]] = [:]
+    /// The stored classes, and their stored properties by name (`Realm.schema` builds them anew on every call).
+    private var classes: [String: (schema: ObjectSchema, properties: [String: Property])] = [:]
+
+    /// Class `name` of the file and its stored properties (linking objects are computed, not stored).
+    private func stored(_ name: String) -> (schema: ObjectSchema, properties: [String: Property])? {
+        if let known = classes[name] { return known }
+        guard let schema = realm.schema[className: name] else { return nil }
+        let properties = Dictionary(
+            schema.properties.filter { $0.type != .linkingObjects }.map { ($0.name, $0) },
+            uniquingKeysWith: { first, _ in first })
+        classes[name] = (schema, properties)
+        return (schema, properties)
+    }
 
     init(realm: Realm, path: String) {
         self.realm = realm
@@ -50,11 +64,10 @@ final class ObjectReader {
 
     private func create(_ entry: LoadLine) throws(LoadError) -> DynamicObject {
         let className = entry.input.className
-        guard let schema = realm.schema[className: className] else { throw failure("no class \(className)") }
-        var names = Set(schema.properties.filter { $0.type != .linkingObjects }.map(\.name))
-        if schema.primaryKeyProperty == nil { names.insert("$key") }
+        guard let (schema, properties) = stored(className) else { throw failure("no class \(className)") }
         // Linking objects are computed, not stored: the file's schema does not list them, nor does dump.
-        for member in entry.members where !names.contains(member.key) {
+        for member in entry.members
+        where properties[member.key] == nil && (member.key != "$key" || schema.primaryKeyProperty != nil) {
             throw failure(
                 member.key == "$key"
                     ? "\(className) has a primary key: its lines have no $key"
@@ -62,8 +75,13 @@ final class ObjectReader {
                         + schema.properties.filter { $0.type != .linkingObjects }.map(\.name).joined(separator: ", ")
                         + ")")
         }
+        var plain: [String: Any] = [:]
+        for (name, json) in entry.members where name != "$key" && name != schema.primaryKeyProperty?.name {
+            guard let property = properties[name], isPlain(property) else { continue }
+            plain[name] = try scalar(json, property, at: "\(className).\(name)")
+        }
         guard let primaryKey = schema.primaryKeyProperty else {
-            let object = realm.dynamicCreate(className)
+            let object = realm.dynamicCreate(className, value: plain)
             if let member = entry.members.first(where: { $0.key == "$key" }) {
                 guard case .number(let text) = member.value, let key = Int64(text) else {
                     throw failure("$key must be an integer, not \(member.value.text)")
@@ -84,7 +102,14 @@ final class ObjectReader {
                 "a \(className) with primary key \(json.text) is already in \(filePath) or earlier in this load "
                     + "(load adds objects; it does not update them)")
         }
-        return realm.dynamicCreate(className, value: [primaryKey.name: key])
+        plain[primaryKey.name] = key
+        return realm.dynamicCreate(className, value: plain)
+    }
+
+    /// Whether `property` holds one value that is neither a link, an embedded object nor a mixed value: such values
+    /// go into the new object's row at once.
+    private func isPlain(_ property: Property) -> Bool {
+        property.type != .object && property.type != .any && !property.isArray && !property.isSet && !property.isMap
     }
 
     /// The object of `className` whose primary key is `key`, in the file or created by this load.
@@ -101,9 +126,11 @@ final class ObjectReader {
 
     private func fill(_ object: DynamicObject, from entry: LoadLine) throws(LoadError) {
         let className = entry.input.className
-        guard let schema = realm.schema[className: className] else { return }
+        guard let (schema, properties) = stored(className) else { return }
         for (name, json) in entry.members where name != "$key" && name != schema.primaryKeyProperty?.name {
-            guard let property = schema.properties.first(where: { $0.name == name }) else { continue }
+            guard let property = properties[name], !isPlain(property) else {
+                continue
+            }
             object[name] = try value(json, property, at: "\(className).\(name)")
         }
     }
@@ -139,7 +166,7 @@ final class ObjectReader {
         switch property.type {
         case .any: return try mixed(json, at: path, depth: 0)
         case .object:
-            guard let target = property.objectClassName, let targetSchema = realm.schema[className: target] else {
+            guard let target = property.objectClassName, let targetSchema = stored(target)?.schema else {
                 throw failure("\(path) links to a class the file does not have")
             }
             if json.isNull { return NSNull() }
@@ -164,8 +191,9 @@ final class ObjectReader {
         }
         var values: [String: Any] = [:]
         for (name, member) in members {
-            guard let property = schema.properties.first(where: { $0.name == name && $0.type != .linkingObjects })
-            else { throw failure("\(path): the embedded \(schema.className) has no property \(name)") }
+            guard let property = stored(schema.className)?.properties[name] else {
+                throw failure("\(path): the embedded \(schema.className) has no property \(name)")
+            }
             values[name] = try value(member, property, at: "\(path).\(name)")
         }
         return values
@@ -200,7 +228,9 @@ final class ObjectReader {
     /// A non-link, non-mixed value of `property`'s type.
     private func scalar(_ json: JSONValue, _ property: Property, at path: String) throws(LoadError) -> Any {
         if json.isNull {
-            guard property.isOptional else { throw failure("\(path): null is not allowed") }
+            guard property.isOptional else {
+                throw failure("\(path) is a \(typeName(of: property)): null is not allowed")
+            }
             return NSNull()
         }
         func mismatch(_ expected: String) -> LoadError {
@@ -313,7 +343,7 @@ final class ObjectReader {
         let found = JSONValue.object(members).text
         func invalid(_ expected: String) -> LoadError { failure("\(path): expected \(expected), found \(found)") }
         if members.count == 2, let className = members.first(where: { $0.key == "$class" })?.value {
-            guard case .string(let name) = className, let schema = realm.schema[className: name], !schema.isEmbedded,
+            guard case .string(let name) = className, let schema = stored(name)?.schema, !schema.isEmbedded,
                 !schema.isAsymmetric
             else { throw invalid("a link naming a class of the file") }
             let target = members.first { $0.key != "$class" }!

@@ -79,6 +79,28 @@ extension Realm {
             values[index] = key
             primaryKey = encoded
         }
+        // Plain values go into the new row at once; links, embedded objects, collections and mixed values (which
+        // may hold links) are set one by one below, as on any managed object.
+        var rest: [String: Any] = [:]
+        for (name, given) in value as? [String: Any] ?? [:] {
+            guard let index = binding.table.propertyIndex(named: name) else {
+                throw .invalidValue(type: binding.className, property: name, reason: "no such property")
+            }
+            let info = binding.table.infos[index]
+            guard index != binding.table.primaryKeyIndex else { continue }
+            guard info.type != .object, info.type != .any, !info.isCollection else {
+                rest[name] = given
+                continue
+            }
+            guard let stored = StoredValueConversion.stored(from: given, as: info) else {
+                throw .invalidValue(
+                    type: binding.className, property: name,
+                    reason:
+                        "\(type(of: given)) is not a valid value for a \(info.type)\(info.isOptional ? "?" : "") property"
+                )
+            }
+            values[index] = stored
+        }
         let key = try insertRow(binding: binding, values: values)
         if let primaryKey {
             let transaction = try activeTransaction()
@@ -86,7 +108,7 @@ extension Realm {
             try mutate { try transaction.put(primaryKey, KeyEncoding.objectKey(key), in: primaryKeys) }
         }
         let object = try dynamic(self.object(binding, key: key))
-        try ObjectValues.apply(value, to: object, schema: binding.table)
+        try ObjectValues.apply(rest, to: object, schema: binding.table)
         if let failure = failureOfWrite { throw failure }
         return object
     }
