@@ -40,9 +40,11 @@ let package = Package(
             swiftSettings: strictSettings),
         .testTarget(
             name: "StrataTests", dependencies: ["Strata", "StrataTestSupport"], swiftSettings: strictSettings),
-        // Runs the built `strata` executable on files made with the library.
+        // Runs the built `strata` executable on files made with the library, and on one the integration child is
+        // writing meanwhile.
         .testTarget(
-            name: "CLITests", dependencies: ["Strata", "StrataStorage", "StrataTestSupport", "StrataCLI"],
+            name: "CLITests",
+            dependencies: ["Strata", "StrataStorage", "StrataTestSupport", "StrataCLI", "strata-integration-child"],
             swiftSettings: strictSettings),
         // Every Swift sample of README.md and Documentation/ as code that compiles and runs, plus a guard test
         // that fails when a sample in the Markdown no longer matches this code.

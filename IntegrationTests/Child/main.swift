@@ -118,6 +118,7 @@ func run() throws {
             finished.signal()
         }
         finished.wait()
+    case "write-ledger": try writeLedger(path: path)
     case "commit-loop":
         let store = try Store.open(path: path, options: StoreOptions(pageSize: 1024, durability: .full))
         var generator = SeededGenerator(seed: UInt64(arguments.count > 3 ? arguments[3] : "1") ?? 1)

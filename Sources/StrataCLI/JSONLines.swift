@@ -68,8 +68,15 @@ indirect enum JSONValue {
 /// - a link is the target's primary key, or `{"$key": N}` when the target class has none; a link in a mixed
 ///   value also names the class: `{"$class": "Dog", "$primaryKey": 1}` or `{"$class": "Dog", "$key": 3}`;
 /// - embedded objects are nested objects; lists and sets are arrays; maps and mixed dictionaries are objects;
-/// - dates are ISO 8601 (UTC), data is base64, ObjectId, UUID and Decimal128 are strings, and non-finite
-///   numbers are the strings `"NaN"`, `"Infinity"` and `"-Infinity"`.
+/// - dates are ISO 8601 (UTC) with the fraction digits the stored value needs (see ``DateText``), data is base64,
+///   ObjectId, UUID and Decimal128 are strings, and non-finite numbers are the strings `"NaN"`, `"Infinity"` and
+///   `"-Infinity"`;
+/// - in mixed values, whose type the JSON must carry, a value JSON has no type for is a one-member object naming
+///   it (`{"$date": "2024-01-01T10:00:00Z"}`, `$data`, `$objectId`, `$uuid`, `$decimal128`, `$float`, and
+///   `{"$double": "NaN"}` for non-finite doubles); doubles always have a point or an exponent (`1.0`), integers
+///   never. Map keys cannot start with `$`, so an object with a `$` key is never a map.
+///
+/// `strata load` reads these lines back (``ObjectReader``).
 enum ObjectJSON {
     /// One line of `strata dump` for a top-level object.
     static func line(for object: DynamicObject) -> String {
@@ -91,6 +98,8 @@ enum ObjectJSON {
     /// their class.
     static func value(_ value: Any?, mixed isMixed: Bool = false) -> JSONValue {
         guard let value else { return .null }
+        // Elements of mixed collections may arrive unwrapped (a `Data`, not `.data`): they still need their tag.
+        if isMixed, let scalar = mixedScalar(value) { return mixed(scalar) }
         switch value {
         case let bool as Bool: return .bool(bool)
         case let int as Int: return .number(String(int))
@@ -99,7 +108,7 @@ enum ObjectJSON {
         case let float as Float: return float.isFinite ? .number("\(float)") : number(Double(float))
         case let string as String: return .string(string)
         case let data as Data: return .string(data.base64EncodedString())
-        case let date as Date: return .string(iso8601(date))
+        case let date as Date: return .string(DateText.format(date))
         case let id as ObjectId: return .string(id.stringValue)
         case let uuid as UUID: return .string(uuid.uuidString)
         case let decimal as Decimal128: return .string(decimal.stringValue)
@@ -115,7 +124,31 @@ enum ObjectJSON {
             return .object(
                 dictionary.sorted { $0.key < $1.key }.map { (key: $0.key, value: self.value($0.value, mixed: isMixed)) }
             )
-        default: return .string("\(value)")
+        default:
+            // A nil element of a collection of optionals arrives as an `Optional` inside `Any`.
+            let mirror = Mirror(reflecting: value)
+            if mirror.displayStyle == .optional {
+                return mirror.children.first.map { self.value($0.value, mixed: isMixed) } ?? .null
+            }
+            return .string("\(value)")
+        }
+    }
+
+    /// `value` as the mixed value it was read from, when it is a plain value.
+    private static func mixedScalar(_ value: Any) -> AnyRealmValue? {
+        switch value {
+        case let bool as Bool: .bool(bool)
+        case let int as Int: .int(int)
+        case let int as Int64: .int(Int(int))
+        case let double as Double: .double(double)
+        case let float as Float: .float(float)
+        case let string as String: .string(string)
+        case let data as Data: .data(data)
+        case let date as Date: .date(date)
+        case let id as ObjectId: .objectId(id)
+        case let uuid as UUID: .uuid(uuid)
+        case let decimal as Decimal128: .decimal128(decimal)
+        default: nil
         }
     }
 
@@ -140,21 +173,22 @@ enum ObjectJSON {
     }
 
     static func mixed(_ value: AnyRealmValue) -> JSONValue {
+        func tagged(_ tag: String, _ value: JSONValue) -> JSONValue { .object([(tag, value)]) }
         switch value {
-        case .none: .null
-        case .int(let int): .number(String(int))
-        case .bool(let bool): .bool(bool)
-        case .float(let float): self.value(float)
-        case .double(let double): number(double)
-        case .string(let string): .string(string)
-        case .data(let data): .string(data.base64EncodedString())
-        case .date(let date): .string(iso8601(date))
-        case .objectId(let id): .string(id.stringValue)
-        case .decimal128(let decimal): .string(decimal.stringValue)
-        case .uuid(let uuid): .string(uuid.uuidString)
-        case .object(let object): mixedLink(to: object)
-        case .list(let list): .array(list.map(mixed))
-        case .dictionary(let map): .object(map.map { (key: $0.key, value: mixed($0.value)) })
+        case .none: return .null
+        case .int(let int): return .number(String(int))
+        case .bool(let bool): return .bool(bool)
+        case .float(let float): return tagged("$float", self.value(float))
+        case .double(let double): return double.isFinite ? number(double) : tagged("$double", number(double))
+        case .string(let string): return .string(string)
+        case .data(let data): return tagged("$data", .string(data.base64EncodedString()))
+        case .date(let date): return tagged("$date", .string(DateText.format(date)))
+        case .objectId(let id): return tagged("$objectId", .string(id.stringValue))
+        case .decimal128(let decimal): return tagged("$decimal128", .string(decimal.stringValue))
+        case .uuid(let uuid): return tagged("$uuid", .string(uuid.uuidString))
+        case .object(let object): return mixedLink(to: object)
+        case .list(let list): return .array(list.map(mixed))
+        case .dictionary(let map): return .object(map.map { (key: $0.key, value: mixed($0.value)) })
         }
     }
 
@@ -162,12 +196,5 @@ enum ObjectJSON {
         if double.isNaN { return .string("NaN") }
         if double.isInfinite { return .string(double > 0 ? "Infinity" : "-Infinity") }
         return .number("\(double)")
-    }
-
-    /// `2024-05-01T12:00:00Z`, with milliseconds when the date has a fraction of a second.
-    static func iso8601(_ date: Date) -> String {
-        let seconds = date.timeIntervalSince1970
-        let style = Date.ISO8601FormatStyle(includingFractionalSeconds: seconds != seconds.rounded(.down))
-        return date.formatted(style)
     }
 }

@@ -11,8 +11,8 @@ import StrataStorage
 // Commands on the object layer: the stored schema and the objects of a class. The CLI has no model classes: it
 // reads the classes stored in the file through `DynamicObject`.
 
-/// `strata info FILE`: the storage summary, then the object classes with their object counts.
-func info(_ path: String) -> Int32 {
+/// `strata info FILE [--json]`: the storage summary, then the object classes with their object counts.
+func info(_ path: String, json: Bool = false) -> Int32 {
     let store = openStore(path)
     let stats: StoreStatistics
     do {
@@ -22,10 +22,11 @@ func info(_ path: String) -> Int32 {
     }
     var fileInfo = stat()
     let fileSize = stat(path, &fileInfo) == 0 ? Int(fileInfo.st_size) : 0
+    if json { return printInfoJSON(path: path, stats: stats, fileSize: fileSize) }
     let committed = Date(timeIntervalSince1970: Double(stats.commitTimeMicroseconds) / 1e6)
     print("file:           \(path)")
     print("size:           \(formatBytes(fileSize)) (\(stats.pageCount) pages of \(stats.pageSize) bytes)")
-    print("version:        \(stats.version), committed \(ObjectJSON.iso8601(committed))")
+    print("version:        \(stats.version), committed \(DateText.format(committed))")
     let free = stats.pageCount > 0 ? Double(stats.freePages) * 100 / Double(stats.pageCount) : 0
     print("free pages:     \(stats.freePages) (\((free * 10).rounded() / 10)%)")
     print("trees:          \(stats.trees.count)")
@@ -57,6 +58,7 @@ func info(_ path: String) -> Int32 {
     // (Documentation/ObjectLayer.md, "Storage layout").
     var rows: [String: Int] = [:]
     for tree in stats.trees where tree.name.hasPrefix("o:") { rows[String(tree.name.dropFirst(2))] = tree.count }
+    print("schema version: \(realm.configuration.schemaVersion)")
     print("classes:        \(classes.count)")
     let nameWidth = (classes.map(\.className.count).max() ?? 0) + 2
     for objectSchema in classes {
@@ -69,9 +71,13 @@ func info(_ path: String) -> Int32 {
     return ExitStatus.ok
 }
 
-/// `strata schema FILE`: every stored class and property.
-func schema(_ path: String) -> Int32 {
+/// `strata schema FILE [--json]`: every stored class and property.
+func schema(_ path: String, json: Bool = false) -> Int32 {
     let (_, realm) = openRealmOrExit(path)
+    if json {
+        printJSON(schemaJSON(path: path, realm: realm))
+        return ExitStatus.ok
+    }
     let classes = realm.schema.objectSchema
     guard !classes.isEmpty else {
         print("\(path) stores no object classes (a storage-only file: see `strata trees \(path)`)")
@@ -127,8 +133,9 @@ func attributes(of property: Property, embedded: Set<String>) -> String {
     return attributes.joined(separator: ", ")
 }
 
-/// `strata dump FILE CLASS [--where RQL] [--limit N]`: the class's objects as JSON lines (see ``ObjectJSON``).
-func dumpObjects(_ path: String, className: String, query: String?, limit: Int?) -> Int32 {
+/// `strata dump FILE CLASS [--where RQL [--arg VALUE]...] [--limit N]`: the class's objects as JSON lines (see
+/// ``ObjectJSON``); `arguments` are the values of `$0`, `$1`, … in the query.
+func dumpObjects(_ path: String, className: String, query: String?, arguments: [Any?] = [], limit: Int?) -> Int32 {
     let (store, realm) = openRealmOrExit(path)
     let classes = realm.schema.objectSchema
     guard let objectSchema = realm.schema[className: className] else {
@@ -152,7 +159,7 @@ func dumpObjects(_ path: String, className: String, query: String?, limit: Int?)
     var objects = realm.dynamicObjects(className)
     if let query {
         do {
-            objects = try objects.checkedFilter(query)
+            objects = try filter(objects, query, arguments)
         } catch let Realm.Error.invalidQuery(query, position, reason) {
             let caret = String(repeating: " ", count: position) + "^"
             fail("invalid query: \(reason)\n  \(query)\n  \(caret)", status: ExitStatus.usage)
@@ -168,6 +175,29 @@ func dumpObjects(_ path: String, className: String, query: String?, limit: Int?)
         printed += 1
     }
     return ExitStatus.ok
+}
+
+/// The most `--arg` values a query takes: `checkedFilter` takes its arguments variadically, and Swift cannot spread
+/// an array into variadic parameters, so each count is one call below.
+let maximumQueryArguments = 8
+
+/// `objects.checkedFilter(query, $0, $1, …)` with `arguments` (nil as `AnyRealmValue.none`, which a query compares
+/// as nil).
+private func filter(_ objects: Results<DynamicObject>, _ query: String, _ arguments: [Any?]) throws
+    -> Results<DynamicObject>
+{
+    let a = arguments.map { $0 ?? AnyRealmValue.none }
+    switch a.count {
+    case 0: return try objects.checkedFilter(query)
+    case 1: return try objects.checkedFilter(query, a[0])
+    case 2: return try objects.checkedFilter(query, a[0], a[1])
+    case 3: return try objects.checkedFilter(query, a[0], a[1], a[2])
+    case 4: return try objects.checkedFilter(query, a[0], a[1], a[2], a[3])
+    case 5: return try objects.checkedFilter(query, a[0], a[1], a[2], a[3], a[4])
+    case 6: return try objects.checkedFilter(query, a[0], a[1], a[2], a[3], a[4], a[5])
+    case 7: return try objects.checkedFilter(query, a[0], a[1], a[2], a[3], a[4], a[5], a[6])
+    default: return try objects.checkedFilter(query, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7])
+    }
 }
 
 /// Ends the process with status 1 and one line naming the first problem when a page of `store`'s newest version is

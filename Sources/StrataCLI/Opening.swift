@@ -57,11 +57,22 @@ func openStore(_ path: String) -> Store {
     }
 }
 
-/// Opens an existing file read-only as a Realm without models: its classes are the ones stored in the file, read
-/// through `DynamicObject`. Nothing is written (no schema registration, no migration, no backlink rebuild).
-func openRealm(_ path: String) throws -> Realm {
-    let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), readOnly: true)
-    return try Realm(configuration: configuration)
+/// Opens an existing file as a Realm without models: its classes are the ones stored in the file, read through
+/// `DynamicObject`. Read-only opens write nothing (no schema registration, no migration, no backlink rebuild).
+///
+/// A configuration names the schema version its models are at, and a file at a higher version is refused
+/// (`invalidSchemaVersion`), as for any app whose models are older than the file. The tool has no models, so
+/// nothing needs migrating: it opens the file at the version the file carries, which the refusal names. A file
+/// migrated again between the two opens (by an app running meanwhile) names a newer version: the open follows it.
+func openRealm(_ path: String, readOnly: Bool = true) throws -> Realm {
+    var configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), readOnly: readOnly)
+    while true {
+        do {
+            return try Realm(configuration: configuration)
+        } catch Realm.Error.invalidSchemaVersion(let fileVersion, let configured) where fileVersion > configured {
+            configuration.schemaVersion = fileVersion
+        }
+    }
 }
 
 /// Opens `path` as a Realm (see ``openRealm(_:)``), ending the process when that fails: with status 1 when the

@@ -9,10 +9,11 @@ import StrataStorage
 
 // Commands on the storage layer: integrity, raw trees, compaction and a quick benchmark.
 
-/// `strata verify FILE`: checks every page reachable from the newest version, then that the object schema reads.
-/// 0 when intact, 1 when damaged.
-func verify(_ path: String) -> Int32 {
+/// `strata verify FILE [--json]`: checks every page reachable from the newest version, then that the object schema
+/// reads. 0 when intact, 1 when damaged.
+func verify(_ path: String, json: Bool = false) -> Int32 {
     let store = openStore(path)
+    if json { return verifyWithJSON(path, store: store) }
     let report: VerifyReport
     do {
         report = try store.verify()
@@ -39,11 +40,43 @@ func verify(_ path: String) -> Int32 {
     return ExitStatus.ok
 }
 
-/// `strata trees FILE [TREE] [--limit N]`: the named trees of the storage engine, or the raw entries of one.
-func trees(_ path: String, tree: String?, limit: Int) -> Int32 {
+/// `strata verify FILE --json`: the same checks, reported as one JSON object.
+private func verifyWithJSON(_ path: String, store: Store) -> Int32 {
+    var report: VerifyReport?
+    var stopped: String?
+    do {
+        report = try store.verify()
+    } catch {
+        stopped = "\(error)"
+    }
+    var classes: Int?
+    var schemaError: String?
+    if report?.isValid == true {
+        do {
+            classes = try openRealm(path).schema.objectSchema.count
+        } catch {
+            schemaError = realmFailure(error, path: path)
+        }
+    }
+    let value = verifyJSON(
+        path: path, report: report, stopped: stopped, schemaClasses: classes, schemaError: schemaError)
+    printJSON(value)
+    guard report?.isValid == true, stopped == nil, schemaError == nil else {
+        let reason =
+            stopped ?? schemaError ?? report.map { "\($0.problems.count + $0.omittedProblems) problem(s)" } ?? ""
+        standardError("strata: \(path) is damaged: \(reason)")
+        return ExitStatus.failure
+    }
+    return ExitStatus.ok
+}
+
+/// `strata trees FILE [TREE] [--limit N] [--json]`: the named trees of the storage engine, or the raw entries of
+/// one.
+func trees(_ path: String, tree: String?, limit: Int, json: Bool = false) -> Int32 {
     let store = openStore(path)
     do {
         let snapshot = try store.read()
+        if json { return try treesJSON(path, snapshot: snapshot, tree: tree, limit: limit) }
         guard let tree else {
             let names = try snapshot.treeNames()
             let width = (names.map(\.count).max() ?? 0) + 2
@@ -75,6 +108,44 @@ func trees(_ path: String, tree: String?, limit: Int) -> Int32 {
     }
 }
 
+/// `strata trees FILE [TREE] --json`.
+private func treesJSON(_ path: String, snapshot: ReadTransaction, tree: String?, limit: Int) throws -> Int32 {
+    var members: [(key: String, value: JSONValue)] = [("file", .string(path)), ("version", .int(snapshot.version))]
+    guard let tree else {
+        var listed: [JSONValue] = []
+        for name in try snapshot.treeNames() {
+            guard let view = try snapshot.tree(named: name) else { continue }
+            listed.append(
+                .object([("name", .string(name)), ("kind", .string("\(view.kind)")), ("entries", .int(view.count))]))
+        }
+        printJSON(.object(members + [("trees", .array(listed))]))
+        return ExitStatus.ok
+    }
+    guard let view = try snapshot.tree(named: tree) else {
+        usageError("\(path) has no tree named \(tree) (list them with `strata trees \(path)`)")
+    }
+    var shown: [JSONValue] = []
+    var cursor = view.makeCursor()
+    var more = try cursor.first()
+    while more && shown.count < limit {
+        let isList = view.kind == .list
+        let key = isList ? nil : try cursor.key()
+        let entry =
+            try cursor.isSubtree()
+            ? treeEntryJSON(
+                index: isList ? shown.count : nil, key: key, value: nil, subtreeEntries: try cursor.subtree().count)
+            : treeEntryJSON(index: isList ? shown.count : nil, key: key, value: try cursor.value(), subtreeEntries: nil)
+        shown.append(entry)
+        more = try cursor.next()
+    }
+    members += [
+        ("tree", .string(tree)), ("kind", .string("\(view.kind)")), ("entries", .int(view.count)),
+        ("shown", .array(shown)), ("more", .int(view.count - shown.count)),
+    ]
+    printJSON(.object(members))
+    return ExitStatus.ok
+}
+
 /// `strata compact FILE OUT`: writes the newest version's live data into a new, minimal file.
 func compact(_ path: String, to output: String) -> Int32 {
     let store = openStore(path)
@@ -86,6 +157,22 @@ func compact(_ path: String, to output: String) -> Int32 {
     } catch {
         fail("cannot compact \(path) into \(output): \(error)")
     }
+}
+
+/// `strata bench`, refused in a debug build: unoptimised code runs many times slower, so its numbers would mislead
+/// whoever reads them.
+func benchUnlessDebugBuild(count: Int, directory: String) -> Int32 {
+    #if DEBUG
+        fail(
+            "bench refuses to run: this strata is a debug build, whose numbers would mislead (unoptimised code "
+                + "runs many times slower); build it with `swift build -c release` and run .build/release/strata bench")
+    #else
+        do {
+            return try bench(count: count, directory: directory)
+        } catch {
+            fail("bench failed: \(error)")
+        }
+    #endif
 }
 
 /// `strata bench [--count N] [--dir DIR]`: a quick self-benchmark of the storage engine in a scratch file.

@@ -178,6 +178,8 @@ struct QueriesSampleTests {
         let start2021 = QueriesSample.date(2021, 1, 1)
 
         let early = people.filter("age > $0 AND joined < $1", 20, start2021)  // Ann, Zoë
+        let earlyLiteral = people.filter("age > 20 AND joined < 2021-01-01@00:00:00")  // Ann, Zoë: a date literal (UTC)
+        let sinceEpoch = people.filter("joined >= T1609459200:0")  // Bob, Dan: seconds:nanoseconds since 1970
         let staff = people.filter("employer == $0", acme)  // Ann, Bob: an object argument
         let byId = people.filter("employer.id == oid(6553a6f3c5b2a1e4d8f00001)")  // Ann, Bob
         let chipped = realm.objects(Pet.self).filter("chip == uuid(E621E1F8-C36C-495A-93FC-0C247A3E6E5F)")  // Rex
@@ -185,6 +187,7 @@ struct QueriesSampleTests {
         let inactive = people.filter("active == false")  // Zoë
         #expect(names(early) == ["Ann", "Zoë"] && names(staff) == ["Ann", "Bob"] && names(byId) == ["Ann", "Bob"])
         #expect(names(chipped) == ["Rex"] && names(quoted) == ["Ann", "Bob"] && names(inactive) == ["Zoë"])
+        #expect(names(earlyLiteral) == ["Ann", "Zoë"] && names(sinceEpoch) == ["Bob", "Dan"])
         // A malformed value is an error pointing at the value.
         do {
             _ = try people.checkedFilter("employer.id == oid(6553a6f3c5b2a1e4d8f0000)")

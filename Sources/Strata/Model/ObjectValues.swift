@@ -63,8 +63,8 @@ enum StoredValueConversion {
         case .uuid:
             if let string = value as? String, let uuid = UUID(uuidString: string) { return .uuid(uuid) }
         case .object:
-            guard let target = info.objectType else { return nil }
             if let object = value as? ObjectBase { return .object(object) }
+            guard let target = info.objectType else { return nil }
             // A dictionary or array describes a new object of the target type.
             if value is [String: Any] || value is [Any] {
                 let object = target.init()
@@ -91,6 +91,12 @@ enum StoredValueConversion {
             return true
         default: return false
         }
+    }
+
+    /// Whether `value` is nil: `NSNull`, or an `Optional` wrapped in `Any` holding nothing.
+    static func isNil(_ value: Any?) -> Bool {
+        guard let value = unwrap(value) else { return true }
+        return value is NSNull
     }
 
     /// Looks through `Optional` wrapped in `Any`.
@@ -224,6 +230,11 @@ enum ObjectValues {
             throw .invalidValue(
                 type: table.className, property: name,
                 reason: "linking objects are computed from the origin property's links and cannot be set")
+        }
+        if let managed = object.managed, info.type == .object, info.objectType == nil {
+            // A class known only from the file: dictionaries describe new embedded objects.
+            guard managed.realm.transactionForMutation("setting \(table.className).\(name)") != nil else { return }
+            if try managed.realm.setDynamicEmbedded(value, property: index, of: managed) { return }
         }
         if info.collection == .map {
             try setMap(value, property: index, of: object, table: table)

@@ -101,6 +101,8 @@ struct RQLParser {
         case string(String)
         case integer(Int64)
         case number(Double)
+        /// A date literal (see `RQLDateLiteral`).
+        case date(Date)
         case argument(Int)
         /// `$name`: a SUBQUERY variable.
         case variable(String)
@@ -181,6 +183,19 @@ struct RQLParser {
             while let next = peek(), isIdentifierByte(next) || next == 0x2D { at += 1 }
             if at > start { tokens.append((.bareValue(String(decoding: bytes[start..<at], as: UTF8.self)), start)) }
         }
+        /// Whether `scan` finds a date literal at `at`; if so it is a token and `at` is past it.
+        func dateLiteral(
+            _ scan: ([UInt8], Int) throws(RQLDateLiteral.Failure) -> (date: Date, end: Int)?
+        ) throws(Realm.Error) -> Bool {
+            do {
+                guard let (date, end) = try scan(bytes, at) else { return false }
+                tokens.append((.date(date), at))
+                at = end
+                return true
+            } catch {
+                throw failure(error.reason, at: error.offset)
+            }
+        }
         while at < bytes.count {
             let byte = bytes[at]
             let start = at
@@ -243,6 +258,9 @@ struct RQLParser {
                 }
                 tokens.append((.option(option), start))
                 at = end + 1
+            case 0x30...0x39 where try dateLiteral(RQLDateLiteral.scanReadable),
+                0x54 where try dateLiteral(RQLDateLiteral.scanEpoch):  // T
+                break
             case _
             where (byte >= 0x30 && byte <= 0x39)
                 || (byte == 0x2E && (peek(1).map { $0 >= 0x30 && $0 <= 0x39 } ?? false)):
@@ -321,6 +339,7 @@ struct RQLParser {
         case .string(let value): "the string '\(value)'"
         case .integer(let value): "\(value)"
         case .number(let value): "\(value)"
+        case .date(let value): "the date \(value.formatted(.iso8601))"
         case .argument(let number): "$\(number)"
         case .variable(let name): name
         case .symbol(let symbol): "'\(symbol)'"
@@ -478,6 +497,9 @@ struct RQLParser {
         case .number(let value):
             advance()
             return .literal(.double(value), position: start)
+        case .date(let value):
+            advance()
+            return .literal(.date(value), position: start)
         case .argument(let number):
             advance()
             return .argument(number, position: start)

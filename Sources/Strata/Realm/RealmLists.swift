@@ -24,7 +24,19 @@ extension Realm {
                 try encodeMixed(value, binding: binding, property: property, owner: owner, level: level))
         }
         var resolved = value
-        if case .object(let target) = value {
+        if case .object(let target) = value, info.objectType == nil {
+            // A class known only from the file (`DynamicObject`): the element must be a stored object of it.
+            let expected = binding.table.schema.properties[property].objectClassName
+            guard let managed = target.managed, managed.realm === self, managed.table.className == expected,
+                managed.table.kind == .object
+            else {
+                throw .invalidValue(
+                    type: binding.className, property: name,
+                    reason:
+                        "a collection of \(expected ?? "objects") holds stored \(expected ?? "objects") of this Realm")
+            }
+            resolved = .int(managed.key)
+        } else if case .object(let target) = value {
             guard let targetType = info.objectType, ObjectIdentifier(type(of: target)) == ObjectIdentifier(targetType)
             else {
                 throw .invalidValue(

@@ -259,6 +259,9 @@ final class LockFile: @unchecked Sendable {
 
     /// Releases the writer lock.
     func unlockWriter() { RangeLock.unlock(fd, at: Self.writerByte) }
+
+    /// Whether another process holds the writer lock (a write transaction of it is under way).
+    var writerIsHeldElsewhere: Bool { RangeLock.isHeldElsewhere(fd, at: Self.writerByte) }
 }
 
 /// `open(2)` with a mode, callable from Swift on every platform.

@@ -146,7 +146,7 @@ final class SharedFile: @unchecked Sendable {
                 lock = try LockFile.shared(forDataFile: path, optional: options.readOnly)
                 guard let lock else { throw error }
                 (meta, mapping, _) = try consistentRead(lock) { () throws(StorageError) in
-                    try recoverOrExplain(disk, logPath: logPath)
+                    try recoverOrExplain(disk, logPath: logPath, writerActive: lock.writerIsHeldElsewhere)
                 }
             }
             if lock == nil { lock = try LockFile.shared(forDataFile: path, optional: options.readOnly) }
@@ -237,11 +237,17 @@ final class SharedFile: @unchecked Sendable {
 
     /// Recovers the main file; if its commit log holds newer commits (a read-only open, which cannot replay
     /// them), says what is wrong with the main file — commits not yet applied, or a newest commit that is damaged —
-    /// and that a read-write open restores them from the log.
-    private static func recoverOrExplain(_ disk: DiskFile, logPath: String) throws(StorageError) -> (Meta, Mapping) {
+    /// and that a read-write open restores them from the log. While another process holds the writer lock
+    /// (`writerActive`) the log is ahead by the commit it is publishing (appended, its meta not yet written): the
+    /// main file's newest commit is then read, as a reader that came a moment earlier would have.
+    private static func recoverOrExplain(_ disk: DiskFile, logPath: String, writerActive: Bool = false)
+        throws(StorageError) -> (Meta, Mapping)
+    {
         do throws(StorageError) {
             let recovered = try recover(disk)
-            if !disk.isWritable, let pending = try pendingLogVersion(logPath), pending > recovered.0.version {
+            if !disk.isWritable, !writerActive, let pending = try pendingLogVersion(logPath),
+                pending > recovered.0.version
+            {
                 let restore = "open the file read-write once to restore them from the log"
                 if let problem = newerCommitProblem(than: recovered.0, in: recovered.1, fileSize: try disk.size()) {
                     throw StorageError.incompatibleFile(
