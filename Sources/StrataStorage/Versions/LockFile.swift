@@ -171,20 +171,23 @@ final class LockFile: @unchecked Sendable {
         atomic(16).pointee.add(1, ordering: .sequentiallyConsistent)
     }
 
-    /// Where the commit log stands, as the last writer left it (nil before any process recorded it).
+    /// Where the commit log stands, as the last writer left it (nil before any process recorded it): its epoch,
+    /// end, record count and capacity (0 when recorded by a version that did not track it).
     /// Read and written only with the writer lock held.
-    var logState: (epoch: UInt64, end: Int, records: Int)? {
+    var logState: CommitLog.Position? {
         get {
             let end = atomic(40).pointee.load(ordering: .sequentiallyConsistent)
             guard end != 0 else { return nil }
             return (
                 atomic(32).pointee.load(ordering: .sequentiallyConsistent), Int(end),
-                Int(atomic(48).pointee.load(ordering: .sequentiallyConsistent))
+                Int(atomic(48).pointee.load(ordering: .sequentiallyConsistent)),
+                Int(atomic(56).pointee.load(ordering: .sequentiallyConsistent))
             )
         }
         set {
             atomic(32).pointee.store(newValue?.epoch ?? 0, ordering: .sequentiallyConsistent)
             atomic(48).pointee.store(UInt64(newValue?.records ?? 0), ordering: .sequentiallyConsistent)
+            atomic(56).pointee.store(UInt64(newValue?.capacity ?? 0), ordering: .sequentiallyConsistent)
             atomic(40).pointee.store(UInt64(newValue?.end ?? 0), ordering: .sequentiallyConsistent)
         }
     }
