@@ -34,9 +34,9 @@ final class LockFile: @unchecked Sendable {
     static let fileSize = headerSize + capacity * slotSize
     static let magic: UInt64 = 0x4B4C_4154_4152_5453  // "STRATALK" little-endian
     static let formatVersion: UInt32 = 1
-    private static let writerByte = 0
-    private static let initByte = 1
-    private static let slotLockBase = 1024
+    static let writerByte = 0
+    static let initByte = 1
+    static let slotLockBase = 1024
 
     let path: String
     private let fd: Int32
@@ -47,11 +47,11 @@ final class LockFile: @unchecked Sendable {
     /// Oldest pinned version per pinning source (each handle's coordinator), combined into the slot.
     private let pins = Locked<[ObjectIdentifier: UInt64]>([:])
 
-    private final class WeakLockFile {
+    final class WeakLockFile {
         weak var value: LockFile?
         init(_ value: LockFile) { self.value = value }
     }
-    private static let registry = Locked<[String: WeakLockFile]>([:])
+    static let registry = Locked<[String: WeakLockFile]>([:])
 
     /// The process's lock file for `dataPath` (`<dataPath>.lock`), opened and its slot claimed on first use. Returns nil when `optional` is set and the lock file cannot be created (read-only media).
     ///

@@ -81,13 +81,13 @@ final class SharedFile: @unchecked Sendable {
 
     // MARK: Opening
 
-    private final class WeakFile: @unchecked Sendable {
+    final class WeakFile: @unchecked Sendable {
         weak var value: SharedFile?
         init(_ value: SharedFile) { self.value = value }
     }
 
     /// Open files of this process by identity (device and inode, or in-memory name).
-    private static let registry = Locked<[String: WeakFile]>([:])
+    static let registry = Locked<[String: WeakFile]>([:])
 
     /// Opens (or joins this process's existing handle to) the file at `path`.
     static func open(path: String, options: StoreOptions) throws(StorageError) -> SharedFile {
@@ -111,7 +111,12 @@ final class SharedFile: @unchecked Sendable {
             try createFile(at: path, options: options)
         }
         return try registry.withLock { (files: inout [String: WeakFile]) throws(StorageError) -> SharedFile? in
-            let disk = try DiskFile(path: path, writable: !options.readOnly, create: false)
+            let disk: DiskFile
+            do throws(StorageError) {
+                disk = try DiskFile(path: path, writable: !options.readOnly, create: false)
+            } catch .fileNotFound where options.createIfMissing && !options.readOnly {
+                return nil  // deleted since it was created above (Store.deleteFiles): create it again
+            }
             var info = stat()
             guard fstat(disk.fd, &info) == 0 else { throw Errno.error("fstat", path: path) }
             let key = "file:\(info.st_dev):\(info.st_ino)"
@@ -153,8 +158,9 @@ final class SharedFile: @unchecked Sendable {
             if lock == nil { lock = try LockFile.shared(forDataFile: path, optional: options.readOnly) }
             // Having a slot, this process now counts as a user of the file, so it cannot be replaced any more; if
             // it was replaced before, what was read so far belongs to the old file.
+            // (Deleted counts as replaced: Store.deleteFiles unlinks the file before letting anyone claim a slot.)
             var current = stat()
-            if stat(path, &current) == 0, current.st_dev != info.st_dev || current.st_ino != info.st_ino {
+            if stat(path, &current) != 0 || current.st_dev != info.st_dev || current.st_ino != info.st_ino {
                 return nil
             }
             if log == nil {
