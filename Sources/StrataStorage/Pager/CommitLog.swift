@@ -15,7 +15,7 @@
 /// need no file-system metadata update).
 ///
 /// Size: the log is created by the first commit that goes through it (none beside a file nobody writes), holds its
-/// header only at first, grows ahead of the records in steps (``reserve(pages:)``) and is cut back at checkpoints
+/// header only at first, grows ahead of the records in steps (``reserve(_:)``) and is cut back at checkpoints
 /// to what the work needs (``checkpoint(at:keeping:)``); the last handle of a process to close checkpoints it down
 /// to its header.
 ///
@@ -49,7 +49,7 @@ final class CommitLog {
     /// Where the next record goes.
     private(set) var end: Int
     /// Bytes at the start of the file that are allocated and written (header, records or zeros). Records are
-    /// appended only below it (``reserve(pages:)`` grows it first), so that a durable append overwrites blocks the
+    /// appended only below it (``reserve(_:)`` grows it first), so that a durable append overwrites blocks the
     /// file system already has and never waits for a metadata commit.
     private(set) var capacity: Int
     /// Whether `epoch`, `end` and `recordCount` describe the file. Not for a log created or opened on demand
@@ -64,7 +64,7 @@ final class CommitLog {
     static let format: UInt32 = 2
     /// The log starts over at the next checkpoint once it holds this many bytes.
     static let checkpointBytes = 4 << 20
-    /// The smallest step the log grows by (see ``reserve(pages:)``).
+    /// The smallest step the log grows by (see ``reserve(_:)``).
     static let growthBytes = 256 << 10
     private static let recordHeader = 40
     private static let stampSize = 16
@@ -91,17 +91,19 @@ final class CommitLog {
     /// Reads the log in `file`: its header and the records of its epoch that are complete. Returns nil when the
     /// file holds no valid header (new, empty or damaged).
     ///
-    /// The file is read with `pread`, not mapped: another process may cut it short meanwhile (a checkpoint gives
-    /// space back), and touching a mapping past the end of a file kills the process with `SIGBUS`.
+    /// The file is read with `pread`, one record at a time, not mapped: another process may cut it short
+    /// meanwhile (a checkpoint gives space back), and touching a mapping past the end of a file kills the process
+    /// with `SIGBUS`. Memory stays bounded by one record whatever the file's size.
     static func read(_ file: any PageFile, path: String? = nil) throws(StorageError) -> (
         log: CommitLog, records: [Record]
     )? {
         let size = try file.size()
         guard size >= PageGeometry.minimumPageSize else { return nil }
-        let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 4096)
-        defer { bytes.deallocate() }
-        let count = try file.read(into: bytes, at: 0)
-        let base = UnsafeRawPointer(bytes.baseAddress!)
+        let header = UnsafeMutableRawBufferPointer.allocate(byteCount: PageGeometry.maximumPageSize, alignment: 4096)
+        defer { header.deallocate() }
+        let count = try file.read(
+            into: UnsafeMutableRawBufferPointer(rebasing: header[0..<min(size, header.count)]), at: 0)
+        let base = UnsafeRawPointer(header.baseAddress!)
         guard count >= PageGeometry.minimumPageSize else { return nil }
         let pageSize = Int(base.u32(20))
         guard PageGeometry.isValid(pageSize: pageSize), count >= pageSize,
@@ -109,16 +111,16 @@ final class CommitLog {
             base.u64(0) == Checksum.xxh64(base + 8, count: pageSize - 8, seed: 0)
         else { return nil }
         let log = CommitLog(
-            file: file, path: path, pageSize: pageSize, epoch: base.u64(24), capacity: count / pageSize * pageSize,
+            file: file, path: path, pageSize: pageSize, epoch: base.u64(24), capacity: size / pageSize * pageSize,
             positioned: true)
-        let records = log.validRecords(in: base, size: count)
+        let records = try log.validRecords(size: size)
         log.end = pageSize + records.reduce(0) { $0 + $1.length }
         log.recordCount = records.count
         return (log, records)
     }
 
     /// Writes a new, empty log starting at `epoch` into `file` (the main file must be durable at `epoch`): its
-    /// header only. The log grows as commits need it (``reserve(pages:)``).
+    /// header only. The log grows as commits need it (``reserve(_:)``).
     static func create(_ file: any PageFile, path: String? = nil, pageSize: Int, epoch: UInt64) throws(StorageError)
         -> CommitLog
     {
@@ -236,13 +238,22 @@ final class CommitLog {
     }
 
     /// The records of the current epoch, in order, up to the first one that is missing, torn or stale.
-    private func validRecords(in base: UnsafeRawPointer, size: Int) -> [Record] {
+    private func validRecords(size: Int) throws(StorageError) -> [Record] {
+        guard let file else { return [] }
+        // The largest record: its first page (header and stamps, which fit in it) plus every page whole.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: (Self.maxPages(pageSize: pageSize) + 2) * pageSize, alignment: 4096)
+        defer { buffer.deallocate() }
         var records: [Record] = []
         var offset = pageSize
         var expected = epoch + 1
-        let limit = size
-        while offset + Self.recordHeader <= limit {
-            guard let record = rebuildRecord(at: base + offset, available: limit - offset, version: expected)
+        while offset + Self.recordHeader <= size {
+            let count = try file.read(
+                into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<min(buffer.count, size - offset)]),
+                at: offset)
+            guard count >= Self.recordHeader,
+                let record = rebuildRecord(
+                    at: UnsafeRawPointer(buffer.baseAddress!), available: count, version: expected)
             else { break }
             records.append(record)
             offset += record.length

@@ -88,8 +88,9 @@ extension LockFile {
         let fd = posixOpen(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else {
             let code = errno
-            // No lock file and none can be made (a missing directory): nothing to delete either.
-            if code == ENOENT, access(dataPath, F_OK) != 0, access(dataPath + ".log", F_OK) != 0 { return try body() }
+            // No lock file and none can be made (a missing or read-only directory): fine if there is nothing to
+            // delete either (an opener that creates the file meanwhile finds it gone and opens again).
+            if access(dataPath, F_OK) != 0, access(dataPath + ".log", F_OK) != 0 { return try body() }
             throw Errno.error("open", path: lockPath, code: code)
         }
         defer { _ = posixClose(fd) }
