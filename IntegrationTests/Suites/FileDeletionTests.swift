@@ -75,6 +75,57 @@ struct FileDeletionTests {
     }
 }
 
+#if os(Linux)
+    extension FileDeletionTests {
+        /// The narrowest interleaving, made to happen: a deletion has unlinked the file (it holds byte 1 of the lock
+        /// file), another process creates the file again and opens the old lock file, waiting for byte 1; then the
+        /// deletion unlinks that lock file and ends. The opener gets its slot in a lock file nobody checks any
+        /// more: it must notice and open again, or the next deletion removes the file it writes to.
+        @Test func anOpenerThatWaitedOnADeletedLockFileOpensAgain() throws {
+            let directory = TemporaryDirectory()
+            let path = directory.file("reborn.strata")
+            let lockPath = path + ".lock"
+            try incrementCounter(Store.open(path: path))
+            // The deletion, half-way: byte 1 held, the log and the file gone, the lock file still there.
+            let deleter = open(lockPath, O_RDWR | O_CLOEXEC)
+            #expect(deleter >= 0)
+            #expect(ofdLock(deleter, byte: 1, F_WRLCK))
+            unlink(path + ".log")
+            unlink(path)
+            let holder = try Child(["hold-open", path])
+            var info = stat()
+            #expect(stat(lockPath, &info) == 0)
+            while !hasWaiter(inode: info.st_ino) { usleep(1000) }  // polls a condition; no timing assumed
+            unlink(lockPath)
+            #expect(ofdLock(deleter, byte: 1, F_UNLCK))
+            close(deleter)
+            #expect(holder.readLine() == "open")
+            #expect(throws: Realm.Error.fileInUse(path: path)) { try Realm.deleteFiles(for: configuration(path)) }
+            holder.send("commit")
+            #expect(holder.readLine() == "committed")
+            #expect(holder.wait() == 0, "\(holder.errorOutput())")
+            let realm = try Realm(configuration: configuration(path))
+            #expect(realm.objects(DeletionEntry.self).map(\.name).sorted() == ["first", "second"])
+        }
+
+        /// Takes (`F_WRLCK`) or releases (`F_UNLCK`) an open-file-description lock on one byte, without waiting.
+        private func ofdLock(_ fd: Int32, byte: Int, _ type: Int32) -> Bool {
+            var request = flock()
+            request.l_type = Int16(type)
+            request.l_whence = Int16(SEEK_SET)
+            request.l_start = off_t(byte)
+            request.l_len = 1
+            return fcntl(fd, 37, &request) == 0  // F_OFD_SETLK
+        }
+
+        /// Whether some process waits for a lock on the file with inode `inode` (a "->" line of /proc/locks).
+        private func hasWaiter(inode: ino_t) -> Bool {
+            let locks = (try? String(contentsOfFile: "/proc/locks", encoding: .utf8)) ?? ""
+            return locks.split(separator: "\n").contains { $0.contains("->") && $0.contains(":\(inode) ") }
+        }
+    }
+#endif
+
 /// The model of the child's hold-open mode.
 final class DeletionEntry: Object {
     @Persisted(primaryKey: true) var name = ""

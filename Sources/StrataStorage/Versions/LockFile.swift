@@ -94,6 +94,16 @@ final class LockFile: @unchecked Sendable {
         }
     }
 
+    /// Whether the lock file's path still names this lock file. ``Store/deleteFiles(path:)`` unlinks a lock file
+    /// while it holds byte 1, so a process that was waiting for that byte claims a slot in a file nobody checks
+    /// any more, and must open again.
+    var isStillAtItsPath: Bool {
+        var named = stat()
+        var opened = stat()
+        return stat(path, &named) == 0 && fstat(fd, &opened) == 0 && named.st_dev == opened.st_dev
+            && named.st_ino == opened.st_ino
+    }
+
     /// Runs `body` holding the initialisation lock, which every process takes while it claims a slot: no other
     /// process can finish opening the file meanwhile.
     func withInitializationLock<R>(_ body: () throws(StorageError) -> R) throws(StorageError) -> R {

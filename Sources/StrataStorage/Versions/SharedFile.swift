@@ -158,11 +158,13 @@ final class SharedFile: @unchecked Sendable {
             if lock == nil { lock = try LockFile.shared(forDataFile: path, optional: options.readOnly) }
             // Having a slot, this process now counts as a user of the file, so it cannot be replaced any more; if
             // it was replaced before, what was read so far belongs to the old file.
-            // (Deleted counts as replaced: Store.deleteFiles unlinks the file before letting anyone claim a slot.)
+            // Deleted counts as replaced, and so does a slot claimed in a lock file that was deleted meanwhile:
+            // Store.deleteFiles unlinks the file, then the lock file, while it holds the byte slots are claimed under.
             var current = stat()
             if stat(path, &current) != 0 || current.st_dev != info.st_dev || current.st_ino != info.st_ino {
                 return nil
             }
+            if let lock, !lock.isStillAtItsPath { return nil }
             if log == nil {
                 log = try openCommitLog(
                     path: logPath, main: disk, lock: lock, options: options, pageSize: meta.pageSize)
@@ -300,9 +302,18 @@ final class SharedFile: @unchecked Sendable {
 
     /// The newest version logged in the commit log at `path`, if it holds any complete record.
     private static func pendingLogVersion(_ path: String) throws(StorageError) -> UInt64? {
-        guard access(path, F_OK) == 0 else { return nil }
-        let file = try DiskFile(path: path, writable: false, create: false)
+        // Missing, or deleted since (Store.deleteFiles, before this process holds a slot): no log.
+        guard let file = try openIfPresent(path, writable: false) else { return nil }
         return try CommitLog.read(file)?.records.last?.version
+    }
+
+    /// The file at `path`, or nil if there is none.
+    private static func openIfPresent(_ path: String, writable: Bool) throws(StorageError) -> DiskFile? {
+        do throws(StorageError) {
+            return try DiskFile(path: path, writable: writable, create: false)
+        } catch .fileNotFound {
+            return nil
+        }
     }
 
     /// Opens the commit log beside a writable disk file: replays what it holds (a crash left commits in it),
@@ -312,11 +323,10 @@ final class SharedFile: @unchecked Sendable {
         path: String, main: DiskFile, lock: LockFile?, options: StoreOptions, pageSize: Int?
     ) throws(StorageError) -> CommitLog? {
         guard main.isWritable else { return nil }
-        guard access(path, F_OK) == 0 else {
+        guard let file = try openIfPresent(path, writable: true) else {
             guard options.durability == .full, let pageSize else { return nil }
             return CommitLog.onDemand(path: path, pageSize: pageSize)
         }
-        let file = try DiskFile(path: path, writable: true, create: false)
         let log = try prepareCommitLog(file, path: path, main: main, lock: lock, options: options)
         return options.durability == .full ? log : nil
     }
