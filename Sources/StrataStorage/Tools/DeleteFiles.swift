@@ -37,6 +37,14 @@ extension Store {
     /// the file is in use.
     @discardableResult
     public static func deleteFiles(path: String) throws(StorageError) -> Bool {
+        let existed = try unlinkUnusedFiles(path: path)
+        // Outside the registry: opens elsewhere in this process need not wait for the directory's sync.
+        DiskFile.syncDirectory(of: path)
+        return existed
+    }
+
+    /// The check and the unlinking of ``deleteFiles(path:)``; returns whether the file existed.
+    private static func unlinkUnusedFiles(path: String) throws(StorageError) -> Bool {
         try SharedFile.registry.withLock { (files: inout [String: SharedFile.WeakFile]) throws(StorageError) -> Bool in
             var info = stat()
             if stat(path, &info) == 0, files["file:\(info.st_dev):\(info.st_ino)"]?.value != nil {
@@ -52,7 +60,6 @@ extension Store {
                     try unlinkIfPresent(path + ".log")
                     let existed = try unlinkIfPresent(path)
                     try unlinkIfPresent(lockPath)
-                    DiskFile.syncDirectory(of: path)
                     return existed
                 }
             }
