@@ -158,8 +158,8 @@ final class SharedFile: @unchecked Sendable {
             if lock == nil { lock = try LockFile.shared(forDataFile: path, optional: options.readOnly) }
             // Having a slot, this process now counts as a user of the file, so it cannot be replaced any more; if
             // it was replaced before, what was read so far belongs to the old file.
-            // Deleted counts as replaced, and so does a slot claimed in a lock file that was deleted meanwhile:
-            // Store.deleteFiles unlinks the file, then the lock file, while it holds the byte slots are claimed under.
+            // Deleted counts as replaced, and so does a slot claimed in a lock file deleted meanwhile: Store.deleteFiles
+            // unlinks the file, then the lock file, while it holds byte 1, under which slots are claimed.
             var current = stat()
             if stat(path, &current) != 0 || current.st_dev != info.st_dev || current.st_ino != info.st_ino {
                 return nil
