@@ -48,6 +48,7 @@ func run() throws {
     guard arguments.count >= 3 else { fail("usage: strata-integration-child MODE PATH ...") }
     let path = arguments[2]
     switch arguments[1] {
+    case "hold-open", "reopen-write": try runFileDeletionMode(arguments[1], path: path, arguments)
     case "trap-outside-write", "trap-wrong-thread":
         let realm = try Realm(
             configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Note.self]))

@@ -1034,22 +1034,27 @@ public final class Realm {
         }
     }
 
-    /// Deletes the files of `configuration`'s Realm (the file, its lock file and its commit log). Returns
-    /// whether a file existed. Fails if another Realm has the file open for writing.
+    /// Deletes the files of `configuration`'s Realm: the file, its commit log and its lock file. Returns whether
+    /// the file existed.
+    ///
+    /// As in the Realm SDK, a file that is open cannot be deleted: while a Realm in this or another process uses
+    /// it (frozen objects and collections included), this throws ``Realm/Error/fileInUse(path:)`` and deletes
+    /// nothing. Release every Realm of the file first. An in-memory Realm has no files: this returns false, or
+    /// throws `fileInUse` while a Realm with that identifier is open (its data lives until the last one goes).
     @discardableResult
     public static func deleteFiles(for configuration: Configuration) throws -> Bool {
-        guard configuration.inMemoryIdentifier == nil else { return false }
-        let path = (configuration.fileURL ?? Configuration.defaultFileURL).path
-        let manager = FileManager.default
-        let existed = manager.fileExists(atPath: path)
-        for file in [path, path + ".lock", path + ".log"] where manager.fileExists(atPath: file) {
-            do {
-                try manager.removeItem(atPath: file)
-            } catch {
-                throw Realm.Error.fileAccess(path: file, reason: "\(error)")
+        if let identifier = configuration.inMemoryIdentifier {
+            if Store.isInMemoryStoreOpen(identifier: identifier) {
+                throw Realm.Error.fileInUse(path: configuration.path)
             }
+            return false
         }
-        return existed
+        let path = (configuration.fileURL ?? Configuration.defaultFileURL).path
+        do {
+            return try Store.deleteFiles(path: path)
+        } catch {
+            throw Realm.Error.storage(error, path: path)
+        }
     }
 
     /// Whether the file of `configuration` exists.

@@ -35,6 +35,9 @@ extension Realm {
         case readOnly(path: String)
         /// The write lock could not be acquired in time.
         case lockTimeout(path: String)
+        /// The operation needs the file unused (``Realm/deleteFiles(for:)``), and a Realm in this or another
+        /// process has it open.
+        case fileInUse(path: String)
         /// A query could not be parsed or does not fit the schema.
         case invalidQuery(query: String, position: Int, reason: String)
 
@@ -66,6 +69,8 @@ extension Realm {
                 "more than \(limit) versions are pinned (maximumNumberOfActiveVersions)"
             case .readOnly(let path): "\(path) is open read-only"
             case .lockTimeout(let path): "timed out waiting for the write lock of \(path)"
+            case .fileInUse(let path):
+                "\(path) is open in this or another process: release every Realm, object and collection that uses it first"
             case .invalidQuery(let query, let position, let reason):
                 "invalid query at \(position) in \"\(query)\": \(reason)"
             }
@@ -80,6 +85,7 @@ extension Realm {
                 .incompatibleFile(path: path, reason: "page \(page): \(reason)")
             case .readOnly(let path): .readOnly(path: path)
             case .lockTimeout(let path): .lockTimeout(path: path)
+            case .fileInUse(let path): .fileInUse(path: path)
             default: .fileAccess(path: path, reason: error.description)
             }
         }

@@ -193,6 +193,29 @@ final class DiskFile: PageFile, @unchecked Sendable {
         }
     }
 
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(StorageError) -> Int {
+        guard let base = buffer.baseAddress else { return 0 }
+        var done = 0
+        while done < buffer.count {
+            let result = pread(fd, base + done, buffer.count - done, off_t(offset + done))
+            if result < 0 {
+                if errno == EINTR { continue }
+                throw Errno.error("pread", path: path)
+            }
+            if result == 0 { break }
+            done += result
+        }
+        return done
+    }
+
+    func truncate(to size: Int) throws(StorageError) {
+        guard isWritable else { throw .readOnly(path: path) }
+        while ftruncate(fd, off_t(size)) != 0 {
+            if errno == EINTR { continue }
+            throw Errno.error("ftruncate", path: path)
+        }
+    }
+
     func close() { state.withLock { $0 = nil } }
 
     /// Makes the creation of a file durable by syncing its directory.

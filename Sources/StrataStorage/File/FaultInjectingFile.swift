@@ -25,6 +25,9 @@ final class FaultInjectingFile: MemoryFile, @unchecked Sendable {
         var powerLoss = false
         /// Once set, every write and sync fails: the simulated machine has lost power.
         var poweredOff = false
+        /// A nearly full disk: a write that would make the file longer than this many bytes fails with `ENOSPC`
+        /// (the file may already be longer; writes inside it still succeed).
+        var spaceLimit: Int?
     }
 
     private struct Tracking {
@@ -62,9 +65,13 @@ final class FaultInjectingFile: MemoryFile, @unchecked Sendable {
 
     override func write(_ buffer: UnsafeRawBufferPointer, at offset: Int) throws(StorageError) {
         let path = self.path
+        let size = try size()
         try tracking.withLock { (state: inout Tracking) throws(StorageError) in
             state.writes += 1
             if state.faults.poweredOff { throw Errno.error("pwrite", path: path, code: state.faults.code) }
+            if let limit = state.faults.spaceLimit, offset + buffer.count > max(size, limit) {
+                throw Errno.error("pwrite", path: path, code: ENOSPC)
+            }
             if state.faults.failWrite == state.writes {
                 if state.faults.powerLoss {
                     state.faults.poweredOff = true
@@ -89,6 +96,17 @@ final class FaultInjectingFile: MemoryFile, @unchecked Sendable {
             for write in state.pending { Self.apply(write.bytes, at: write.offset, to: &state.durable) }
             state.pending.removeAll()
         }
+    }
+
+    /// Shortens the visible file. The durable image keeps its length: a power cut may undo an unsynced truncation,
+    /// which is the pessimistic reading (the bytes cut off come back).
+    override func truncate(to size: Int) throws(StorageError) {
+        let path = self.path
+        try tracking.withLock { (state: inout Tracking) throws(StorageError) in
+            if state.faults.poweredOff { throw Errno.error("ftruncate", path: path, code: state.faults.code) }
+            state.pending.removeAll { $0.offset >= size }
+        }
+        try super.truncate(to: size)
     }
 
     /// Stops all further writes and syncs, as if the power went out.

@@ -62,6 +62,24 @@ class MemoryFile: PageFile, @unchecked Sendable {
         }
     }
 
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(StorageError) -> Int {
+        state.withLock { state in
+            let count = max(0, min(buffer.count, state.size - offset))
+            if count > 0 { buffer.baseAddress!.copyMemory(from: state.mapping.base + offset, byteCount: count) }
+            return count
+        }
+    }
+
+    func truncate(to size: Int) throws(StorageError) {
+        state.withLock { state in
+            guard size < state.size else { return }
+            // Bytes past the end read as zeros if the file grows again, as on disk.
+            UnsafeMutableRawPointer(mutating: state.mapping.base + size).initializeMemory(
+                as: UInt8.self, repeating: 0, count: state.size - size)
+            state.size = size
+        }
+    }
+
     func close() {}
 
     /// A copy of the file's bytes.

@@ -22,6 +22,12 @@ protocol PageFile: AnyObject, Sendable {
     func writeDurably(_ buffer: UnsafeRawBufferPointer, at offset: Int) throws(StorageError)
     /// A read view that covers at least `bytes` bytes of the file.
     func mapping(covering bytes: Int) throws(StorageError) -> Mapping
+    /// Copies up to `buffer.count` bytes from byte `offset` into `buffer` and returns how many there were (fewer at
+    /// the end of the file). For files another process may shorten meanwhile (the commit log), where a mapping
+    /// would fault on the bytes cut off.
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(StorageError) -> Int
+    /// Cuts the file to `size` bytes (never longer). Mappings must not be used past the new end.
+    func truncate(to size: Int) throws(StorageError)
     /// Releases the file. Mappings already handed out stay valid until released.
     func close()
 }

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// The redo log of small durable commits: `<file>.log`.
 ///
 /// A small commit writes its pages into the main file *without* syncing it, appends one record to this log — its
@@ -5,6 +13,11 @@
 /// commit, instead of a sync over pages scattered across the main file. The main file is synced at checkpoints,
 /// after which the log starts over from its beginning (the file is kept, so appends overwrite allocated blocks and
 /// need no file-system metadata update).
+///
+/// Size: the log is created by the first commit that goes through it (none beside a file nobody writes), holds its
+/// header only at first, grows ahead of the records in steps (``reserve(_:)``) and is cut back at checkpoints
+/// to what the work needs (``checkpoint(at:keeping:)``); the last handle of a process to close checkpoints it down
+/// to its header.
 ///
 /// Layout (page size of the main file):
 /// ```
@@ -26,77 +39,119 @@
 /// it and starts a new epoch. That is safe with copy-on-write: the main file was durable at the epoch, and no
 /// commit after it overwrote a page that the last logged version still reaches.
 final class CommitLog {
-    let file: any PageFile
+    /// The log file; nil while it does not exist (see ``attach(create:)``).
+    private(set) var file: (any PageFile)?
+    /// Where the log is created on demand; nil when the file was given.
+    let path: String?
     let pageSize: Int
     /// The version the main file was durable at when this log started.
     private(set) var epoch: UInt64
     /// Where the next record goes.
     private(set) var end: Int
+    /// Bytes at the start of the file that are allocated and written (header, records or zeros). Records are
+    /// appended only below it (``reserve(_:)`` grows it first), so that a durable append overwrites blocks the
+    /// file system already has and never waits for a metadata commit.
+    private(set) var capacity: Int
+    /// Whether `epoch`, `end` and `recordCount` describe the file. Not for a log created or opened on demand
+    /// until its first checkpoint writes a header: ``nextVersion`` is then nil, which makes the next logged commit
+    /// checkpoint first.
+    private var positioned: Bool
+    /// Set when this process created the file: whatever the lock file says describes some other file.
+    private var created = false
 
     static let headerMagic: UInt64 = 0x474F_4C54_4152_5453  // "STRATLOG" little-endian
     static let recordMagic: UInt64 = 0x4345_5254_4152_5453  // "STRATREC" little-endian
     static let format: UInt32 = 2
     /// The log starts over at the next checkpoint once it holds this many bytes.
     static let checkpointBytes = 4 << 20
+    /// The smallest step the log grows by (see ``reserve(_:)``).
+    static let growthBytes = 256 << 10
     private static let recordHeader = 40
     private static let stampSize = 16
 
     /// Pages one record can carry (besides its meta page): their stamps fit in the record's first page.
     static func maxPages(pageSize: Int) -> Int { (pageSize - recordHeader) / stampSize - 1 }
 
-    private init(file: any PageFile, pageSize: Int, epoch: UInt64) {
+    private init(file: (any PageFile)?, path: String?, pageSize: Int, epoch: UInt64, capacity: Int, positioned: Bool) {
         self.file = file
+        self.path = path
         self.pageSize = pageSize
         self.epoch = epoch
         self.end = pageSize
+        self.capacity = capacity
+        self.positioned = positioned
+    }
+
+    /// A log that does not exist yet: the first logged commit creates it at `path` (a file nobody writes through
+    /// the log gets none).
+    static func onDemand(path: String, pageSize: Int) -> CommitLog {
+        CommitLog(file: nil, path: path, pageSize: pageSize, epoch: 0, capacity: 0, positioned: false)
     }
 
     /// Reads the log in `file`: its header and the records of its epoch that are complete. Returns nil when the
     /// file holds no valid header (new, empty or damaged).
-    static func read(_ file: any PageFile) throws(StorageError) -> (log: CommitLog, records: [Record])? {
+    ///
+    /// The file is read with `pread`, one record at a time, not mapped: another process may cut it short
+    /// meanwhile (a checkpoint gives space back), and touching a mapping past the end of a file kills the process
+    /// with `SIGBUS`. Memory stays bounded by one record whatever the file's size.
+    static func read(_ file: any PageFile, path: String? = nil) throws(StorageError) -> (
+        log: CommitLog, records: [Record]
+    )? {
         let size = try file.size()
         guard size >= PageGeometry.minimumPageSize else { return nil }
-        let mapping = try file.mapping(covering: size)
-        let pageSize = Int(mapping.base.u32(20))
-        guard PageGeometry.isValid(pageSize: pageSize), size >= pageSize,
-            mapping.base.u64(8) == headerMagic, mapping.base.u32(16) == format,
-            mapping.base.u64(0) == Checksum.xxh64(mapping.base + 8, count: pageSize - 8, seed: 0)
+        let header = UnsafeMutableRawBufferPointer.allocate(byteCount: PageGeometry.maximumPageSize, alignment: 4096)
+        defer { header.deallocate() }
+        let count = try file.read(
+            into: UnsafeMutableRawBufferPointer(rebasing: header[0..<min(size, header.count)]), at: 0)
+        let base = UnsafeRawPointer(header.baseAddress!)
+        guard count >= PageGeometry.minimumPageSize else { return nil }
+        let pageSize = Int(base.u32(20))
+        guard PageGeometry.isValid(pageSize: pageSize), count >= pageSize,
+            base.u64(8) == headerMagic, base.u32(16) == format,
+            base.u64(0) == Checksum.xxh64(base + 8, count: pageSize - 8, seed: 0)
         else { return nil }
-        let log = CommitLog(file: file, pageSize: pageSize, epoch: mapping.base.u64(24))
-        let records = log.validRecords(in: mapping, size: size)
+        let log = CommitLog(
+            file: file, path: path, pageSize: pageSize, epoch: base.u64(24), capacity: size / pageSize * pageSize,
+            positioned: true)
+        let records = try log.validRecords(size: size)
         log.end = pageSize + records.reduce(0) { $0 + $1.length }
         log.recordCount = records.count
         return (log, records)
     }
 
-    /// Writes a new, empty log starting at `epoch` into `file` (the main file must be durable at `epoch`).
-    ///
-    /// The log's blocks are written (with zeros) up front: appending to a file allocates blocks, and a sync
-    /// after an allocation also commits file-system metadata, which doubles its cost (measured: 213 µs against
-    /// 110 µs for eight pages on the test machine). Zeros, not `fallocate`: an allocated but unwritten extent
-    /// still needs a metadata update on its first write.
-    static func create(_ file: any PageFile, pageSize: Int, epoch: UInt64) throws(StorageError) -> CommitLog {
-        let log = CommitLog(file: file, pageSize: pageSize, epoch: epoch)
-        let target = checkpointBytes + (maxPages(pageSize: pageSize) + 2) * pageSize
-        if try file.size() < target {
-            let chunk = [UInt8](repeating: 0, count: 1 << 20)
-            var offset = try file.size()
-            while offset < target {
-                let count = min(chunk.count, target - offset)
-                try chunk[0..<count].withStorageBytes { (bytes) throws(StorageError) in
-                    try file.write(bytes, at: offset)
-                }
-                offset += count
-            }
-            // The blocks must be durable (allocated and written) before records overwrite them.
-            try file.sync()
-        }
+    /// Writes a new, empty log starting at `epoch` into `file` (the main file must be durable at `epoch`): its
+    /// header only. The log grows as commits need it (``reserve(_:)``).
+    static func create(_ file: any PageFile, path: String? = nil, pageSize: Int, epoch: UInt64) throws(StorageError)
+        -> CommitLog
+    {
+        let log = CommitLog(
+            file: file, path: path, pageSize: pageSize, epoch: epoch,
+            capacity: try file.size() / pageSize * pageSize, positioned: true)
         try log.writeHeader()
         return log
     }
 
+    /// Opens the log file if it is not open yet: one that exists (another process created it), or with `create`
+    /// a new one, made durable in its directory before anything relies on it. Returns whether the log has a file.
+    /// A file opened here has no known position until ``adopt(_:)`` or a checkpoint gives it one.
+    @discardableResult
+    func attach(create: Bool) throws(StorageError) -> Bool {
+        if file != nil { return true }
+        guard let path else { return false }
+        let exists = access(path, F_OK) == 0
+        guard exists || create else { return false }
+        let opened = try DiskFile(path: path, writable: true, create: true)
+        if !exists { DiskFile.syncDirectory(of: path) }
+        created = !exists
+        file = opened
+        capacity = try opened.size() / pageSize * pageSize
+        positioned = false
+        return true
+    }
+
     /// Writes the header of `epoch` (the log's own by default) and makes it durable.
     private func writeHeader(epoch: UInt64? = nil) throws(StorageError) {
+        guard let file else { throw .invalidArgument("the commit log has no file") }
         let epoch = epoch ?? self.epoch
         let page = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 4096)
         defer { page.deallocate() }
@@ -107,7 +162,60 @@ final class CommitLog {
         page.setU64(24, epoch)
         page.setU64(0, Checksum.xxh64(UnsafeRawPointer(page) + 8, count: pageSize - 8, seed: 0))
         try file.writeDurably(UnsafeRawBufferPointer(start: page, count: pageSize), at: 0)
+        capacity = max(capacity, pageSize)
+        created = false
     }
+
+    // MARK: Sizing
+
+    /// The smallest step the log grows by (tests lower it to grow often). A multiple of the page size.
+    var growthStep = CommitLog.growthBytes {
+        didSet { growthStep = max(pageSize, (growthStep + pageSize - 1) / pageSize * pageSize) }
+    }
+
+    /// Makes room for `record` at the end of the log, growing the log before anything of the commit is written,
+    /// so that a failure here (a full disk) fails the commit cleanly.
+    ///
+    /// Durable appends stay fast only
+    /// on blocks that are allocated and written: appending to a file allocates blocks, and a sync after an
+    /// allocation also commits file-system metadata, which doubles its cost (measured: 213 µs against 110 µs for
+    /// eight pages on the test machine); an allocated but unwritten extent (`fallocate`) also needs a metadata
+    /// update on its first write. So the log grows by writing zeros and syncing them, in steps that double from
+    /// ``growthStep`` up to the checkpoint threshold and go on by ``growthStep`` beyond it (the most one epoch can
+    /// use is the threshold plus one record), doubling by at most four steps at a time so that the zeros past the
+    /// last record stay few: a stream of commits pays a few syncs in all, not one per append.
+    /// On a nearly full disk, when the step does not fit, the log grows by exactly what the record needs.
+    func reserve(_ record: EncodedRecord) throws(StorageError) {
+        let needed = end + record.length
+        guard needed > capacity else { return }
+        guard let file else { throw .invalidArgument("the commit log has no file") }
+        let next =
+            capacity < checkpointThreshold
+            ? max(growthStep, min(2 * capacity, capacity + 4 * growthStep)) : capacity + growthStep
+        let target = roundedUp(max(needed, next), to: growthStep)
+        do {
+            try fillWithZeros(file, upTo: target)
+        } catch .diskFull {
+            try fillWithZeros(file, upTo: needed)
+        }
+    }
+
+    /// Writes zeros from `capacity` up to `target` and syncs them; `capacity` moves only once they are durable.
+    private func fillWithZeros(_ file: any PageFile, upTo target: Int) throws(StorageError) {
+        let chunk = [UInt8](repeating: 0, count: min(1 << 20, target - capacity))
+        var offset = capacity
+        while offset < target {
+            let count = min(chunk.count, target - offset)
+            try chunk[0..<count].withStorageBytes { (bytes) throws(StorageError) in
+                try file.write(bytes, at: offset)
+            }
+            offset += count
+        }
+        try file.sync()
+        capacity = target
+    }
+
+    private func roundedUp(_ value: Int, to step: Int) -> Int { (value + step - 1) / step * step }
 
     /// One logged commit, ready to be replayed.
     struct Record {
@@ -130,13 +238,22 @@ final class CommitLog {
     }
 
     /// The records of the current epoch, in order, up to the first one that is missing, torn or stale.
-    private func validRecords(in mapping: Mapping, size: Int) -> [Record] {
+    private func validRecords(size: Int) throws(StorageError) -> [Record] {
+        guard let file else { return [] }
+        // The largest record: its first page (header and stamps, which fit in it) plus every page whole.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: (Self.maxPages(pageSize: pageSize) + 2) * pageSize, alignment: 4096)
+        defer { buffer.deallocate() }
         var records: [Record] = []
         var offset = pageSize
         var expected = epoch + 1
-        let limit = min(size, mapping.capacity)
-        while offset + Self.recordHeader <= limit {
-            guard let record = rebuildRecord(at: mapping.base + offset, available: limit - offset, version: expected)
+        while offset + Self.recordHeader <= size {
+            let count = try file.read(
+                into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<min(buffer.count, size - offset)]),
+                at: offset)
+            guard count >= Self.recordHeader,
+                let record = rebuildRecord(
+                    at: UnsafeRawPointer(buffer.baseAddress!), available: count, version: expected)
             else { break }
             records.append(record)
             offset += record.length
@@ -210,14 +327,28 @@ final class CommitLog {
         try checkpoint(at: last.version)
     }
 
-    /// Appends a commit's record and syncs the log, then runs `completing` (the commit's other work that must
-    /// succeed for the record to count): from then on the commit is durable. On error, the record is not part of
-    /// the log (the next append overwrites it; the caller makes sure replay cannot pick it up).
-    func append(
-        version: UInt64, pages: [(page: PageNumber, buffer: UnsafeMutableRawPointer)], meta: UnsafeRawPointer,
-        completing: () throws(StorageError) -> Void = {}
-    ) throws(StorageError) {
-        precondition(version == epoch + UInt64(recordCount) + 1, "log records must be consecutive")
+    /// A commit's record, encoded and padded to whole pages, ready to append.
+    final class EncodedRecord {
+        let version: UInt64
+        let bytes: UnsafeMutableRawPointer
+        /// Bytes the record takes in the log, padding included.
+        let length: Int
+
+        fileprivate init(version: UInt64, length: Int) {
+            self.version = version
+            self.length = length
+            bytes = UnsafeMutableRawPointer.allocate(byteCount: length, alignment: 4096)
+        }
+
+        deinit { bytes.deallocate() }
+    }
+
+    /// Encodes the record of commit `version` (its pages, then its meta page) for ``append(_:completing:)``. No
+    /// I/O: the caller makes room for it with ``reserve(_:)`` first.
+    func encode(
+        version: UInt64, pages: [(page: PageNumber, buffer: UnsafeMutableRawPointer)], meta: UnsafeRawPointer
+    ) -> EncodedRecord {
+        precondition(version == nextVersion, "log records must be consecutive")
         precondition(pages.count <= Self.maxPages(pageSize: pageSize), "too many pages for one log record")
         let stampsEnd = Self.recordHeader + (pages.count + 1) * Self.stampSize
         var length = stampsEnd
@@ -231,9 +362,8 @@ final class CommitLog {
         let metaExtent = PageExtents.of(meta, pageSize: pageSize)
         extents.append(metaExtent)
         length += metaExtent.head + pageSize - metaExtent.tail
-        let padded = roundedToPages(length)
-        let record = UnsafeMutableRawPointer.allocate(byteCount: padded, alignment: 4096)
-        defer { record.deallocate() }
+        let encoded = EncodedRecord(version: version, length: roundedToPages(length))
+        let record = encoded.bytes
         record.initializeMemory(as: UInt8.self, repeating: 0, count: Self.recordHeader)
         record.setU64(8, Self.recordMagic)
         record.setU64(16, epoch)
@@ -255,30 +385,52 @@ final class CommitLog {
             (record + body + head).copyMemory(from: image + tail, byteCount: pageSize - tail)
             body += head + pageSize - tail
         }
-        (record + length).initializeMemory(as: UInt8.self, repeating: 0, count: padded - length)
+        (record + length).initializeMemory(as: UInt8.self, repeating: 0, count: encoded.length - length)
         record.setU64(0, Checksum.xxh64(UnsafeRawPointer(record) + 8, count: length - 8, seed: epoch))
-        try file.writeDurably(UnsafeRawBufferPointer(start: record, count: padded), at: end)
+        return encoded
+    }
+
+    /// Appends `record` and syncs the log, then runs `completing` (the commit's other work that must succeed for
+    /// the record to count): from then on the commit is durable. On error, the record is not part of the log (the
+    /// next append overwrites it; the caller makes sure replay cannot pick it up).
+    func append(_ record: EncodedRecord, completing: () throws(StorageError) -> Void = {}) throws(StorageError) {
+        precondition(record.version == nextVersion, "log records must be consecutive")
+        precondition(end + record.length <= capacity, "a record is appended only where reserve(_:) made room")
+        guard let file else { throw .invalidArgument("the commit log has no file") }
+        try file.writeDurably(UnsafeRawBufferPointer(start: record.bytes, count: record.length), at: end)
         try completing()
-        end += padded
+        end += record.length
         recordCount += 1
     }
 
     /// Records appended in this epoch.
     private(set) var recordCount = 0
 
-    /// The position another process left the log in (read from the lock file under the writer lock).
-    func adopt(epoch: UInt64, end: Int, records: Int) {
-        self.epoch = epoch
-        self.end = end
-        self.recordCount = records
+    /// Where the log stands, as recorded in the lock file for writers in other processes.
+    typealias Position = (epoch: UInt64, end: Int, records: Int, capacity: Int)
+
+    /// This log's position, to record in the lock file.
+    var position: Position { (epoch, end, recordCount, capacity) }
+
+    /// The position another process left the log in (read from the lock file under the writer lock). A capacity
+    /// of 0 (recorded by a version that did not track it) is read from the file's size.
+    func adopt(_ position: Position) throws(StorageError) {
+        // Without a file, or with one this process just created (no header yet), the position describes another file.
+        guard let file, !created else { return }
+        epoch = position.epoch
+        end = position.end
+        recordCount = position.records
+        positioned = true
+        capacity = position.capacity > 0 ? position.capacity : try file.size() / pageSize * pageSize
     }
 
-    /// The version the next record must have.
-    var nextVersion: UInt64 { epoch + UInt64(recordCount) + 1 }
+    /// The version the next record must have; nil until the log has a position (see `positioned`).
+    var nextVersion: UInt64? { positioned ? epoch + UInt64(recordCount) + 1 : nil }
 
     /// Makes a record that failed to append harmless: its first page is zeroed (and synced) so that replay can
     /// never pick it up, even if its sync reported failure after the bytes reached the disk.
     func invalidateFailedRecord() throws(StorageError) {
+        guard let file else { return }
         let zeros = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 4096)
         defer { zeros.deallocate() }
         zeros.initializeMemory(as: UInt8.self, repeating: 0, count: pageSize)
@@ -291,13 +443,33 @@ final class CommitLog {
     /// Whether the log has grown enough that the next commit should checkpoint.
     var wantsCheckpoint: Bool { end >= checkpointThreshold }
 
-    /// Starts a new epoch after `version`. The main file must already be durable at `version`. The log's blocks
-    /// are kept and overwritten by later records.
-    func checkpoint(at version: UInt64) throws(StorageError) {
+    /// Starts a new epoch after `version` (creating the file if it has none). The main file must already be
+    /// durable at `version`.
+    ///
+    /// Then the log gives back what the new epoch is unlikely to need: it keeps `keeping` bytes, by default what
+    /// the epoch that ended used plus one growth step (so that epochs of about the same size do not cut and regrow
+    /// the log in turn), and is cut to that. A steady stream of commits fills every epoch up to the threshold, so
+    /// its log keeps its size and later appends overwrite blocks it already has; a log that grew for more than the
+    /// work needs now (a burst, a lower threshold) shrinks at the next checkpoint.
+    func checkpoint(at version: UInt64, keeping: Int? = nil) throws(StorageError) {
+        try attach(create: true)
+        let used = positioned ? end : capacity
         // Change nothing in memory until the new header is durable: appends must always match the header on disk.
         try writeHeader(epoch: version)
         epoch = version
         end = pageSize
         recordCount = 0
+        positioned = true
+        let keep = max(pageSize, keeping ?? roundedUp(used, to: growthStep) + growthStep)
+        if capacity > keep, let file {
+            // Records past `keep` belong to the old epoch and can never be replayed: losing them to a crash before
+            // the cut is durable, or keeping them, are both fine.
+            do {
+                try file.truncate(to: keep)
+                capacity = keep
+            } catch {
+                // Keeping the space is harmless.
+            }
+        }
     }
 }

@@ -24,6 +24,8 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case lockTimeout(path: String)
     /// The shared reader table in the lock file has no free slot for another process.
     case readerTableFull(path: String, capacity: Int)
+    /// The operation needs the file unused, and a handle in this or another process has it open (or is opening it).
+    case fileInUse(path: String)
     /// An argument is outside the range the call accepts.
     case invalidArgument(String)
     /// A positional operation used an index outside the tree.
@@ -53,6 +55,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .lockTimeout(let path): "timed out waiting for the write lock of \(path)"
         case .readerTableFull(let path, let capacity):
             "the reader table of \(path).lock is full (\(capacity) processes have the file open)"
+        case .fileInUse(let path): "\(path) is in use: this or another process has it open"
         case .invalidArgument(let text): "invalid argument: \(text)"
         case .indexOutOfRange(let index, let count): "index \(index) is out of range for a tree of \(count) elements"
         case .wrongTreeKind(let expected, let actual): "operation needs a \(expected) tree, but the tree is \(actual)"

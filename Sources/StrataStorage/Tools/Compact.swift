@@ -25,11 +25,32 @@ extension Store {
     /// remains. Runs on a read transaction: writers may keep committing meanwhile (their commits are not copied).
     /// The copy is built in one write transaction and synced before this returns; it needs memory about the size
     /// of the live data.
+    ///
+    /// The copy is one self-contained file: it is built under a temporary name beside `path` and linked into place
+    /// only once it is whole and durable (nobody can open it half-written, and a crash leaves at most the temporary
+    /// file), and it gets no lock file and no commit log (nobody has written it yet; its first writer makes them).
     @discardableResult
     public func compact(to path: String) throws(StorageError) -> CompactionResult {
         guard access(path, F_OK) != 0 else { throw .invalidArgument("\(path) already exists") }
         let source = try read()
-        let target = try Store.open(path: path, options: StoreOptions(pageSize: source.pageSize, durability: .full))
+        let temporary = path + ".writing-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        defer { for file in [temporary, temporary + ".lock", temporary + ".log"] { unlink(file) } }
+        let pages = try Self.writeCopy(of: source, to: temporary)
+        if link(temporary, path) != 0 {
+            if errno == EEXIST { throw .invalidArgument("\(path) already exists") }
+            throw Errno.error("link", path: path)
+        }
+        DiskFile.syncDirectory(of: path)
+        return CompactionResult(
+            version: source.version, sourcePages: source.pageCount, compactedPages: pages, pageSize: source.pageSize)
+    }
+
+    /// Copies the live data of `source` into a new store at `path` in one transaction, syncs it and returns its
+    /// page count. The store is opened without durability, so it never makes a commit log; the one sync at the end
+    /// makes the copy durable.
+    private static func writeCopy(of source: ReadTransaction, to path: String) throws(StorageError) -> Int {
+        let target = try Store.open(path: path, options: StoreOptions(pageSize: source.pageSize, durability: .none))
+        defer { target.close() }
         let transaction = try target.beginWrite()
         do {
             let context = transaction.context
@@ -38,22 +59,17 @@ extension Store {
             while more {
                 let entry = try cursor.entry()
                 let tree = try source.read.subtree(of: entry, pageCount: source.meta.pageCount)
-                let copy = try copyTree(tree, from: source, into: context)
+                let copy = try target.copyTree(tree, from: source, into: context)
                 try context.put(entry.key, value: .subtree(copy), into: &context.catalog)
                 more = try cursor.next()
             }
             try transaction.commit()
         } catch {
             transaction.abort()
-            target.close()
-            unlink(path)
-            unlink(path + ".lock")
             throw error
         }
-        let pages = try target.read().pageCount
-        target.close()
-        return CompactionResult(
-            version: source.version, sourcePages: source.pageCount, compactedPages: pages, pageSize: source.pageSize)
+        try target.shared.file.sync()
+        return try target.read().pageCount
     }
 
     private func copyTree(_ tree: TreeRoot, from source: ReadTransaction, into context: WriteContext)

@@ -34,9 +34,9 @@ final class LockFile: @unchecked Sendable {
     static let fileSize = headerSize + capacity * slotSize
     static let magic: UInt64 = 0x4B4C_4154_4152_5453  // "STRATALK" little-endian
     static let formatVersion: UInt32 = 1
-    private static let writerByte = 0
-    private static let initByte = 1
-    private static let slotLockBase = 1024
+    static let writerByte = 0
+    static let initByte = 1
+    static let slotLockBase = 1024
 
     let path: String
     private let fd: Int32
@@ -47,11 +47,11 @@ final class LockFile: @unchecked Sendable {
     /// Oldest pinned version per pinning source (each handle's coordinator), combined into the slot.
     private let pins = Locked<[ObjectIdentifier: UInt64]>([:])
 
-    private final class WeakLockFile {
+    final class WeakLockFile {
         weak var value: LockFile?
         init(_ value: LockFile) { self.value = value }
     }
-    private static let registry = Locked<[String: WeakLockFile]>([:])
+    static let registry = Locked<[String: WeakLockFile]>([:])
 
     /// The process's lock file for `dataPath` (`<dataPath>.lock`), opened and its slot claimed on first use. Returns nil when `optional` is set and the lock file cannot be created (read-only media).
     ///
@@ -92,6 +92,16 @@ final class LockFile: @unchecked Sendable {
                 throw error
             }
         }
+    }
+
+    /// Whether the lock file's path still names this lock file. ``Store/deleteFiles(path:)`` unlinks a lock file
+    /// while it holds byte 1, so a process that was waiting for that byte claims a slot in a file nobody checks
+    /// any more, and must open again.
+    var isStillAtItsPath: Bool {
+        var named = stat()
+        var opened = stat()
+        return stat(path, &named) == 0 && fstat(fd, &opened) == 0 && named.st_dev == opened.st_dev
+            && named.st_ino == opened.st_ino
     }
 
     /// Runs `body` holding the initialisation lock, which every process takes while it claims a slot: no other
@@ -171,20 +181,23 @@ final class LockFile: @unchecked Sendable {
         atomic(16).pointee.add(1, ordering: .sequentiallyConsistent)
     }
 
-    /// Where the commit log stands, as the last writer left it (nil before any process recorded it).
+    /// Where the commit log stands, as the last writer left it (nil before any process recorded it): its epoch,
+    /// end, record count and capacity (0 when recorded by a version that did not track it).
     /// Read and written only with the writer lock held.
-    var logState: (epoch: UInt64, end: Int, records: Int)? {
+    var logState: CommitLog.Position? {
         get {
             let end = atomic(40).pointee.load(ordering: .sequentiallyConsistent)
             guard end != 0 else { return nil }
             return (
                 atomic(32).pointee.load(ordering: .sequentiallyConsistent), Int(end),
-                Int(atomic(48).pointee.load(ordering: .sequentiallyConsistent))
+                Int(atomic(48).pointee.load(ordering: .sequentiallyConsistent)),
+                Int(atomic(56).pointee.load(ordering: .sequentiallyConsistent))
             )
         }
         set {
             atomic(32).pointee.store(newValue?.epoch ?? 0, ordering: .sequentiallyConsistent)
             atomic(48).pointee.store(UInt64(newValue?.records ?? 0), ordering: .sequentiallyConsistent)
+            atomic(56).pointee.store(UInt64(newValue?.capacity ?? 0), ordering: .sequentiallyConsistent)
             atomic(40).pointee.store(UInt64(newValue?.end ?? 0), ordering: .sequentiallyConsistent)
         }
     }

@@ -23,12 +23,12 @@ enum RangeLock {
         private static let waitCommand = F_SETLKW
     #endif
 
-    private static func request(_ type: Int32, start: Int) -> flock {
+    private static func request(_ type: Int32, start: Int, count: Int = 1) -> flock {
         var request = flock()
         request.l_type = Int16(type)
         request.l_whence = Int16(SEEK_SET)
         request.l_start = off_t(start)
-        request.l_len = 1
+        request.l_len = off_t(count)
         request.l_pid = 0
         return request
     }
@@ -51,9 +51,10 @@ enum RangeLock {
         _ = fcntl(fd, setCommand, &request)
     }
 
-    /// Whether some other open file (another process) holds a lock on byte `start`.
-    static func isHeldElsewhere(_ fd: Int32, at start: Int) -> Bool {
-        var request = request(Int32(F_WRLCK), start: start)
+    /// Whether some other open file (another process) holds a lock on byte `start`, or on any of the `count`
+    /// bytes from it (one system call for the whole range).
+    static func isHeldElsewhere(_ fd: Int32, at start: Int, count: Int = 1) -> Bool {
+        var request = request(Int32(F_WRLCK), start: start, count: count)
         guard fcntl(fd, getCommand, &request) == 0 else { return true }  // unknown: assume alive (conservative)
         return request.l_type != Int16(F_UNLCK)
     }

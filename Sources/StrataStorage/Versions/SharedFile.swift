@@ -81,13 +81,13 @@ final class SharedFile: @unchecked Sendable {
 
     // MARK: Opening
 
-    private final class WeakFile: @unchecked Sendable {
+    final class WeakFile: @unchecked Sendable {
         weak var value: SharedFile?
         init(_ value: SharedFile) { self.value = value }
     }
 
     /// Open files of this process by identity (device and inode, or in-memory name).
-    private static let registry = Locked<[String: WeakFile]>([:])
+    static let registry = Locked<[String: WeakFile]>([:])
 
     /// Opens (or joins this process's existing handle to) the file at `path`.
     static func open(path: String, options: StoreOptions) throws(StorageError) -> SharedFile {
@@ -111,7 +111,12 @@ final class SharedFile: @unchecked Sendable {
             try createFile(at: path, options: options)
         }
         return try registry.withLock { (files: inout [String: WeakFile]) throws(StorageError) -> SharedFile? in
-            let disk = try DiskFile(path: path, writable: !options.readOnly, create: false)
+            let disk: DiskFile
+            do throws(StorageError) {
+                disk = try DiskFile(path: path, writable: !options.readOnly, create: false)
+            } catch .fileNotFound where options.createIfMissing && !options.readOnly {
+                return nil  // deleted since it was created above (Store.deleteFiles): create it again
+            }
             var info = stat()
             guard fstat(disk.fd, &info) == 0 else { throw Errno.error("fstat", path: path) }
             let key = "file:\(info.st_dev):\(info.st_ino)"
@@ -133,7 +138,8 @@ final class SharedFile: @unchecked Sendable {
             if disk.isWritable, try pendingLogVersion(logPath) != nil {
                 // Commits the main file may lack (a power loss): replay them before reading the metas.
                 if lock == nil { lock = try LockFile.shared(forDataFile: path, optional: false) }
-                log = try openCommitLog(path: logPath, main: disk, lock: lock, options: options)
+                log = try openCommitLog(
+                    path: logPath, main: disk, lock: lock, options: options, pageSize: nil)
             }
             // Recognise the file before creating a lock file beside it. Another process may be committing while
             // this first look reads the metas (they can then fail validation spuriously): when a lock file is
@@ -152,11 +158,17 @@ final class SharedFile: @unchecked Sendable {
             if lock == nil { lock = try LockFile.shared(forDataFile: path, optional: options.readOnly) }
             // Having a slot, this process now counts as a user of the file, so it cannot be replaced any more; if
             // it was replaced before, what was read so far belongs to the old file.
+            // Deleted counts as replaced, and so does a slot claimed in a lock file deleted meanwhile: Store.deleteFiles
+            // unlinks the file, then the lock file, while it holds byte 1, under which slots are claimed.
             var current = stat()
-            if stat(path, &current) == 0, current.st_dev != info.st_dev || current.st_ino != info.st_ino {
+            if stat(path, &current) != 0 || current.st_dev != info.st_dev || current.st_ino != info.st_ino {
                 return nil
             }
-            if log == nil { log = try openCommitLog(path: logPath, main: disk, lock: lock, options: options) }
+            if let lock, !lock.isStillAtItsPath { return nil }
+            if log == nil {
+                log = try openCommitLog(
+                    path: logPath, main: disk, lock: lock, options: options, pageSize: meta.pageSize)
+            }
             var counter: UInt64 = 0
             if let lock {
                 // A commit may have landed since the first look: read the metas again, noting the counter.
@@ -296,22 +308,32 @@ final class SharedFile: @unchecked Sendable {
 
     /// The newest version logged in the commit log at `path`, if it holds any complete record.
     private static func pendingLogVersion(_ path: String) throws(StorageError) -> UInt64? {
-        guard access(path, F_OK) == 0 else { return nil }
-        let file = try DiskFile(path: path, writable: false, create: false)
+        // Missing, or deleted since (Store.deleteFiles, before this process holds a slot): no log.
+        guard let file = try openIfPresent(path, writable: false) else { return nil }
         return try CommitLog.read(file)?.records.last?.version
     }
 
+    /// The file at `path`, or nil if there is none.
+    private static func openIfPresent(_ path: String, writable: Bool) throws(StorageError) -> DiskFile? {
+        do throws(StorageError) {
+            return try DiskFile(path: path, writable: writable, create: false)
+        } catch .fileNotFound {
+            return nil
+        }
+    }
+
     /// Opens the commit log beside a writable disk file: replays what it holds (a crash left commits in it),
-    /// and keeps it for small durable commits when durability is `.full`.
-    private static func openCommitLog(path: String, main: DiskFile, lock: LockFile?, options: StoreOptions)
-        throws(StorageError) -> CommitLog?
-    {
+    /// and keeps it for small durable commits when durability is `.full`. A log that does not exist is not
+    /// created here but by the first commit that goes through it (given `pageSize`, the main file's).
+    private static func openCommitLog(
+        path: String, main: DiskFile, lock: LockFile?, options: StoreOptions, pageSize: Int?
+    ) throws(StorageError) -> CommitLog? {
         guard main.isWritable else { return nil }
-        let exists = access(path, F_OK) == 0
-        guard exists || options.durability == .full else { return nil }
-        let file = try DiskFile(path: path, writable: true, create: true)
-        if !exists { DiskFile.syncDirectory(of: path) }
-        let log = try prepareCommitLog(file, main: main, lock: lock, options: options)
+        guard let file = try openIfPresent(path, writable: true) else {
+            guard options.durability == .full, let pageSize else { return nil }
+            return CommitLog.onDemand(path: path, pageSize: pageSize)
+        }
+        let log = try prepareCommitLog(file, path: path, main: main, lock: lock, options: options)
         return options.durability == .full ? log : nil
     }
 
@@ -320,22 +342,22 @@ final class SharedFile: @unchecked Sendable {
     /// Complete records of the log's epoch are replayed (page images, then metas) into the main file, which is
     /// then synced, and a new epoch starts. A missing or damaged log is created afresh at the main file's
     /// version after syncing the main file. Done under the writer lock, since another process may be appending.
-    static func prepareCommitLog(_ file: any PageFile, main: any PageFile, lock: LockFile?, options: StoreOptions)
-        throws(StorageError) -> CommitLog
-    {
-        if let (log, records) = try CommitLog.read(file), records.isEmpty { return log }
+    static func prepareCommitLog(
+        _ file: any PageFile, path: String? = nil, main: any PageFile, lock: LockFile?, options: StoreOptions
+    ) throws(StorageError) -> CommitLog {
+        if let (log, records) = try CommitLog.read(file, path: path), records.isEmpty { return log }
         try lock?.lockWriter(timeout: options.writeLockTimeout)
         defer { lock?.unlockWriter() }
         let log: CommitLog
-        if let (existing, records) = try CommitLog.read(file) {
+        if let (existing, records) = try CommitLog.read(file, path: path) {
             try existing.replay(records, into: main)
             log = existing
         } else {
             let (meta, _) = try recover(main)
             try main.sync()
-            log = try CommitLog.create(file, pageSize: meta.pageSize, epoch: meta.version)
+            log = try CommitLog.create(file, path: path, pageSize: meta.pageSize, epoch: meta.version)
         }
-        lock?.logState = (log.epoch, log.end, log.recordCount)
+        lock?.logState = log.position
         return log
     }
 
@@ -678,13 +700,28 @@ final class SharedFile: @unchecked Sendable {
         guard let log = commitLog else { throw .invalidArgument("no commit log") }
         // Everything that can fail before the commit point comes first.
         let mapping = try file.mapping(covering: Int(meta.pageCount) * meta.pageSize)
-        if let state = lockFile?.logState { log.adopt(epoch: state.epoch, end: state.end, records: state.records) }
+        try refreshLog(log, create: true)
         if log.nextVersion != meta.version {
             // The log does not continue from this commit's base (first logged commit, or the main file moved on
             // through large commits or another durability setting): make the main file durable at the base and
             // start a new epoch there. This commit's pages go to pages free in the base.
             try checkpointLog(base)
         }
+        let image = UnsafeMutableRawPointer.allocate(byteCount: meta.pageSize, alignment: 4096)
+        defer { image.deallocate() }
+        meta.encode(into: image, slot: PageNumber(meta.version % 2))
+        var record = log.encode(version: meta.version, pages: pages, meta: UnsafeRawPointer(image))
+        let capacity = log.capacity
+        do {
+            try log.reserve(record)
+        } catch .diskFull where log.recordCount > 0 {
+            // The disk is full and the log cannot grow: start it over (the main file becomes durable at the base)
+            // and reuse the space it has.
+            try checkpointLog(base)
+            record = log.encode(version: meta.version, pages: pages, meta: UnsafeRawPointer(image))
+            try log.reserve(record)
+        }
+        if log.capacity != capacity { lockFile?.logState = log.position }
         let file = self.file
         let pageSize = meta.pageSize
         writeBehind.start { () throws(StorageError) in
@@ -693,13 +730,9 @@ final class SharedFile: @unchecked Sendable {
         // Whatever happens, the page writes end before the buffers they read are released.
         var pagesCollected = false
         defer { if !pagesCollected { try? writeBehind.finish() } }
-        let image = UnsafeMutableRawPointer.allocate(byteCount: meta.pageSize, alignment: 4096)
-        defer { image.deallocate() }
-        meta.encode(into: image, slot: PageNumber(meta.version % 2))
         do throws(StorageError) {
             // The page writes must be in before the record counts as appended: a failure rolls the record back.
-            try log.append(version: meta.version, pages: pages, meta: UnsafeRawPointer(image)) {
-                () throws(StorageError) in
+            try log.append(record) { () throws(StorageError) in
                 pagesCollected = true
                 try writeBehind.finish()
             }
@@ -712,7 +745,7 @@ final class SharedFile: @unchecked Sendable {
             }
             throw error
         }
-        lockFile?.logState = (log.epoch, log.end, log.recordCount)
+        lockFile?.logState = log.position
         // The commit is durable. Write its meta into the main file; a failure here only delays that until the
         // next checkpoint, which rewrites the newest meta.
         try? file.write(
@@ -721,12 +754,24 @@ final class SharedFile: @unchecked Sendable {
         if log.wantsCheckpoint { try? checkpointLog(meta) }
     }
 
-    /// Makes the main file durable at `meta` (rewriting its meta page first) and starts a new log epoch there.
-    func checkpointLog(_ meta: Meta) throws(StorageError) {
-        guard let log = commitLog else { return }
+    /// Makes the main file durable at `meta` (rewriting its meta page first) and starts a new log epoch there,
+    /// keeping `keeping` bytes of the log (by default what the last epoch used). Nothing to do while no log file
+    /// exists. Called with the write lock held; `meta` must be the newest committed version.
+    func checkpointLog(_ meta: Meta, keeping: Int? = nil) throws(StorageError) {
+        guard let log = commitLog, try refreshLog(log, create: false) else { return }
         try writeMetaPage(meta, slot: Int(meta.version % 2), durable: true)
-        try log.checkpoint(at: meta.version)
-        lockFile?.logState = (log.epoch, log.end, log.recordCount)
+        try log.checkpoint(at: meta.version, keeping: keeping)
+        lockFile?.logState = log.position
+    }
+
+    /// Brings this process's view of the log up to date with what the last writer recorded in the lock file,
+    /// opening the log file if another process created it, or creating it with `create`. Returns whether the log
+    /// has a file. Called with the write lock held.
+    @discardableResult
+    private func refreshLog(_ log: CommitLog, create: Bool) throws(StorageError) -> Bool {
+        guard try log.attach(create: create) else { return false }
+        if let state = lockFile?.logState { try log.adopt(state) }
+        return true
     }
 
     private func writeMetaPage(_ meta: Meta, slot: Int, durable: Bool) throws(StorageError) {
