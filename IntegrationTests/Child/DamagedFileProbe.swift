@@ -326,7 +326,7 @@ enum DamageProbeReader {
 
     /// What the Realm reports about damage found by reads that could not throw.
     static func reportedDamage(_ realm: Realm) -> (any Error)? {
-        nil
+        realm.damage
     }
 
     /// Opens, reads, queries, writes and reads back the file at `path`; the outcome line's class and detail.
