@@ -25,6 +25,11 @@ struct DamagedFileTests {
     static let shards = 2
     /// A variant that takes longer than this counts as a hang.
     static let deadline = 20.0
+    /// Variants one child probes before a fresh one takes over. A Realm whose objects' collections were read stays
+    /// alive for the process's lifetime (the objects and their collection accessors hold each other), so every
+    /// variant's file, commit log and mapping stay open until the child exits: in memory (`/dev/shm`) that is
+    /// about 7 MB a variant.
+    static let variantsPerChild = 50
 
     /// What happened to one variant.
     enum Outcome: Equatable {
@@ -66,16 +71,23 @@ struct DamagedFileTests {
     ) throws -> [Int: (kind: FileDamageKind, outcome: Outcome)] {
         var results: [Int: (kind: FileDamageKind, outcome: Outcome)] = [:]
         var child: TimedChild?
+        var probedByChild = 0
         for index in variants {
             let variant =
                 index < 0
                 ? FileDamageVariant(index: index, kind: .appendedBytes, image: corpus.base) : corpus.variant(index)
             let path = "\(directory)/variant-\(index).strata"
             _ = FileManager.default.createFile(atPath: path, contents: Data(variant.image))
+            if probedByChild == variantsPerChild {
+                child?.finish()
+                child = nil
+            }
             if child == nil {
                 child = try TimedChild(
                     ["damaged-file-probe", "probe"] + digests, errorPath: "\(directory)/shard-\(shard).err")
+                probedByChild = 0
             }
+            probedByChild += 1
             let running = child!
             running.send("variant \(index) \(path)")
             var outcome: Outcome?
