@@ -32,7 +32,7 @@ struct DamagedFileTests {
     static let variantsPerChild = 50
 
     /// What happened to one variant.
-    enum Outcome: Equatable {
+    enum Outcome: Equatable, Sendable {
         case clean
         /// The previous version was read, whole, and nothing said so.
         case previous
@@ -113,44 +113,78 @@ struct DamagedFileTests {
         return results
     }
 
-    @Test func damagedFilesEndInTypedErrorsNeverTrapsHangsOrWrongReads() throws {
-        // A child that dies must not take the test with it when it is sent its next line.
-        signal(SIGPIPE, SIG_IGN)
-        let directory = Self.scratchDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+    /// What one run of the corpus produced.
+    struct Run: Sendable {
+        /// Why the probe file could not be built, if it could not.
+        var buildFailure: String?
+        /// The digests of a full read of the newest and the previous version.
+        var digests: [String] = []
+        var results: [Int: (kind: FileDamageKind, outcome: Outcome)] = [:]
+        /// Shards that stopped with an error of the harness.
+        var failures: [String] = []
+    }
+
+    /// Builds the probe file in `directory`, then probes the variants, `shards` children at a time. Blocks for
+    /// minutes.
+    static func run(in directory: String) throws -> Run {
+        var run = Run()
         let builder = try TimedChild(["damaged-file-probe", "build", directory], errorPath: directory + "/build.err")
         guard case .line(let built) = builder.readLine(within: 300), built.hasPrefix("built ") else {
-            Issue.record("the probe file was not built: \(builder.termination()) \(builder.stopMessage())")
-            return
+            run.buildFailure = "\(builder.termination()) \(builder.stopMessage())"
+            return run
         }
         builder.finish()
-        let digests = built.split(separator: " ").dropFirst().map(String.init)
-        #expect(digests.count == 2 && digests[0] != digests[1], "the newest commit must change what is read")
+        run.digests = built.split(separator: " ").dropFirst().map(String.init)
         let basePath = directory + "/newest.strata"
         let corpus = try FileDamageCorpus(
             base: Array(try Data(contentsOf: URL(fileURLWithPath: basePath))),
             previous: Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/previous.strata"))),
             path: basePath)
-
-        // Variant -1 is the undamaged file: it must come out clean.
-        let indices = Self.chosen ?? Array(0..<Self.variants)
-        let shards = (0..<Self.shards).map { shard in
-            [-1 - shard] + Array(stride(from: shard, to: indices.count, by: Self.shards).map { indices[$0] })
+        // Variant -1 - shard is the undamaged file: it must come out clean.
+        let indices = chosen ?? Array(0..<variants)
+        let shardIndices = (0..<shards).map { shard in
+            [-1 - shard] + Array(stride(from: shard, to: indices.count, by: shards).map { indices[$0] })
         }
         let collected = Locked<[Int: (kind: FileDamageKind, outcome: Outcome)]>([:])
         let failures = Locked<[String]>([])
-        DispatchQueue.concurrentPerform(iterations: Self.shards) { shard in
+        let digests = run.digests
+        DispatchQueue.concurrentPerform(iterations: shards) { shard in
             do {
-                let results = try Self.probe(
-                    shards[shard], corpus: corpus, digests: digests, directory: directory, shard: shard)
+                let results = try probe(
+                    shardIndices[shard], corpus: corpus, digests: digests, directory: directory, shard: shard)
                 collected.withLock { $0.merge(results) { first, _ in first } }
             } catch {
                 failures.withLock { $0.append("shard \(shard): \(error)") }
             }
         }
-        let shardFailures = failures.withLock { $0 }
+        run.results = collected.withLock { $0 }
+        run.failures = failures.withLock { $0 }
+        return run
+    }
+
+    /// Runs `body` on a thread of its own: it waits for child processes for minutes, and must not hold one of
+    /// the cooperative pool's threads (two on a two-core machine), which other suites' async tests need.
+    static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result(catching: body)) }.start()
+        }
+    }
+
+    @Test func damagedFilesEndInTypedErrorsNeverTrapsHangsOrWrongReads() async throws {
+        // A child that dies must not take the test with it when it is sent its next line.
+        signal(SIGPIPE, SIG_IGN)
+        let directory = Self.scratchDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let run = try await Self.offThePool { try Self.run(in: directory) }
+        if let failure = run.buildFailure {
+            Issue.record("the probe file was not built: \(failure)")
+            return
+        }
+        let digests = run.digests
+        #expect(digests.count == 2 && digests[0] != digests[1], "the newest commit must change what is read")
+        let shardFailures = run.failures
         #expect(shardFailures.isEmpty, "\(shardFailures)")
-        let results = collected.withLock { $0 }
+        let results = run.results
         for shard in 0..<Self.shards {
             let intact = results[-1 - shard].map { "\($0.outcome)" } ?? "not probed"
             #expect(intact == "\(Outcome.clean)", "the undamaged file read as \(intact)")
