@@ -187,6 +187,7 @@ func run() throws {
         say("pinned \(snapshot.version) \(before)")
         _ = readLine()
         say(try checksum() == before ? "same" : "changed")
+    case "damaged-file-probe": try runDamagedFileProbe(arguments)  // see DamagedFileProbe.swift
     default:
         fail("unknown mode \(arguments[1])")
     }

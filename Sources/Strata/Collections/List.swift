@@ -117,7 +117,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
                 let stored = owner.realm.collectionElement(
                     owner, property: property, nested: nested, level: level, at: position)
                 guard let element = Element._fromStored(stored) else {
-                    fatalError("\(owner.table.className): stored list element \(stored) is not a \(Element.self)")
+                    return owner.realm.unreadableElement(stored, of: owner, property: property, as: Element.self)
                 }
                 return element
             }

@@ -72,10 +72,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
         case .managed(let owner, let property):
             let (rawKey, stored) = owner.realm.mapEntry(
                 owner, property: property, nested: nested, level: level, at: position)
-            guard let key = Key(_rawKey: rawKey), let value = Value._fromStored(stored) else {
-                fatalError("\(owner.table.className): stored map entry \(rawKey) is not a \(Key.self): \(Value.self)")
-            }
-            return (key, value)
+            return owner.realm.mapElement(rawKey, stored, of: owner, property: property, as: Element.self)
         }
     }
 
@@ -104,12 +101,9 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
         case .managed(let owner, let property):
             return owner.realm.collectionEntries(owner, property: property, nested: nested, level: level, keys: true)
                 .map { entry in
-                    let rawKey = String(decoding: entry.key, as: UTF8.self)
-                    guard let key = Key(_rawKey: rawKey), let value = Value._fromStored(entry.value) else {
-                        fatalError(
-                            "\(owner.table.className): stored map entry \(rawKey) is not a \(Key.self): \(Value.self)")
-                    }
-                    return (key, value)
+                    owner.realm.mapElement(
+                        String(decoding: entry.key, as: UTF8.self), entry.value, of: owner, property: property,
+                        as: Element.self)
                 }.makeIterator()
         }
     }

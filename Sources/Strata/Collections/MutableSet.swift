@@ -40,7 +40,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
         case .managed(let owner, let property):
             let stored = owner.realm.collectionElement(owner, property: property, at: position)
             guard let element = Element._fromStored(stored) else {
-                fatalError("\(owner.table.className): stored set element \(stored) is not a \(Element.self)")
+                return owner.realm.unreadableElement(stored, of: owner, property: property, as: Element.self)
             }
             return element
         }

@@ -59,8 +59,18 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
         do {
             return try query.matches(realm: owner, binding: binding, rows: rows)
         } catch {
-            fatalError("Results<\(binding.className)>: \(error)")
+            // A damaged file matches nothing (the damage is recorded: see `Realm.damage`).
+            return owner.survive(error, "Results<\(binding.className)>: \(error)", returning: ([], []))
         }
+    }
+
+    /// What a position reads as when the file is damaged: an object that is not stored, which reads as
+    /// invalidated and whose properties read as their defaults.
+    func placeholder() -> Element {
+        guard let element = Self.element(owner.accessor(for: .placeholder(realm: owner, binding: binding))) else {
+            fatalError("\(binding.className) is not \(Element.self)")
+        }
+        return element
     }
 
     /// The Realm the objects belong to.
@@ -104,12 +114,17 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
             }
             return element
         } catch {
-            fatalError("Results<\(binding.className)>[\(position)]: \(error)")
+            return owner.survive(
+                error, "Results<\(binding.className)>[\(position)]: \(error)", returning: placeholder())
         }
     }
 
     /// Iterates over the objects present when iteration starts. Outside a write transaction the iterator walks
     /// the rows in place and hands each object its row, so reading its properties needs no further lookup.
+    ///
+    /// In a damaged file (see `Realm.damage`) the iterator still hands out exactly ``count`` objects, as a
+    /// collection must: where it cannot read one it hands out an object that is not stored (it reads as
+    /// invalidated, its properties as their defaults).
     public func makeIterator() -> Iterator {
         owner.checkThread()
         do {
@@ -119,12 +134,17 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
                 return iterator
             }
             if let cursor = owner.rowCursor(binding) {
-                return Iterator(realm: owner, binding: binding, cursor: cursor, keys: [])
+                var iterator = Iterator(realm: owner, binding: binding, cursor: cursor, keys: [])
+                iterator.expected = count
+                return iterator
             }
             return Iterator(
                 realm: owner, binding: binding, cursor: nil, keys: try owner.objectKeys(tree: binding.rowsTree))
         } catch {
-            fatalError("Results<\(binding.className)>: \(error)")
+            owner.survive(error, "Results<\(binding.className)>: \(error)", returning: ())
+            var iterator = Iterator(realm: owner, binding: binding, cursor: nil, keys: [])
+            iterator.expected = count
+            return iterator
         }
     }
 
@@ -146,6 +166,11 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
         private var warmed = 0
         /// Rows warmed at a time: enough to overlap their memory latency, few enough to stay in cache.
         private static var warmBatch: Int { 16 }
+        /// The number of objects the Results counted when iteration started, when that is not `keys.count`: a
+        /// cursor that stops short of it (damage) is made up with placeholders.
+        var expected = 0
+        /// Objects handed out by the cursor.
+        private var walked = 0
 
         init(realm: Realm, binding: TableBinding, cursor: TreeCursor?, keys: [Int64]) {
             self.realm = realm
@@ -166,14 +191,23 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
                     guard let object else {
                         cursor = nil
                         position = keys.count
-                        return nil
+                        if walked != expected {
+                            realm.recordDamage(
+                                realm.corruptData(
+                                    "\(binding.rowsTree) holds \(walked) objects but counts \(expected)"))
+                        }
+                        return placeholderIfShort()
                     }
+                    walked += 1
                     return Results.element(object)
                 } catch {
-                    fatalError("Results<\(binding.className)>: \(error)")
+                    cursor = nil
+                    position = keys.count
+                    realm.survive(error, "Results<\(binding.className)>: \(error)", returning: ())
+                    return placeholderIfShort()
                 }
             }
-            guard position < keys.count else { return nil }
+            guard position < keys.count else { return placeholderIfShort() }
             defer { position += 1 }
             if rows != nil, realm.generation == generation {
                 if position >= warmed {
@@ -185,6 +219,14 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
                     realm.object(binding, key: keys[position], row: rows.unsafelyUnwrapped[position]))
             }
             return Results.element(realm.object(binding, key: keys[position]))
+        }
+
+        /// After damage stopped the walk: an object that is not stored, until ``expected`` objects were handed
+        /// out.
+        private mutating func placeholderIfShort() -> Element? {
+            guard walked < expected else { return nil }
+            walked += 1
+            return Results(realm: realm, binding: binding).placeholder()
         }
     }
 }

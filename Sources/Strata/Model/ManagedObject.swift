@@ -11,6 +11,34 @@ final class ManagedObject {
     /// Set on accessors that record the properties key paths read instead of reading them.
     @usableFromInline var recorder: KeyPathRecorder?
 
+    /// The Realm's ``Realm/generation`` when this accessor was made from a reference read in the file (a link,
+    /// a primary key, a list element, a query's match); `.max` for objects this Realm is inserting. A row missing
+    /// at that same generation is not a deleted object but a reference to nothing: damage. Once the row could
+    /// not be read because the file is damaged, ``damagedRow`` (one field for both: accessors are made by the
+    /// million and their size matters).
+    @usableFromInline var referencedGeneration: UInt64 = .max
+
+    /// ``referencedGeneration`` of an object whose row could not be read.
+    @usableFromInline static let damagedRow = UInt64.max - 1
+
+    /// Whether the object's row could not be read because the file is damaged (the damage is recorded, see
+    /// ``Realm/damage``): its properties then read as their types' defaults.
+    @usableFromInline var isDamaged: Bool {
+        get { referencedGeneration == Self.damagedRow }
+        set { if newValue { referencedGeneration = Self.damagedRow } }
+    }
+
+    /// The key of a placeholder: what a damaged collection hands out for an object it could not read. No stored
+    /// object has it (keys count up from 0), so it reads as invalidated.
+    static let placeholderKey = Int64.min
+
+    /// An accessor state for a placeholder object of `binding`'s class (see ``placeholderKey``).
+    static func placeholder(realm: Realm, binding: TableBinding) -> ManagedObject {
+        let hollow = ManagedObject(realm: realm, binding: binding, key: placeholderKey)
+        hollow.isDamaged = true
+        return hollow
+    }
+
     init(realm: Realm, binding: TableBinding, key: Int64) {
         self.realm = realm
         self.binding = binding
@@ -20,6 +48,7 @@ final class ManagedObject {
     /// An object whose row, read from the Realm at `generation`, is already at hand (iteration, queries).
     convenience init(realm: Realm, binding: TableBinding, key: Int64, row: StableValue, generation: UInt64) {
         self.init(realm: realm, binding: binding, key: key)
+        referencedGeneration = generation
         if let view = try? RowView(row.bytes) {
             cachedView = view
             cachedBytes = row
@@ -39,10 +68,17 @@ final class ManagedObject {
             && a.property == b.property && aNested == bNested
     }
 
-    /// Whether the row still exists in the Realm's current version.
+    /// Whether the row still exists in the Realm's current version. A lookup that finds the file damaged
+    /// records the damage and answers true: the object was not deleted, as far as anyone can tell.
     var exists: Bool {
         realm.checkThread()
-        return (try? realm.withRow(tree: binding.rowsTree, key: key) { _ in true }) == true
+        guard key != Self.placeholderKey else { return false }
+        do {
+            return try realm.withRow(tree: binding.rowsTree, key: key) { _ in true } == true
+        } catch {
+            realm.noteDamage(error)
+            return realm.damage(in: error) != nil
+        }
     }
 
     /// The property behind `box` of `object` (cached in the box: `TableSchema.attach` sets it when the object
@@ -87,15 +123,27 @@ final class ManagedObject {
             guard let bytes = try realm.stableRow(binding, key: key) else {
                 cachedView = nil
                 cachedBytes = nil
+                if referencedGeneration == realm.generation {
+                    isDamaged = true
+                    realm.recordDamage(
+                        realm.corruptData("a reference names \(table.className) object \(key), which is not stored"))
+                }
                 return nil
             }
-            let row = try RowView(bytes.bytes)
+            let row: RowView
+            do {
+                row = try RowView(bytes.bytes)
+            } catch {
+                throw realm.corruptData("the stored \(table.className) object \(key) does not decode: \(error)")
+            }
             cachedView = row
             cachedBytes = bytes
             cachedGeneration = realm.generation
             return row
         } catch {
-            fatalError("\(table.className).\(table.schema.properties[index].name): \(error)")
+            isDamaged = true
+            return realm.survive(
+                error, "\(table.className).\(table.schema.properties[index].name): \(error)", returning: nil)
         }
     }
 
@@ -108,13 +156,15 @@ final class ManagedObject {
         return fetchRow(property: index)
     }
 
-    /// The stored value of property `index`, with links materialised as objects.
+    /// The stored value of property `index`, with links materialised as objects; `.null` when the file is
+    /// damaged (the damage is recorded, see ``Realm/damage``).
     @usableFromInline
     func readStored(property index: Int) -> _StoredValue {
         realm.checkThread()
         let info = table.infos[index]
         let value = row(property: index).map { RowCodec.get($0, column: binding.columns[index], info: info) }
         guard let value else {
+            if isDamaged { return .null }
             fatalError(
                 "\(table.className).\(table.schema.properties[index].name) read from a deleted object: \(Realm.Error.invalidatedObject)"
             )
@@ -123,7 +173,8 @@ final class ManagedObject {
             do {
                 return try realm.decodeMixed(bytes, owner: self, property: index, level: 0)
             } catch {
-                fatalError("\(table.className).\(table.schema.properties[index].name): \(error)")
+                return realm.survive(
+                    error, "\(table.className).\(table.schema.properties[index].name): \(error)", returning: .null)
             }
         }
         if info.type == .object, case .int(let target) = value {
@@ -152,8 +203,23 @@ final class ManagedObject {
         if recorder != nil { return recordingValue(property: index, as: Value.self) }
         if isCollection(property: index) { return collection(property: index, as: Value.self) }
         let stored = readStored(property: index)
-        guard let value = Value._fromStored(stored) else { mismatch(stored, property: index, expected: Value.self) }
+        guard let value = Value._fromStored(stored) else { return unreadable(stored, property: index, as: Value.self) }
         return value
+    }
+
+    /// What property `index` reads as when its stored value `stored` is not a `Value`: the type's default when
+    /// the row could not be read or holds a value of another stored type (damage, recorded); a trap when the
+    /// value has the right stored type but the model's conversion (a `FailableCustomPersistable`) refuses it.
+    @usableFromInline
+    func unreadable<Value: _Persistable>(_ stored: _StoredValue, property index: Int, as type: Value.Type) -> Value {
+        if !isDamaged {
+            guard !stored.fits(table.infos[index]) else { mismatch(stored, property: index, expected: Value.self) }
+            realm.recordDamage(
+                realm.corruptData(
+                    "\(table.className).\(table.schema.properties[index].name) of object \(key) holds \(stored), not a \(Value.self)"
+                ))
+        }
+        return Value._defaultValue()
     }
 
     /// What a recording accessor's property reads: links lead to recording accessors of their target class, so

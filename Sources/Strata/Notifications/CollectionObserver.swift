@@ -159,7 +159,12 @@ extension Results: ObservableRealmCollection {
         let prepared = PreparedIdentities<Int64> { frozen in
             guard let moved = template.value.rebound(to: frozen) else { return nil }
             if let keys = moved.queryKeys() { return keys }
-            return try? frozen.objectKeys(tree: moved.binding.rowsTree)
+            do {
+                return try frozen.objectKeys(tree: moved.binding.rowsTree)
+            } catch {
+                frozen.noteDamage(error)
+                return nil
+            }
         }
         var paths = paths
         if let projection = Element.self as? any ProjectionObservable.Type {
@@ -171,7 +176,12 @@ extension Results: ObservableRealmCollection {
             realm: owner, collection: collection, elementBinding: isObjects ? binding : nil, paths: paths,
             identities: {
                 if let keys = results.queryKeys() { return keys }
-                return (try? results.owner.objectKeys(tree: results.binding.rowsTree)) ?? []
+                do {
+                    return try results.owner.objectKeys(tree: results.binding.rowsTree)
+                } catch {
+                    results.owner.noteDamage(error)
+                    return []
+                }
             },
             objectKey: isObjects ? { $0 } : nil, prepared: prepared,
             prime: { keys in results.query?.prime(keys: keys, realm: results.owner) })
@@ -192,8 +202,14 @@ private func elementObserver<C>(
     return IdentityObserver(
         realm: realm, collection: collection, elementBinding: target, paths: paths,
         identities: {
-            ((try? realm.queryCollectionValues(owner.binding, property: property, key: owner.key)) ?? []).map(
-                QueryHashKey.init)
+            let values: [_StoredValue]
+            do {
+                values = try realm.queryCollectionValues(owner.binding, property: property, key: owner.key)
+            } catch {
+                realm.noteDamage(error)
+                values = []
+            }
+            return values.map(QueryHashKey.init)
         },
         objectKey: target == nil ? nil : { $0.value.base as? Int64 })
 }

@@ -46,7 +46,8 @@ extension ProjectedCollection: ThreadConfined, RealmRebindable {
         do {
             return rebound(to: try Realm.live(for: realm.configuration, isolation: _isolation))
         } catch {
-            fatalError("thaw(): \(error)")
+            // A file found damaged (see `Realm.damage`) has nothing to thaw into: nil, as for a deleted owner.
+            return realm.survive(error, "thaw(): \(error)", returning: nil)
         }
     }
 

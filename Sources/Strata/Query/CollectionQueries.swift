@@ -22,7 +22,9 @@ extension _ObjectCollectionQueries {
 
     /// ``filter(_:_:)``, throwing ``Realm/Error/invalidQuery(query:position:reason:)``.
     public func checkedFilter(_ predicate: String, _ args: Any...) throws -> Results<Element> {
-        try _queryResults().narrowed(predicate, args)
+        let results = _queryResults()
+        try results.owner.throwIfDamaged()
+        return try results.narrowed(predicate, args)
     }
 
     /// The objects matching a type-safe query, in the collection's order.

@@ -514,7 +514,8 @@ extension Results where Element: ObjectBase {
     /// }
     /// ```
     public func checkedWhere(_ query: (Query<Element>) -> Query<Bool>) throws(Realm.Error) -> Results<Element> {
-        try narrowed(where: query)
+        try owner.throwIfDamaged()
+        return try narrowed(where: query)
     }
 }
 
@@ -532,7 +533,8 @@ extension Results where Element: ProjectionObservable {
     /// ``where(_:)``, throwing ``Realm/Error/invalidQuery(query:position:reason:)`` for a query the engine cannot
     /// run instead of trapping.
     public func checkedWhere(_ query: (Query<Element>) -> Query<Bool>) throws(Realm.Error) -> Results<Element> {
-        try narrowed(where: query)
+        try owner.throwIfDamaged()
+        return try narrowed(where: query)
     }
 
     /// The projections ordered by the projected property at `keyPath`.

@@ -660,7 +660,8 @@ extension Results {
     /// ``filter(_:_:)``, throwing ``Realm/Error/invalidQuery(query:position:reason:)`` for a malformed query, an
     /// unknown property or a value of the wrong type.
     public func checkedFilter(_ predicate: String, _ args: Any...) throws -> Results<Element> {
-        try narrowed(predicate, args)
+        try owner.throwIfDamaged()
+        return try narrowed(predicate, args)
     }
 
     func narrowed(_ text: String, _ args: [Any]) throws(Realm.Error) -> Results<Element> {
@@ -761,7 +762,7 @@ extension Results {
             }
             return values
         } catch {
-            fatalError("\(error)")
+            return owner.survive(error, "\(error)", returning: [])
         }
     }
 
@@ -927,7 +928,7 @@ extension Results {
             }
             return nil
         } catch {
-            fatalError("\(error)")
+            return owner.survive(error, "\(error)", returning: nil)
         }
     }
 
@@ -948,7 +949,7 @@ extension Results where Element: ObjectBase {
         do {
             return try everyMatch().keys.firstIndex(of: managed.key)
         } catch {
-            fatalError("\(error)")
+            return owner.survive(error, "\(error)", returning: nil)
         }
     }
 }

@@ -114,7 +114,8 @@ extension Realm {
         do {
             return try Realm.live(for: configuration, isolation: _isolation)
         } catch {
-            fatalError("\(error)")
+            // No Realm to return: a damaged file stops the process here, saying so.
+            fatalError(damage(in: error).map { "thaw(): the file is damaged: \($0)" } ?? "\(error)")
         }
     }
 

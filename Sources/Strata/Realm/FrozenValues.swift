@@ -20,7 +20,8 @@ private func thawed<Value: RealmRebindable>(_ value: Value, realm: Realm?, isola
     do {
         return value.rebound(to: try Realm.live(for: realm.configuration, isolation: isolation))
     } catch {
-        fatalError("thaw(): \(error)")
+        // A file found damaged (see `Realm.damage`) has nothing to thaw into: nil, as for a deleted value.
+        return realm.survive(error, "thaw(): \(error)", returning: nil)
     }
 }
 

@@ -23,6 +23,14 @@ final class PinnedVersion: Sendable {
         schema = try Realm.readSchema(transaction: nil, snapshot: snapshot, path: configuration.path)
     }
 
+    /// A version whose schema was already read (by the Realm reading `snapshot`).
+    init(configuration: Realm.Configuration, store: Store, snapshot: ReadTransaction, schema: StoredSchema) {
+        self.configuration = configuration
+        self.store = store
+        self.snapshot = snapshot
+        self.schema = schema
+    }
+
     /// The version number.
     var version: UInt64 { snapshot.version }
 }
@@ -38,11 +46,17 @@ extension Realm {
 
     /// A new frozen Realm over the same version as this one (frozen or live): a private set of caches, so that
     /// each holder may read it on its own thread.
+    /// If the file is too damaged to read the version's schema again, the frozen Realm takes the schema this
+    /// Realm read (and the damage is recorded, see ``damage``).
     func frozenCopy() -> Realm {
         do {
             return Realm(frozen: try pinnedVersion())
         } catch {
-            fatalError("\(error)")
+            survive(error, "freeze(): \(error)", returning: ())
+            let version = PinnedVersion(
+                configuration: configuration, store: store, snapshot: currentSnapshot, schema: loadedSchema)
+            pinned = version
+            return Realm(frozen: version)
         }
     }
 }

@@ -25,6 +25,8 @@ public final class Realm {
     public let configuration: Configuration
     let store: Store
     let path: String
+    /// Damage found in the file by reads that could not report it (see ``damage``), shared by the file's Realms.
+    let fileDamage: FileDamage
     /// The thread a thread-confined Realm belongs to; nil for actor-confined and frozen Realms.
     private let ownerThread: pthread_t?
     /// The actor an actor-confined Realm belongs to (also set for a Realm opened on the main thread, which
@@ -109,6 +111,8 @@ public final class Realm {
             isActorConfined = false
         }
         frozen = false
+        fileDamage = FileDamage.for(path: path)
+        if let damage = fileDamage.error { throw damage }
         do {
             store = try Realm.openStore(configuration)
             snapshot = try store.read()
@@ -149,6 +153,7 @@ public final class Realm {
         ownerActor = nil
         isActorConfined = false
         frozen = true
+        fileDamage = FileDamage.for(path: path)
         pinned = version
         snapshot = version.snapshot
         storedClasses = version.schema.classes
@@ -166,6 +171,7 @@ public final class Realm {
         ownerActor = target.ownerActor
         isActorConfined = target.isActorConfined
         frozen = false
+        fileDamage = target.fileDamage
         self.snapshot = snapshot
         migrationTarget = target
         try loadStoredSchema()
@@ -356,6 +362,11 @@ public final class Realm {
     /// The class definitions stored in the file, as of the current version or write.
     func schemaClasses() -> [String: StoredClass] { storedClasses }
 
+    /// The stored schema as this Realm read it (of the current version, or of the write in progress).
+    var loadedSchema: StoredSchema {
+        StoredSchema(classes: storedClasses, version: storedSchemaVersion, backlinks: storedBacklinks)
+    }
+
     /// The write transaction in progress, if any.
     var writeTransactionIfAny: WriteTransaction? { transaction }
 
@@ -455,13 +466,21 @@ public final class Realm {
         try adoptWrite(started)
     }
 
-    /// Makes `started` (holding the write lock) this Realm's write transaction.
+    /// Makes `started` (holding the write lock) this Realm's write transaction. If the Realm cannot read the
+    /// newest version (it is damaged), the transaction is abandoned and the error thrown.
     func adoptWrite(_ started: WriteTransaction) throws(Realm.Error) {
         transaction = started
-        try startedWrite()
+        do {
+            try startedWrite()
+        } catch {
+            cancelWrite()
+            if let damage = damage(in: error) { fileDamage.record(damage) }
+            throw error
+        }
     }
 
-    /// Throws unless this Realm may start a write transaction.
+    /// Throws unless this Realm may start a write transaction: one is in progress, the Realm is frozen or
+    /// read-only, or the file was found damaged (``damage``).
     func checkWritable() throws(Realm.Error) {
         guard transaction == nil else {
             throw Realm.Error.invalidValue(
@@ -471,6 +490,7 @@ public final class Realm {
             throw Realm.Error.invalidValue(type: "Realm", property: "", reason: "a frozen Realm cannot be written")
         }
         guard !configuration.readOnly else { throw Realm.Error.readOnly(path: path) }
+        try throwIfDamaged()
     }
 
     /// Sets up the write transaction just started: the Realm reads its newest version (observers learn what
@@ -492,11 +512,13 @@ public final class Realm {
 
     /// Commits the write transaction. If an operation in it failed, rolls it back and throws that error. With
     /// ``Configuration/maximumNumberOfActiveVersions`` set, a commit that would leave more versions pinned in this
-    /// process than the limit is rolled back and throws ``Error/maximumActiveVersions(limit:)``.
+    /// process than the limit is rolled back and throws ``Error/maximumActiveVersions(limit:)``. If a read found
+    /// the file damaged (``damage``) since the transaction began, it rolls back and throws that damage: what the
+    /// transaction wrote may rest on a value the damaged read replaced with a default.
     public func commitWrite() throws {
         try checkThreadThrowing()
         guard let transaction else { throw Realm.Error.notInWriteTransaction }
-        if let failure {
+        if let failure = failure ?? fileDamage.error {
             cancelWrite()
             throw failure
         }
@@ -514,7 +536,9 @@ public final class Realm {
             committed = try transaction.commit()
         } catch {
             cancelWrite()
-            throw Realm.Error.storage(error, path: path)
+            let failure = Realm.Error.storage(error, path: path)
+            if let damage = damage(in: failure) { fileDamage.record(damage) }
+            throw failure
         }
         self.transaction = nil
         handles = [:]
@@ -535,7 +559,11 @@ public final class Realm {
         failure = nil
         generation &+= 1
         // Definitions registered in the abandoned transaction are gone again.
-        try? loadStoredSchema()
+        do {
+            try loadStoredSchema()
+        } catch {
+            noteDamage(error)
+        }
         observers.deliver()
     }
 
@@ -545,7 +573,11 @@ public final class Realm {
         checkThread()
         guard transaction == nil, !frozen else { return false }
         let before = snapshot.version
-        try? refreshSnapshot()
+        do {
+            try refreshSnapshot()
+        } catch {
+            noteDamage(error)
+        }
         observers.deliver()
         return snapshot.version != before
     }
@@ -573,7 +605,11 @@ public final class Realm {
         if transaction != nil
             || (try? older.tree(named: TableNames.schema)?.root) != (try? newer.tree(named: TableNames.schema)?.root)
         {
-            try? loadStoredSchema()
+            do {
+                try loadStoredSchema()
+            } catch {
+                noteDamage(error)
+            }
         }
         if newer.version != older.version {
             observers.advanced(from: older, to: newer, realm: self, changes: changes)
@@ -602,7 +638,11 @@ public final class Realm {
         checkThread()
         if transaction != nil { cancelWrite() }
         guard !frozen else { return }
-        try? refreshSnapshot()
+        do {
+            try refreshSnapshot()
+        } catch {
+            noteDamage(error)
+        }
         observers.invalidated()
     }
 
@@ -627,10 +667,12 @@ public final class Realm {
         return failure == nil ? transaction : nil
     }
 
-    /// Records the first error of the write transaction; the transaction rolls back at commit.
+    /// Records the first error of the write transaction; the transaction rolls back at commit. Damage is
+    /// recorded for the file too (see ``damage``).
     func fail(_ error: any Swift.Error) {
+        if let damage = damage(in: error) { fileDamage.record(damage) }
         guard failure == nil else { return }
-        failure = (error as? Realm.Error) ?? .fileAccess(path: path, reason: "\(error)")
+        failure = damage(in: error) ?? (error as? Realm.Error) ?? .fileAccess(path: path, reason: "\(error)")
     }
 
     /// Bumped whenever what this Realm reads may have changed (a new version, or a change in its write
@@ -647,14 +689,14 @@ public final class Realm {
         return try storage(body)
     }
 
-    /// Runs a storage operation, mapping engine errors.
+    /// Runs a storage operation, mapping engine errors (damage to ``Error/incompatibleFile(path:reason:)``).
     func storage<R>(_ body: () throws -> R) throws(Realm.Error) -> R {
         do {
             return try body()
         } catch let error as Realm.Error {
             throw error
         } catch let error as StorageError {
-            throw .storage(error, path: path)
+            throw damage(in: error) ?? .storage(error, path: path)
         } catch {
             throw .fileAccess(path: path, reason: "\(error)")
         }
@@ -671,9 +713,17 @@ public final class Realm {
         return handle
     }
 
+    /// The tree `name` of the snapshot, nil if there is none (or, after recording the damage, if the catalog
+    /// naming it is damaged).
     private func view(_ name: String) -> TreeView? {
         if let cached = views[name] { return cached }
-        let view = try? snapshot.tree(named: name)
+        let view: TreeView?
+        do {
+            view = try snapshot.tree(named: name)
+        } catch {
+            noteDamage(error)
+            view = nil
+        }
         views[name] = view
         return view
     }
@@ -726,11 +776,22 @@ public final class Realm {
     }
 
     func rowCount(tree: String) -> Int {
-        if transaction != nil {
-            guard let handle = try? handle(tree, create: false) else { return 0 }
-            return (try? transaction?.count(in: handle)) ?? 0
+        if let transaction {
+            do {
+                guard let handle = try handle(tree, create: false) else { return 0 }
+                return try storage { try transaction.count(in: handle) }
+            } catch {
+                noteDamage(error)
+                return 0
+            }
         }
-        return view(tree)?.count ?? 0
+        guard let view = view(tree) else { return 0 }
+        do {
+            return try plausibleCount(view.count, of: tree)
+        } catch {
+            noteDamage(error)
+            return 0
+        }
     }
 
     /// The key of the object at `position` in key order.
@@ -814,7 +875,9 @@ public final class Realm {
 
     /// A managed accessor for object `key` of `binding`'s type.
     func object(_ binding: TableBinding, key: Int64) -> ObjectBase {
-        accessor(for: ManagedObject(realm: self, binding: binding, key: key))
+        let managed = ManagedObject(realm: self, binding: binding, key: key)
+        managed.referencedGeneration = generation
+        return accessor(for: managed)
     }
 
     /// An object of `managed`'s type reading and writing through `managed`.
@@ -886,7 +949,8 @@ public final class Realm {
         return queryable { () throws(Realm.Error) in try binding(for: Element.Root.self) }
     }
 
-    /// The object of `type` with primary key `key`, or nil.
+    /// The object of `type` with primary key `key`, or nil (also when the file's primary-key index is damaged:
+    /// see ``damage``).
     public func object<Element: Object, Key>(ofType type: Element.Type, forPrimaryKey key: Key) -> Element? {
         checkThread()
         do {
@@ -905,7 +969,7 @@ public final class Realm {
             guard let objectKey = try lookupPrimaryKey(binding, encoded) else { return nil }
             return object(binding, key: objectKey) as? Element
         } catch {
-            fatalError("\(error)")
+            return survive(error, "\(error)", returning: nil)
         }
     }
 
@@ -1022,14 +1086,21 @@ public final class Realm {
     // MARK: Files
 
     /// Writes a compacted copy of the Realm's newest committed version to `fileURL`, which must not exist.
+    /// Throws the file's ``damage`` if a read found it damaged; damage the copy runs into is thrown (and
+    /// recorded) as ``Error/incompatibleFile(path:reason:)`` naming this Realm's file and the page.
     public func writeCopy(toFile fileURL: URL) throws {
         try checkThreadThrowing()
+        try throwIfDamaged()
         guard !FileManager.default.fileExists(atPath: fileURL.path) else {
             throw Realm.Error.fileAccess(path: fileURL.path, reason: "the file already exists")
         }
         do {
             _ = try store.compact(to: fileURL.path)
         } catch {
+            if let damage = damage(in: error) {
+                fileDamage.record(damage)
+                throw damage
+            }
             throw Realm.Error.storage(error, path: fileURL.path)
         }
     }

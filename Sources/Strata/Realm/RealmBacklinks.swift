@@ -165,7 +165,7 @@ extension Realm {
             return try backlinks(originClass: originClass, originProperty: originProperty, target: owner.key)
                 .flatMap { repeatElement($0.origin, count: $0.count) }
         } catch {
-            fatalError("\(collectionName(owner, property)): \(error)")
+            return survive(error, "\(collectionName(owner, property)): \(error)", returning: [])
         }
     }
 
@@ -177,7 +177,7 @@ extension Realm {
             return try backlinks(originClass: originClass, originProperty: originProperty, target: owner.key)
                 .reduce(0) { $0 + $1.count }
         } catch {
-            fatalError("\(collectionName(owner, property)): \(error)")
+            return survive(error, "\(collectionName(owner, property)): \(error)", returning: 0)
         }
     }
 

@@ -67,9 +67,10 @@ extension Realm {
                 else { return 0 }
                 return try storage { try transaction.count(in: tree) }
             }
-            return try collectionView(owner, property: property, nested: nested)?.count ?? 0
+            guard let view = try collectionView(owner, property: property, nested: nested) else { return 0 }
+            return try plausibleCount(view.count, of: collectionName(owner, property))
         } catch {
-            fatalError("\(collectionName(owner, property)): \(error)")
+            return survive(error, "\(collectionName(owner, property)): \(error)", returning: 0)
         }
     }
 
@@ -101,7 +102,8 @@ extension Realm {
                 try decodeElement(raw, binding: owner.binding, property: property, owner: owner, level: level)
             }
         } catch {
-            fatalError("\(collectionName(owner, property))[\(index)]: \(error)")
+            // `.null` is no element of a required type: the caller shows its placeholder.
+            return survive(error, "\(collectionName(owner, property))[\(index)]: \(error)", returning: .null)
         }
     }
 
@@ -121,29 +123,40 @@ extension Realm {
 
     /// Calls `body` with every entry of a collection's tree, in order, reading the tree in place: `handle` gives
     /// it in the write transaction, `view` in the snapshot. Keys are passed only when `keys` is set (empty
-    /// otherwise).
+    /// otherwise). A tree holding another number of entries than its descriptor counts is damaged: that throws.
     func forEachCollectionEntry(
         keys: Bool, handle: () throws(Realm.Error) -> TreeHandle?, view: () throws(Realm.Error) -> TreeView?,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(Realm.Error) -> Void
     ) throws(Realm.Error) {
+        var visited = 0
+        let expected: Int
         if let transaction = writeTransactionIfAny {
             guard let tree = try handle() else { return }
-            try storage {
+            expected = try storage {
                 var cursor = try transaction.makeCursor(for: tree)
                 var more = try cursor.first()
                 while more {
                     let key = keys ? try cursor.key() : []
                     try key.withUnsafeBytes { key in try cursor.value().withUnsafeBytes { try body(key, $0) } }
+                    visited += 1
                     more = try cursor.next()
                 }
+                return try transaction.count(in: tree)
             }
         } else if let tree = try view() {
             try storage {
                 try tree.forEachEntry { key, value in
                     try body(keys ? key : UnsafeRawBufferPointer(start: nil, count: 0), value)
+                    visited += 1
                     return true
                 }
             }
+            expected = tree.count
+        } else {
+            return
+        }
+        guard visited == expected else {
+            throw corruptData("a collection's tree holds \(visited) entries but counts \(expected)")
         }
     }
 
@@ -166,8 +179,8 @@ extension Realm {
         _ owner: ManagedObject, property: Int, nested: UInt64 = 0, level: Int = 0, keys: Bool = false
     ) -> [(key: [UInt8], value: _StoredValue)] {
         checkThread()
+        var entries: [(key: [UInt8], value: _StoredValue)] = []
         do {
-            var entries: [(key: [UInt8], value: _StoredValue)] = []
             try forEachEntry(of: owner, property: property, nested: nested, keys: keys) {
                 key, bytes throws(Realm.Error) in
                 let value = try decodeElement(
@@ -176,7 +189,8 @@ extension Realm {
             }
             return entries
         } catch {
-            fatalError("\(collectionName(owner, property)): \(error)")
+            survive(error, "\(collectionName(owner, property)): \(error)", returning: ())
+            return matchingCount(entries, owner: owner, property: property, nested: nested) { ([], .null) }
         }
     }
 
@@ -186,8 +200,8 @@ extension Realm {
         _ owner: ManagedObject, property: Int, nested: UInt64 = 0, level: Int = 0, as type: Element.Type
     ) -> [Element] {
         checkThread()
+        var elements: [Element] = []
         do {
-            var elements: [Element] = []
             try forEachEntry(of: owner, property: property, nested: nested, keys: false) {
                 _, bytes throws(Realm.Error) in
                 if let row = try? RowView(bytes), let element = Element._read(from: row, column: 0) {
@@ -197,15 +211,25 @@ extension Realm {
                 let stored = try decodeElement(
                     bytes, binding: owner.binding, property: property, owner: owner, level: level)
                 guard let element = Element._fromStored(stored) else {
-                    throw .invalidValue(
-                        type: owner.table.className, property: owner.table.schema.properties[property].name,
-                        reason: "stored element \(stored) is not a \(Element.self)")
+                    var info = owner.table.infos[property]
+                    info.collection = nil
+                    guard !stored.fits(info) else {
+                        throw .invalidValue(
+                            type: owner.table.className, property: owner.table.schema.properties[property].name,
+                            reason: "stored element \(stored) is not a \(Element.self)")
+                    }
+                    throw corruptData(
+                        "\(collectionName(owner, property)) of object \(owner.key) holds \(stored), not a \(Element.self)"
+                    )
                 }
                 elements.append(element)
             }
             return elements
         } catch {
-            fatalError("\(collectionName(owner, property)): \(error)")
+            survive(error, "\(collectionName(owner, property)): \(error)", returning: ())
+            return matchingCount(elements, owner: owner, property: property, nested: nested) {
+                placeholder(Element.self)
+            }
         }
     }
 

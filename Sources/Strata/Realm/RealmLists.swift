@@ -65,7 +65,7 @@ extension Realm {
         do {
             value = RowCodec.get(try RowView(bytes), column: 0, info: info)
         } catch {
-            throw .storage(error, path: path)
+            throw damage(in: error) ?? .storage(error, path: path)
         }
         if case .mixed(let mixed) = value {
             return try decodeMixed(mixed, owner: owner, property: property, level: level)

@@ -31,7 +31,7 @@ extension Realm {
             }
             return (String(decoding: entry.key, as: UTF8.self), value)
         } catch {
-            fatalError("\(collectionName(owner, property))[\(index)]: \(error)")
+            return survive(error, "\(collectionName(owner, property))[\(index)]: \(error)", returning: ("", .null))
         }
     }
 
@@ -48,7 +48,7 @@ extension Realm {
                 try decodeElement(raw, binding: owner.binding, property: property, owner: owner, level: level)
             }
         } catch {
-            fatalError("\(collectionName(owner, property))[\"\(key)\"]: \(error)")
+            return survive(error, "\(collectionName(owner, property))[\"\(key)\"]: \(error)", returning: nil)
         }
     }
 

@@ -85,7 +85,7 @@ extension Realm {
         do {
             return try collectionValue(owner, property: property, key: key) != nil
         } catch {
-            fatalError("\(collectionName(owner, property)): \(error)")
+            return survive(error, "\(collectionName(owner, property)): \(error)", returning: false)
         }
     }
 
