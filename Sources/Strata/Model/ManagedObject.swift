@@ -285,8 +285,16 @@ final class ManagedObject {
     final class CollectionState {
         /// Collection trees of this object in the current write transaction (see `Realm.collectionHandle`).
         var handles: [Int: (epoch: UInt64, handle: TreeHandle)] = [:]
-        /// The accessors of this object's collection properties, created on first use.
-        var accessors: [Int: Any] = [:]
+        /// The accessors (`List`, `MutableSet`, `Map`) of this object's collection properties, held weakly: an
+        /// accessor holds its owner, so a strong reference here would keep the object, its accessor and their Realm
+        /// (file, log and mapping) alive for as long as the process runs. An accessor still in use is handed out
+        /// again; one nobody holds any more is made anew.
+        var accessors: [Int: WeakAccessor] = [:]
+    }
+
+    /// A weak reference to a collection accessor (see ``CollectionState/accessors``).
+    struct WeakAccessor {
+        weak var object: AnyObject?
     }
 
     private var collectionState: CollectionState?
@@ -303,14 +311,15 @@ final class ManagedObject {
     @usableFromInline
     func collection<Value>(property index: Int, as type: Value.Type) -> Value {
         let collections = collections
-        if let list = collections.accessors[index] as? Value { return list }
+        if let list = collections.accessors[index]?.object as? Value { return list }
         guard let factory = Value.self as? any ManagedCollectionFactory.Type,
             let list = factory.managedCollection(owner: self, property: index) as? Value
         else {
             fatalError(
                 "\(table.className).\(table.schema.properties[index].name) is a collection, not a \(Value.self)")
         }
-        collections.accessors[index] = list
+        // Only classes are kept: a struct (`LinkingObjects`) would be boxed in an object nobody else holds.
+        if Value.self is AnyObject.Type { collections.accessors[index] = WeakAccessor(object: list as AnyObject) }
         return list
     }
 
