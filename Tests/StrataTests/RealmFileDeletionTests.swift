@@ -40,6 +40,18 @@ struct RealmFileDeletionTests {
         #expect(try Realm(configuration: configuration).isEmpty)
     }
 
+    /// An actor's Realm with observers is watched by the file's notification coordinator; releasing it must
+    /// release the file at once, not when the coordinator next looks.
+    @Test func aReleasedObservedRealmLeavesItsFileFree() async throws {
+        let scratch = try Scratch()
+        let configuration = scratch.configuration([Person.self])
+        let holder = ObservingHolder()
+        try await holder.open(configuration)
+        await holder.close()
+        #expect(try Realm.deleteFiles(for: configuration))
+        #expect(try names(scratch).isEmpty)
+    }
+
     @Test func anOpenInMemoryRealmIsReportedInUse() throws {
         let configuration = Realm.Configuration(inMemoryIdentifier: "deletion-\(UUID())", objectTypes: [Person.self])
         var realm: Realm? = try Realm(configuration: configuration)
@@ -48,5 +60,24 @@ struct RealmFileDeletionTests {
         #expect(realm!.objects(Person.self).count == 1)
         realm = nil
         #expect(try !Realm.deleteFiles(for: configuration), "no files, and its data went with its last Realm")
+    }
+}
+
+/// Holds an actor-confined Realm with an observer, as a service's actor would.
+private actor ObservingHolder {
+    private var realm: Realm?
+    private var token: NotificationToken?
+
+    func open(_ configuration: Realm.Configuration) async throws {
+        let realm = try await Realm(configuration: configuration, actor: self)
+        try await realm.asyncWrite { realm.add(Person(value: ["id": 1])) }
+        token = realm.objects(Person.self).observe { _ in }
+        self.realm = realm
+    }
+
+    func close() {
+        token?.invalidate()
+        token = nil
+        realm = nil
     }
 }

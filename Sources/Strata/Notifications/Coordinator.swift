@@ -84,6 +84,12 @@ final class Coordinator: Sendable {
         startWatching(from: realm)
     }
 
+    /// A member Realm is being released: forget it at once, so that nothing here keeps its version pinned or its
+    /// file open (`Realm.deleteFiles(for:)` refuses a file that is still open).
+    func left(_ realm: ObjectIdentifier) {
+        state.withLock { $0.members[realm] = nil }
+    }
+
     /// `realm` (a member) now reads `snapshot`.
     func advanced(_ realm: Realm, to snapshot: ReadTransaction) {
         state.withLock { $0.members[ObjectIdentifier(realm)]?.snapshot = snapshot }
@@ -211,6 +217,8 @@ final class Coordinator: Sendable {
             return true
         }
         guard start else { return }
+        // Held weakly between polls: the members' Realms keep the file open, not the watcher.
+        let watched = WeakStore(store: store)
         Task.detached { [self] in
             while true {
                 try? await Task.sleep(for: .milliseconds(10))
@@ -219,7 +227,7 @@ final class Coordinator: Sendable {
                     if state.members.isEmpty { state.watching = false }
                     return state.watching
                 }
-                guard live else { return }
+                guard live, let store = watched.store else { return }
                 guard let version = try? store.read().version else { continue }
                 if state.withLock({ version > $0.lastSeen }) { committed(version: version) }
             }
@@ -235,6 +243,11 @@ final class Coordinator: Sendable {
     static func run(on actor: any Actor, _ body: @Sendable (isolated any Actor) -> Void) async {
         await body(actor)
     }
+}
+
+/// A weak reference to a store, for the task that watches a file.
+private struct WeakStore: Sendable {
+    weak var store: Store?
 }
 
 /// A Realm reference carried to its own actor by the coordinator, which only touches it there.

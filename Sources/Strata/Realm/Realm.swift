@@ -236,6 +236,7 @@ public final class Realm {
 
     deinit {
         transaction?.abort()
+        if coordinated { Coordinator.for(self).left(ObjectIdentifier(self)) }
     }
 
     private static func openStore(_ configuration: Configuration) throws(StorageError) -> Store {
