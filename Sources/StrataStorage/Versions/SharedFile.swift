@@ -36,6 +36,8 @@ final class SharedFile: @unchecked Sendable {
     private let registryKey: String?
     /// Data derived from this file's committed tree segments (see ``SegmentCache``).
     let segmentCache: SegmentCache
+    /// The pages validated so far, shared by every reader and writer of the file in this process.
+    let validated: ValidatedPages
 
     struct State {
         var latest: Meta
@@ -66,6 +68,7 @@ final class SharedFile: @unchecked Sendable {
         self.gate = lockFile?.gate ?? WriteGate()
         self.registryKey = registryKey
         self.segmentCache = SegmentCache(budget: options.segmentCacheBytes)
+        self.validated = ValidatedPages(pageCount: meta.pageCount)
         self.state = Locked(State(latest: meta, mapping: mapping))
     }
 
