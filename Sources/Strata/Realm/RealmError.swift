@@ -78,6 +78,7 @@ extension Realm {
             case .incompatibleFile(let path, let reason): .incompatibleFile(path: path, reason: reason)
             case .corruptPage(let path, let page, let reason):
                 .incompatibleFile(path: path, reason: "page \(page): \(reason)")
+            case .corruptValue(let reason): .incompatibleFile(path: path, reason: reason)
             case .readOnly(let path): .readOnly(path: path)
             case .lockTimeout(let path): .lockTimeout(path: path)
             default: .fileAccess(path: path, reason: error.description)

@@ -2,27 +2,42 @@
 /// load, whatever the other columns hold.
 ///
 /// ```
-/// 0        u8   format (1)
+/// 0        u8   format (2)
 /// 1        u16  column count n
 /// 3        ⌈n/8⌉ bytes null bitmap (bit c % 8 of byte c / 8 set: column c is null)
+/// then     ⌈n/8⌉ bytes variable-size bitmap (bit set: column c holds a variable-size value; never with its null bit)
 /// then     n × 8-byte slots: fixed-size values inline (integers, floating point, booleans, object keys);
 ///          variable-size values as (u32 offset into the tail, u32 length)
-/// then     the tail: variable-size bytes, back to back
+/// then     the tail: the variable-size values in column order, back to back, filling the rest of the row exactly
 /// ```
 /// All integers are little-endian. Columns past `n` (added to the schema after the row was written) read as null.
+///
+/// Because the variable-size values tile the tail in column order, every offset and length can be checked against
+/// the others and against the row's size when the row is read (``RowView/init(_:)``): a length or offset that a
+/// page checksum cannot protect (an edit sealed again) is reported as ``StorageError/corruptValue(reason:)``, not
+/// read as another string. Rows of format 1 (written before the variable-size bitmap existed: no bitmap, the tail
+/// in the order the values were set) are still read, without that check.
 public enum RowFormat {
     /// The format byte of rows written by this version.
-    public static let version: UInt8 = 1
+    public static let version: UInt8 = 2
+    /// The format byte of rows without the variable-size bitmap, still read.
+    public static let versionWithoutBitmap: UInt8 = 1
     @usableFromInline static let headerSize = 3
 
+    /// Where the slots start in a row of `columns` columns of format `format`.
     @inlinable
-    static func slotsOffset(columns: Int) -> Int { headerSize + (columns + 7) / 8 }
+    static func slotsOffset(columns: Int, format: UInt8 = version) -> Int {
+        headerSize + (format == versionWithoutBitmap ? 1 : 2) * ((columns + 7) / 8)
+    }
 }
 
 /// Builds the bytes of one row. Every column starts null; set the non-null ones, then call ``finish()``.
 public struct RowBuilder: Sendable {
     private var slots: [UInt64]
     private var nulls: [UInt8]
+    /// Which columns hold variable-size values (their slots point into `tail`).
+    private var variable: [UInt8]
+    /// Variable-size values in the order they were set (``finish()`` lays out the live ones in column order).
     private var tail: [UInt8] = []
 
     /// A row of `columns` columns, all null.
@@ -30,18 +45,26 @@ public struct RowBuilder: Sendable {
         slots = [UInt64](repeating: 0, count: columns)
         nulls = [UInt8](repeating: 0xFF, count: (columns + 7) / 8)
         if columns % 8 != 0 { nulls[nulls.count - 1] = UInt8((1 << (columns % 8)) - 1) }
+        variable = [UInt8](repeating: 0, count: (columns + 7) / 8)
     }
 
     /// The number of columns.
     public var columnCount: Int { slots.count }
 
-    private mutating func markPresent(_ column: Int) {
+    /// Marks `column` non-null, holding a fixed-size value or (`variableSize`) bytes in the tail.
+    private mutating func markPresent(_ column: Int, variableSize: Bool = false) {
         nulls[column >> 3] &= ~(1 << UInt8(column & 7))
+        if variableSize {
+            variable[column >> 3] |= 1 << UInt8(column & 7)
+        } else {
+            variable[column >> 3] &= ~(1 << UInt8(column & 7))
+        }
     }
 
     /// Makes `column` null again.
     public mutating func setNull(_ column: Int) {
         nulls[column >> 3] |= 1 << UInt8(column & 7)
+        variable[column >> 3] &= ~(1 << UInt8(column & 7))
         slots[column] = 0
     }
 
@@ -72,7 +95,7 @@ public struct RowBuilder: Sendable {
         tail.append(contentsOf: bytes)
         slots[column] =
             UInt64(UInt32(truncatingIfNeeded: offset)) | UInt64(UInt32(truncatingIfNeeded: bytes.count)) << 32
-        markPresent(column)
+        markPresent(column, variableSize: true)
     }
 
     /// Stores a string as UTF-8 in the tail.
@@ -81,7 +104,7 @@ public struct RowBuilder: Sendable {
         value.withUTF8 { setBytes(column, $0) }
     }
 
-    /// The encoded row.
+    /// The encoded row: the variable-size values that are still set, in column order, make up the tail.
     public func finish() -> [UInt8] {
         let columns = slots.count
         let slotsOffset = RowFormat.slotsOffset(columns: columns)
@@ -91,19 +114,30 @@ public struct RowBuilder: Sendable {
         bytes.append(UInt8(truncatingIfNeeded: columns))
         bytes.append(UInt8(truncatingIfNeeded: columns >> 8))
         bytes.append(contentsOf: nulls)
-        for slot in slots {
+        bytes.append(contentsOf: variable)
+        var values: [(offset: Int, length: Int)] = []
+        var laidOut = 0
+        for column in 0..<columns {
+            var slot = slots[column]
+            if variable[column >> 3] & (1 << UInt8(column & 7)) != 0 {
+                let value = (offset: Int(UInt32(truncatingIfNeeded: slot)), length: Int(slot >> 32))
+                slot = UInt64(UInt32(truncatingIfNeeded: laidOut)) | UInt64(value.length) << 32
+                values.append(value)
+                laidOut += value.length
+            }
             for shift in stride(from: 0, to: 64, by: 8) {
                 bytes.append(UInt8(truncatingIfNeeded: slot >> UInt64(shift)))
             }
         }
-        bytes.append(contentsOf: tail)
+        for value in values { bytes.append(contentsOf: tail[value.offset..<(value.offset + value.length)]) }
         return bytes
     }
 }
 
-/// A read-only view of one row's bytes, valid while the transaction that produced them is. Every accessor
-/// checks its bounds: a damaged row yields ``StorageError/corruptPage(path:page:reason:)``-style errors from
-/// ``validate()`` or nulls and empty values, never a read outside the row.
+/// A read-only view of one row's bytes, valid while the transaction that produced them is. Creating it checks the
+/// row's layout (for rows of the current format: that the variable-size values tile the tail exactly, see
+/// ``RowFormat``), so a damaged row yields ``StorageError/corruptValue(reason:)``; every accessor also checks its
+/// bounds, so no row is ever read outside its bytes.
 public struct RowView {
     @usableFromInline let bytes: UnsafeRawBufferPointer
     /// The number of columns stored in this row.
@@ -111,24 +145,63 @@ public struct RowView {
     @usableFromInline let slotsOffset: Int
     @usableFromInline let tailOffset: Int
 
-    /// Wraps `bytes`; throws if they are not a row of this format.
+    /// Wraps `bytes`; throws ``StorageError/corruptValue(reason:)`` if they are not a row of a known format or its
+    /// lengths and offsets do not hold together.
     @inlinable
     public init(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
-        guard bytes.count >= RowFormat.headerSize, bytes[0] == RowFormat.version else {
-            throw .invalidArgument("not a stored object (unknown row format)")
+        guard bytes.count >= RowFormat.headerSize,
+            bytes[0] == RowFormat.version || bytes[0] == RowFormat.versionWithoutBitmap
+        else {
+            throw .corruptValue(reason: "not a stored object (unknown row format)")
         }
         let columns = Int(bytes[1]) | Int(bytes[2]) << 8
-        let slotsOffset = RowFormat.slotsOffset(columns: columns)
+        let slotsOffset = RowFormat.slotsOffset(columns: columns, format: bytes[0])
         guard slotsOffset + columns * 8 <= bytes.count else {
-            throw .invalidArgument("stored object is truncated (\(bytes.count) bytes for \(columns) columns)")
+            throw .corruptValue(reason: "stored object is truncated (\(bytes.count) bytes for \(columns) columns)")
         }
         self.bytes = bytes
         self.columnCount = columns
         self.slotsOffset = slotsOffset
         self.tailOffset = slotsOffset + columns * 8
+        if bytes[0] == RowFormat.version { try checkTail() }
     }
 
-    /// Reads the first byte of each row in `rows` and tells whether every one is a row of this format.
+    /// Checks that the variable-size values tile the tail in column order, each where the one before ends, the last
+    /// ending with the row; that no column is both null and variable-size; and that no bit names a column the row
+    /// does not have.
+    @usableFromInline
+    func checkTail() throws(StorageError) {
+        let bitmap = (columnCount + 7) / 8
+        let tailLength = bytes.count - tailOffset
+        var end = 0
+        for index in 0..<bitmap {
+            var bits = bytes[RowFormat.headerSize + bitmap + index]
+            guard bits & bytes[RowFormat.headerSize + index] == 0 else {
+                throw .corruptValue(reason: "stored object marks a column both null and variable-size")
+            }
+            while bits != 0 {
+                let column = index * 8 + bits.trailingZeroBitCount
+                bits &= bits - 1
+                guard column < columnCount else {
+                    throw .corruptValue(reason: "stored object marks column \(column) of \(columnCount)")
+                }
+                let slot = bytes.loadUnaligned(fromByteOffset: slotsOffset + column * 8, as: UInt64.self).littleEndian
+                let offset = Int(UInt32(truncatingIfNeeded: slot))
+                let length = Int(slot >> 32)
+                guard offset == end, length <= tailLength - end else {
+                    throw .corruptValue(
+                        reason: "stored object's column \(column) holds bytes \(offset)..<\(offset + length) of a "
+                            + "\(tailLength)-byte tail, expected to start at \(end)")
+                }
+                end += length
+            }
+        }
+        guard end == tailLength else {
+            throw .corruptValue(reason: "stored object's values end at \(end) of a \(tailLength)-byte tail")
+        }
+    }
+
+    /// Reads the first byte of each row in `rows` and tells whether every one is a row of a known format.
     ///
     /// For code about to visit rows in an order that jumps around the file (sorted results): the loads are
     /// independent, so the processor fetches the rows' cache lines (and page-table entries) in parallel instead
@@ -140,7 +213,7 @@ public struct RowView {
         for row in rows {
             valid =
                 valid && row.bytes.count >= RowFormat.headerSize
-                && row.bytes.load(fromByteOffset: 0, as: UInt8.self) == RowFormat.version
+                && row.bytes.load(fromByteOffset: 0, as: UInt8.self) &- RowFormat.versionWithoutBitmap < 2
         }
         return valid
     }

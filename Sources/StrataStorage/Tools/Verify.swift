@@ -79,8 +79,13 @@ struct Verifier {
     private let meta: Meta
     private var owners: [Owner]
     private(set) var report = VerifyReport()
+    /// Which named trees hold rows (``RowView``) as their values.
+    private let rowTrees: (String) -> Bool
+    /// Whether the tree being walked is one of them.
+    private var checkingRows = false
 
-    init(transaction: ReadTransaction) {
+    init(transaction: ReadTransaction, rowTrees: @escaping (String) -> Bool = { _ in false }) {
+        self.rowTrees = rowTrees
         source = UncheckedPages(transaction.pages)
         meta = transaction.meta
         owners = [Owner](repeating: .unseen, count: Int(meta.pageCount))
@@ -236,14 +241,22 @@ struct Verifier {
             switch entry.storage {
             case .inline:
                 if isCatalog { report.add(name, node.page, "catalog entry \(entryName) does not hold a tree") }
+                if checkingRows { checkRow(entry.inlineValue, key: entry.key, name: name, page: node.page) }
             case .overflow:
-                checkOverflow(entry.overflowPage, length: entry.length, name: name)
+                if checkOverflow(entry.overflowPage, length: entry.length, name: name), checkingRows,
+                    let value = try? TreeRead(source: source).value(of: entry)
+                {
+                    value.withUnsafeBytes { checkRow($0, key: entry.key, name: name, page: node.page) }
+                }
             case .subtree:
                 guard let nested = TreeRoot.decode(entry.payload, pageCount: meta.pageCount) else {
                     report.add(name, node.page, "invalid tree descriptor at slot \(slot)")
                     continue
                 }
+                let outer = checkingRows
+                checkingRows = isCatalog && rowTrees(entryName)
                 checkTree(nested, name: entryName)
+                checkingRows = outer
             }
         }
         return UInt64(node.count)
@@ -275,15 +288,34 @@ struct Verifier {
         return total
     }
 
-    private mutating func checkOverflow(_ first: PageNumber, length: Int, name: String) {
+    /// Reports a value of a row tree that is not a row whose lengths and offsets hold together.
+    private mutating func checkRow(
+        _ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, name: String, page: PageNumber
+    ) {
+        do throws(StorageError) {
+            _ = try RowView(value)
+        } catch {
+            report.add(name, page, "the row under key \(hex(key)): \(error)")
+        }
+    }
+
+    /// Checks an overflow chain; returns whether it holds its value whole (no problem found).
+    @discardableResult
+    private mutating func checkOverflow(_ first: PageNumber, length: Int, name: String) -> Bool {
+        let before = report.problems.count + report.omittedProblems
+        let whole = checkChain(first, length: length, name: name)
+        return whole && report.problems.count + report.omittedProblems == before
+    }
+
+    private mutating func checkChain(_ first: PageNumber, length: Int, name: String) -> Bool {
         let payload = meta.pageSize - PageHeader.size
         let pages = max(1, (length + payload - 1) / payload)
         var page = first
         for index in 0..<pages {
-            guard claim(page, tree: name), let (base, _) = checkPage(page, tree: name) else { return }
+            guard claim(page, tree: name), let (base, _) = checkPage(page, tree: name) else { return false }
             guard base.u8(PageHeader.kind) == PageKind.overflow.rawValue, base.u32(PageHeader.pageNumber) == page else {
                 report.add(name, page, "expected an overflow page")
-                return
+                return false
             }
             if index == 0, let problem = OverflowLayout.lengthProblem(base, length: length) {
                 report.add(name, page, problem)
@@ -291,7 +323,7 @@ struct Verifier {
             let next = base.u32(PageHeader.next)
             if index + 1 < pages && next == 0 {
                 report.add(name, page, "overflow chain of a \(length)-byte value ends after \(index + 1) pages")
-                return
+                return false
             }
             if index + 1 == pages,
                 let problem = OverflowLayout.endProblem(base, used: length - index * payload, pageSize: meta.pageSize)
@@ -300,6 +332,7 @@ struct Verifier {
             }
             page = next
         }
+        return true
     }
 
     /// Marks every page listed in free-list records; a page listed twice or also reachable is reported.
@@ -363,8 +396,19 @@ extension Store {
     ///
     /// Runs on a read transaction, so it can check a file that is in use. Cost is proportional to the file size.
     public func verify() throws(StorageError) -> VerifyReport {
+        try verify(rowTrees: { _ in false })
+    }
+
+    /// ``verify()``, also checking every value of the named trees that `rowTrees` accepts as a row of the object
+    /// layer's format (``RowView``): the variable-size values' offsets and lengths against each other and the row's
+    /// size. The storage engine cannot tell which trees hold rows; the object layer can (its object trees).
+    ///
+    /// ```swift
+    /// let report = try store.verify(rowTrees: { $0.hasPrefix("o:") })
+    /// ```
+    public func verify(rowTrees: @escaping (_ name: String) -> Bool) throws(StorageError) -> VerifyReport {
         let transaction = try read()
-        var verifier = Verifier(transaction: transaction)
+        var verifier = Verifier(transaction: transaction, rowTrees: rowTrees)
         return verifier.run(metaSlots: metaSlotDescriptions(transaction))
     }
 
