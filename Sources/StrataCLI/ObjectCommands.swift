@@ -26,6 +26,7 @@ func info(_ path: String) -> Int32 {
     print("file:           \(path)")
     print("size:           \(formatBytes(fileSize)) (\(stats.pageCount) pages of \(stats.pageSize) bytes)")
     print("version:        \(stats.version), committed \(ObjectJSON.iso8601(committed))")
+    if let notice = store.recovery { print("recovery:       \(notice)") }
     let free = stats.pageCount > 0 ? Double(stats.freePages) * 100 / Double(stats.pageCount) : 0
     print("free pages:     \(stats.freePages) (\((free * 10).rounded() / 10)%)")
     print("trees:          \(stats.trees.count)")

@@ -13,6 +13,7 @@ import StrataStorage
 /// 0 when intact, 1 when damaged.
 func verify(_ path: String) -> Int32 {
     let store = openStore(path)
+    if let notice = store.recovery { print("recovery: \(notice)") }
     let report: VerifyReport
     do {
         report = try store.verify()
