@@ -251,8 +251,18 @@ struct DamagedLivePageTests {
         return out
     }
 
-    enum Outcome: Hashable {
-        case rejectedAtOpen, olderVersion, caughtByRead, caughtByVerify, wrongRead, undetected
+    enum Outcome: String, CaseIterable {
+        case rejectedAtOpen = "rejected at open"
+        case olderVersion = "opened at the commit before"
+        case caughtByRead = "caught by the read"
+        case caughtByVerify = "caught by verify"
+        case wrongRead = "read as different data"
+        case undetected = "not caught"
+    }
+
+    static func describe(_ counts: [Outcome: Int]) -> String {
+        Outcome.allCases.compactMap { outcome in counts[outcome].map { "\(outcome.rawValue) \($0)" } }
+            .joined(separator: ", ")
     }
 
     static func classify(_ image: [UInt8], expected: [[UInt8]]) -> Outcome {
@@ -317,8 +327,8 @@ struct DamagedLivePageTests {
             outcomes[outcome, default: 0] += 1
             byDamage[damage, default: [:]][outcome, default: 0] += 1
         }
-        let summary = Damage.allCases.map { "\($0): \(byDamage[$0] ?? [:])" }.joined(separator: "; ")
-        print("damaged live pages, \(tried) variants: \(outcomes) — \(summary)")
+        let summary = Damage.allCases.map { "\($0): \(Self.describe(byDamage[$0] ?? [:]))" }.joined(separator: "; ")
+        print("damaged live pages, \(tried) variants: \(Self.describe(outcomes)) — \(summary)")
         #expect(outcomes[.wrongRead, default: 0] == 0, "read with no error as different data: \(summary)")
         #expect(outcomes[.undetected, default: 0] == 0, "not caught at all: \(summary)")
     }

@@ -36,10 +36,10 @@ final class ValidatedPages: @unchecked Sendable {
         var chunks: [UnsafeMutablePointer<Atomic<UInt64>>] = []
     }
 
-    /// A table sized for `pageCount` pages (it grows when the file does).
-    init(pageCount: UInt64) {
-        let chunks = Int(pageCount >> UInt64(Self.chunkShift)) + 1
-        let directory = Self.makeDirectory(capacity: max(4, chunks * 2), copying: nil)
+    /// An empty table. Its directory starts small and doubles as pages further into the file are validated, so
+    /// opening a file costs nothing proportional to its size.
+    init() {
+        let directory = Self.makeDirectory(capacity: 16, copying: nil)
         self.directory = Atomic(UInt(bitPattern: directory))
         lock.withLock { $0.directories.append(directory) }
     }

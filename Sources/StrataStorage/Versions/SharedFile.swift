@@ -70,7 +70,7 @@ final class SharedFile: @unchecked Sendable {
         self.gate = lockFile?.gate ?? WriteGate()
         self.registryKey = registryKey
         self.segmentCache = SegmentCache(budget: options.segmentCacheBytes)
-        self.validated = ValidatedPages(pageCount: meta.pageCount)
+        self.validated = ValidatedPages()
         self.recovery = recovery
         self.state = Locked(State(latest: meta, mapping: mapping))
     }
