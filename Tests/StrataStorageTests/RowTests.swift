@@ -186,4 +186,23 @@ struct RowTests {
             }
         }
     }
+
+    /// Rows of more than 64 columns are checked a bitmap byte at a time: the same rules hold.
+    @Test func wideRowsAreCheckedToo() throws {
+        var builder = RowBuilder(columns: 70)
+        builder.setString(3, "three")
+        builder.setInt(10, 10)
+        builder.setString(65, "sixty-five")
+        builder.setString(69, "")
+        let good = builder.finish()
+        try good.withUnsafeBytes { raw in
+            let row = try RowView(raw)
+            #expect(row.string(3) == "three" && row.string(65) == "sixty-five" && row.string(69) == "")
+            #expect(row.int(10) == 10 && row.isNull(64))
+        }
+        var longer = good
+        let length = RowFormat.slotsOffset(columns: 70) + 65 * 8 + 4
+        longer[length] += 1
+        #expect(throws: StorageError.self) { try longer.withUnsafeBytes { _ = try RowView($0) } }
+    }
 }

@@ -24,10 +24,11 @@ public enum RowFormat {
     public static let versionWithoutBitmap: UInt8 = 1
     @usableFromInline static let headerSize = 3
 
-    /// Where the slots start in a row of `columns` columns of format `format`.
+    /// Where the slots start in a row of `columns` columns of format `format` (1 or 2), which is also the number
+    /// of bitmaps it has.
     @inlinable
     static func slotsOffset(columns: Int, format: UInt8 = version) -> Int {
-        headerSize + (format == versionWithoutBitmap ? 1 : 2) * ((columns + 7) / 8)
+        headerSize &+ Int(format) &* ((columns &+ 7) &>> 3)
     }
 }
 
@@ -149,56 +150,99 @@ public struct RowView {
     /// lengths and offsets do not hold together.
     @inlinable
     public init(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
-        guard bytes.count >= RowFormat.headerSize,
-            bytes[0] == RowFormat.version || bytes[0] == RowFormat.versionWithoutBitmap
-        else {
-            throw .corruptValue(reason: "not a stored object (unknown row format)")
+        // Formats 1 and 2 (`format - 1 < 2`, unsigned).
+        guard bytes.count >= RowFormat.headerSize, bytes[0] &- RowFormat.versionWithoutBitmap < 2 else {
+            throw Self.damage("has an unknown row format: not a stored object")
         }
-        let columns = Int(bytes[1]) | Int(bytes[2]) << 8
-        let slotsOffset = RowFormat.slotsOffset(columns: columns, format: bytes[0])
-        guard slotsOffset + columns * 8 <= bytes.count else {
-            throw .corruptValue(reason: "stored object is truncated (\(bytes.count) bytes for \(columns) columns)")
+        let format = bytes[0]
+        let columns = Int(bytes[1]) | Int(bytes[2]) &<< 8
+        let slotsOffset = RowFormat.slotsOffset(columns: columns, format: format)
+        let tailOffset = slotsOffset &+ columns &* 8
+        guard tailOffset <= bytes.count else {
+            throw Self.damage("is truncated: \(bytes.count) bytes for \(columns) columns")
         }
         self.bytes = bytes
         self.columnCount = columns
         self.slotsOffset = slotsOffset
-        self.tailOffset = slotsOffset + columns * 8
-        if bytes[0] == RowFormat.version { try checkTail() }
+        self.tailOffset = tailOffset
+        if format == RowFormat.version { try checkTail() }
     }
 
     /// Checks that the variable-size values tile the tail in column order, each where the one before ends, the last
     /// ending with the row; that no column is both null and variable-size; and that no bit names a column the row
-    /// does not have.
-    @usableFromInline
+    /// does not have. Runs on every row opened, so it is written to cost a few instructions per string column:
+    /// wrapping arithmetic on bounded values, and the error text built out of line.
+    @inlinable @inline(__always)
     func checkTail() throws(StorageError) {
-        let bitmap = (columnCount + 7) / 8
-        let tailLength = bytes.count - tailOffset
+        guard let base = bytes.baseAddress, columnCount > 0 else {
+            guard tailOffset == bytes.count else { throw Self.damage("has bytes after its last column") }
+            return
+        }
+        let bitmap = (columnCount &+ 7) &>> 3
+        guard bitmap <= 8 else { return try checkWideTail(base, bitmap: bitmap) }
+        // Up to 64 columns: each bitmap read as one word. Both reads stay inside the row, since at least one 8-byte
+        // slot follows the bitmaps.
+        let mask: UInt64 = bitmap == 8 ? .max : (1 &<< UInt64(bitmap &* 8)) &- 1
+        let nulls = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: RowFormat.headerSize, as: UInt64.self))
+        var bits =
+            UInt64(littleEndian: base.loadUnaligned(fromByteOffset: RowFormat.headerSize &+ bitmap, as: UInt64.self))
+            & mask
+        guard bits & nulls == 0 else { throw Self.damage("marks a column both null and variable-size") }
+        guard columnCount == 64 || bits &>> UInt64(columnCount) == 0 else {
+            throw Self.damage("marks a column past its \(columnCount)")
+        }
+        let tailLength = bytes.count &- tailOffset
+        var end = 0
+        while bits != 0 {
+            let column = bits.trailingZeroBitCount
+            bits &= bits &- 1
+            end = try place(column, base: base, end: end, tailLength: tailLength)
+        }
+        guard end == tailLength else { throw Self.damage("has values ending at \(end) of a \(tailLength)-byte tail") }
+    }
+
+    /// ``checkTail()`` for rows of more than 64 columns, a byte of each bitmap at a time.
+    @usableFromInline
+    func checkWideTail(_ base: UnsafeRawPointer, bitmap: Int) throws(StorageError) {
+        let tailLength = bytes.count &- tailOffset
         var end = 0
         for index in 0..<bitmap {
-            var bits = bytes[RowFormat.headerSize + bitmap + index]
-            guard bits & bytes[RowFormat.headerSize + index] == 0 else {
-                throw .corruptValue(reason: "stored object marks a column both null and variable-size")
+            var bits = base.load(fromByteOffset: RowFormat.headerSize &+ bitmap &+ index, as: UInt8.self)
+            guard bits & base.load(fromByteOffset: RowFormat.headerSize &+ index, as: UInt8.self) == 0 else {
+                throw Self.damage("marks a column both null and variable-size")
             }
             while bits != 0 {
-                let column = index * 8 + bits.trailingZeroBitCount
-                bits &= bits - 1
-                guard column < columnCount else {
-                    throw .corruptValue(reason: "stored object marks column \(column) of \(columnCount)")
-                }
-                let slot = bytes.loadUnaligned(fromByteOffset: slotsOffset + column * 8, as: UInt64.self).littleEndian
-                let offset = Int(UInt32(truncatingIfNeeded: slot))
-                let length = Int(slot >> 32)
-                guard offset == end, length <= tailLength - end else {
-                    throw .corruptValue(
-                        reason: "stored object's column \(column) holds bytes \(offset)..<\(offset + length) of a "
-                            + "\(tailLength)-byte tail, expected to start at \(end)")
-                }
-                end += length
+                let column = index &<< 3 | bits.trailingZeroBitCount
+                bits &= bits &- 1
+                guard column < columnCount else { throw Self.damage("marks a column past its \(columnCount)") }
+                end = try place(column, base: base, end: end, tailLength: tailLength)
             }
         }
-        guard end == tailLength else {
-            throw .corruptValue(reason: "stored object's values end at \(end) of a \(tailLength)-byte tail")
+        guard end == tailLength else { throw Self.damage("has values ending at \(end) of a \(tailLength)-byte tail") }
+    }
+
+    /// Where variable-size `column`'s value ends in the tail, given that the values before it end at `end`: it
+    /// must start there and fit.
+    @inlinable @inline(__always)
+    func place(_ column: Int, base: UnsafeRawPointer, end: Int, tailLength: Int) throws(StorageError) -> Int {
+        let slot = UInt64(
+            littleEndian: base.loadUnaligned(fromByteOffset: slotsOffset &+ column &<< 3, as: UInt64.self))
+        let length = Int(truncatingIfNeeded: slot &>> 32)
+        guard Int(truncatingIfNeeded: UInt32(truncatingIfNeeded: slot)) == end, length <= tailLength &- end else {
+            throw Self.misplaced(column: column, slot: slot, end: end, tailLength: tailLength)
         }
+        return end &+ length
+    }
+
+    @usableFromInline @inline(never)
+    static func damage(_ problem: String) -> StorageError { .corruptValue(reason: "stored object \(problem)") }
+
+    @usableFromInline @inline(never)
+    static func misplaced(column: Int, slot: UInt64, end: Int, tailLength: Int) -> StorageError {
+        let offset = Int(UInt32(truncatingIfNeeded: slot))
+        return damage(
+            "holds column \(column) at bytes \(offset)..<\(offset + Int(slot >> 32)) of a \(tailLength)-byte tail, "
+                + "expected to start at \(end)")
     }
 
     /// Reads the first byte of each row in `rows` and tells whether every one is a row of a known format.
