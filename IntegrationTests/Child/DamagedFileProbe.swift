@@ -11,7 +11,10 @@ import Strata
 //       every object, property and collection, runs queries, writes and commits, reads the write back, then
 //       prints "outcome INDEX CLASS DETAIL" and deletes the file; CLASS is one of
 //         clean     everything read equals the newest version and the write committed and reads back
-//         previous  everything read equals the previous version, and nothing reported an error
+//         previous  everything read equals the previous version, the open's recovery notice said which newer
+//                   commit it dropped, and nothing reported an error
+//         unreported  the same without a notice: nothing in the file tells a dropped commit (an older intact meta
+//                   page in the newest slot is what a crash just before the newest meta write leaves)
 //         error     a call threw, or the Realm reported damage, before anything wrong was seen
 //         wrong     what was read differs from both versions (or the write did not read back) and nothing
 //                   reported it
@@ -348,7 +351,10 @@ enum DamageProbeReader {
             let version: String
             switch digest.hex {
             case expected.newest: version = "newest"
-            case expected.previous: version = "previous"
+            case expected.previous:
+                // Falling back a commit is recovery, and the open says which commit it dropped, unless the file
+                // is exactly what a crash before the newest meta write leaves (see `unreported` above).
+                version = realm.recoveryNotice != nil ? "previous" : "unreported"
             default: return "wrong read \(digest.hex) is neither version"
             }
             stage = "write"
@@ -370,7 +376,7 @@ enum DamageProbeReader {
                 reread.map({ $0.numbers.last == 424_242 && $0.tags.contains("written") }) ?? true,
                 realm.objects(ProbeEvent.self).filter("day == 999").count == dayCount + 1
             else { return "wrong write did not read back" }
-            return version == "newest" ? "clean" : "previous"
+            return version == "newest" ? "clean" : version
         } catch {
             return classify(error, stage: stage)
         }

@@ -20,7 +20,7 @@ func classKind(_ objectSchema: ObjectSchema) -> String {
 }
 
 /// `strata info FILE --json`; exit status 1 when the object schema cannot be read.
-func printInfoJSON(path: String, stats: StoreStatistics, fileSize: Int) -> Int32 {
+func printInfoJSON(path: String, stats: StoreStatistics, fileSize: Int, recovery: RecoveryNotice?) -> Int32 {
     let committed = Date(timeIntervalSince1970: Double(stats.commitTimeMicroseconds) / 1e6)
     var rows: [String: Int] = [:]
     for tree in stats.trees where tree.name.hasPrefix("o:") { rows[String(tree.name.dropFirst(2))] = tree.count }
@@ -49,6 +49,7 @@ func printInfoJSON(path: String, stats: StoreStatistics, fileSize: Int) -> Int32
             ("file", .string(path)), ("sizeBytes", .int(fileSize)), ("pageSize", .int(stats.pageSize)),
             ("pageCount", .int(stats.pageCount)), ("freePages", .int(stats.freePages)),
             ("version", .int(stats.version)), ("committed", .string(DateText.format(committed))),
+            ("recovery", recoveryJSON(recovery)),
             (
                 "trees",
                 .array(
@@ -108,7 +109,8 @@ private func propertyJSON(_ property: Property) -> JSONValue {
 
 /// `strata verify FILE --json`: the storage report (or why checking stopped) and whether the schema reads.
 func verifyJSON(
-    path: String, report: VerifyReport?, stopped: String?, schemaClasses: Int?, schemaError: String?
+    path: String, report: VerifyReport?, stopped: String?, schemaClasses: Int?, schemaError: String?,
+    recovery: RecoveryNotice?
 ) -> JSONValue {
     let valid = report?.isValid == true && stopped == nil && schemaError == nil
     return .object([
@@ -131,6 +133,7 @@ func verifyJSON(
                 })
         ),
         ("omittedProblems", .int(report?.omittedProblems ?? 0)), ("error", .optional(stopped)),
+        ("recovery", recoveryJSON(recovery)),
         (
             "objectSchema",
             .object([
@@ -166,4 +169,14 @@ func hex(_ bytes: [UInt8]) -> String {
 private func text(_ bytes: [UInt8]) -> String? {
     guard !bytes.isEmpty, bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) else { return nil }
     return String(decoding: bytes, as: UTF8.self)
+}
+
+/// A recovery notice (the file opened at the commit before a newest one it could not read), or null.
+func recoveryJSON(_ notice: RecoveryNotice?) -> JSONValue {
+    guard let notice else { return .null }
+    return .object([
+        ("openedVersion", .int(notice.openedVersion)),
+        ("droppedVersion", notice.droppedVersion.map { .int($0) } ?? .null),
+        ("page", notice.page.map { .int($0) } ?? .null), ("reason", .string(notice.reason)),
+    ])
 }

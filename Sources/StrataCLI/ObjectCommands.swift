@@ -22,11 +22,12 @@ func info(_ path: String, json: Bool = false) -> Int32 {
     }
     var fileInfo = stat()
     let fileSize = stat(path, &fileInfo) == 0 ? Int(fileInfo.st_size) : 0
-    if json { return printInfoJSON(path: path, stats: stats, fileSize: fileSize) }
+    if json { return printInfoJSON(path: path, stats: stats, fileSize: fileSize, recovery: store.recovery) }
     let committed = Date(timeIntervalSince1970: Double(stats.commitTimeMicroseconds) / 1e6)
     print("file:           \(path)")
     print("size:           \(formatBytes(fileSize)) (\(stats.pageCount) pages of \(stats.pageSize) bytes)")
     print("version:        \(stats.version), committed \(DateText.format(committed))")
+    if let notice = store.recovery { print("recovery:       \(notice)") }
     let free = stats.pageCount > 0 ? Double(stats.freePages) * 100 / Double(stats.pageCount) : 0
     print("free pages:     \(stats.freePages) (\((free * 10).rounded() / 10)%)")
     print("trees:          \(stats.trees.count)")
@@ -206,7 +207,7 @@ private func filter(_ objects: Results<DynamicObject>, _ query: String, _ argume
 func requireIntact(_ store: Store, path: String, before action: String) {
     let report: VerifyReport
     do {
-        report = try store.verify()
+        report = try store.verify(rowTrees: isObjectRowTree)
     } catch {
         fail("cannot \(action): \(path) is damaged: \(error)")
     }

@@ -9,14 +9,18 @@ import StrataStorage
 
 // Commands on the storage layer: integrity, raw trees, compaction and a quick benchmark.
 
+/// Whether the tree `name` holds an object class's rows (`o:<class>`), whose values `verify` also checks as rows.
+func isObjectRowTree(_ name: String) -> Bool { name.hasPrefix("o:") }
+
 /// `strata verify FILE [--json]`: checks every page reachable from the newest version, then that the object schema
 /// reads. 0 when intact, 1 when damaged.
 func verify(_ path: String, json: Bool = false) -> Int32 {
     let store = openStore(path)
     if json { return verifyWithJSON(path, store: store) }
+    if let notice = store.recovery { print("recovery: \(notice)") }
     let report: VerifyReport
     do {
-        report = try store.verify()
+        report = try store.verify(rowTrees: isObjectRowTree)
     } catch {
         print("verify stopped: \(error)")
         standardError("strata: \(path) is damaged: \(error)")
@@ -45,7 +49,7 @@ private func verifyWithJSON(_ path: String, store: Store) -> Int32 {
     var report: VerifyReport?
     var stopped: String?
     do {
-        report = try store.verify()
+        report = try store.verify(rowTrees: isObjectRowTree)
     } catch {
         stopped = "\(error)"
     }
@@ -59,7 +63,8 @@ private func verifyWithJSON(_ path: String, store: Store) -> Int32 {
         }
     }
     let value = verifyJSON(
-        path: path, report: report, stopped: stopped, schemaClasses: classes, schemaError: schemaError)
+        path: path, report: report, stopped: stopped, schemaClasses: classes, schemaError: schemaError,
+        recovery: store.recovery)
     printJSON(value)
     guard report?.isValid == true, stopped == nil, schemaError == nil else {
         let reason =

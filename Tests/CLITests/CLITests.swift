@@ -349,6 +349,29 @@ struct CLITests {
         #expect(bob.lines.first?.contains(#""age":26"#) == true, "\(bob.output)")
     }
 
+    @Test func infoAndVerifySayWhichCommitADamagedNewestMetaPageDropped() throws {
+        // Without its commit log, a file whose newest meta page (version 3, slot 1) is damaged opens at version 2.
+        try FileManager.default.removeItem(atPath: path + ".log")
+        let handle = try FileHandle(forUpdating: URL(fileURLWithPath: path))
+        try handle.seek(toOffset: UInt64(try pages().pageSize + 72))
+        try handle.write(contentsOf: Data([0xFF, 0xFF]))
+        try handle.close()
+        let line = "opened version 2; dropped version 3: meta page 1 is unreadable (checksum mismatch)"
+        let info = try strata("info", path)
+        #expect(info.status == 0, "\(info.errors)")
+        #expect(info.lines.contains("recovery:       \(line)"), "\(info.output)")
+        #expect(info.lines.contains { $0.hasPrefix("version:        2,") }, "\(info.output)")
+        let verify = try strata("verify", path)
+        #expect(verify.status == 0, "\(verify.errors)")
+        #expect(verify.lines.contains("recovery: \(line)"), "\(verify.output)")
+        for command in ["info", "verify"] {
+            let run = try strata(command, path, "--json")
+            let recovery = try #require(try jsonObject(run.output)["recovery"] as? [String: Any], "\(command)")
+            #expect(recovery["openedVersion"] as? Int == 2 && recovery["droppedVersion"] as? Int == 3, "\(command)")
+            #expect(recovery["page"] as? Int == 1 && recovery["reason"] as? String != nil, "\(command)")
+        }
+    }
+
     @Test func filesThatCannotBeOpenedExitWithStatus2AndSayWhy() throws {
         let missing = directory.file("missing.strata")
         let run = try strata("info", missing)

@@ -62,7 +62,7 @@ struct RowTests {
         builder.setInt(1, 7)
         let good = builder.finish()
         // Truncated anywhere inside the slots, or of another format: a typed error.
-        for length in 0..<(3 + 1 + 16) {
+        for length in 0..<RowFormat.slotsOffset(columns: 2) + 16 {
             #expect(throws: StorageError.self) {
                 try Array(good.prefix(length)).withUnsafeBytes { _ = try RowView($0) }
             }
@@ -70,19 +70,139 @@ struct RowTests {
         var foreign = good
         foreign[0] = 99
         #expect(throws: StorageError.self) { try foreign.withUnsafeBytes { _ = try RowView($0) } }
-        // A slot pointing past the tail: the value reads as empty, never beyond the buffer.
+        // Random slot bytes, a shortened tail: either the row is refused as damaged, or every read stays inside it.
         var generator = SeededGenerator(seed: 3)
-        for _ in 0..<500 {
-            var damaged = good
-            for index in 4..<12 { damaged[index] = UInt8.random(in: 0...255, using: &generator) }
-            damaged.removeLast(Int.random(in: 0...10, using: &generator))
-            try damaged.withUnsafeBytes { raw in
-                let row = try RowView(raw)
-                let value = row.withBytes(0) { Array($0) }
-                #expect(value.count <= raw.count)
-                _ = row.string(0)
-                _ = row.int(1)
+        for legacy in [false, true] {
+            var row = good
+            if legacy { row = Self.withoutBitmap(row, columns: 2) }
+            let slots = RowFormat.slotsOffset(columns: 2, format: row[0])
+            for _ in 0..<500 {
+                var damaged = row
+                for index in slots..<(slots + 8) { damaged[index] = UInt8.random(in: 0...255, using: &generator) }
+                damaged.removeLast(Int.random(in: 0...10, using: &generator))
+                try damaged.withUnsafeBytes { raw in
+                    let view: RowView
+                    do throws(StorageError) {
+                        view = try RowView(raw)
+                    } catch {
+                        guard case .corruptValue = error else { throw error }
+                        return
+                    }
+                    let value = view.withBytes(0) { Array($0) }
+                    #expect(value.count <= raw.count)
+                    _ = view.string(0)
+                    _ = view.int(1)
+                }
             }
         }
+    }
+
+    /// A format 1 row with the same columns as the format 2 row `row` (no variable-size bitmap).
+    static func withoutBitmap(_ row: [UInt8], columns: Int) -> [UInt8] {
+        let bitmap = (columns + 7) / 8
+        var legacy = row
+        legacy.removeSubrange((RowFormat.headerSize + bitmap)..<(RowFormat.headerSize + 2 * bitmap))
+        legacy[0] = RowFormat.versionWithoutBitmap
+        return legacy
+    }
+
+    @Test func variableSizeValuesTileTheTailInColumnOrder() throws {
+        // Set out of column order, one replaced, one overwritten by an integer, one made null: only the values still
+        // set remain in the tail, in column order.
+        var builder = RowBuilder(columns: 9)
+        builder.setString(5, "five")
+        builder.setString(1, "one")
+        builder.setString(3, "three")
+        builder.setString(1, "uno")
+        builder.setString(7, "seven")
+        builder.setInt(3, 3)
+        builder.setNull(7)
+        builder.setBytes(8, [])
+        let bytes = builder.finish()
+        let tail = bytes.suffix(from: RowFormat.slotsOffset(columns: 9) + 9 * 8)
+        #expect(Array(tail) == Array("unofive".utf8))
+        try bytes.withUnsafeBytes { raw in
+            let row = try RowView(raw)
+            #expect(row.string(1) == "uno" && row.string(5) == "five" && row.int(3) == 3)
+            #expect(row.isNull(7) && !row.isNull(8) && row.withBytes(8) { $0.count } == 0)
+        }
+        // The same row without the bitmap (written before it existed) reads the same.
+        try Self.withoutBitmap(bytes, columns: 9).withUnsafeBytes { raw in
+            let row = try RowView(raw)
+            #expect(row.string(1) == "uno" && row.string(5) == "five" && row.int(3) == 3)
+        }
+    }
+
+    /// Every edit of a variable-size value's offset or length, of the column count, of the bitmaps, or of the row's
+    /// size is refused as damage, never read as another value.
+    @Test func editedLengthsAndOffsetsAreDamage() throws {
+        var builder = RowBuilder(columns: 4)
+        builder.setString(0, "alpha")
+        builder.setInt(1, 42)
+        builder.setString(2, "beta")
+        builder.setBytes(3, [1, 2, 3])
+        let good = builder.finish()
+        let slots = RowFormat.slotsOffset(columns: 4)
+        func slot(_ column: Int, _ field: Int) -> Int { slots + column * 8 + field * 4 }
+        var edits: [(String, [UInt8])] = []
+        for column in [0, 2, 3] {
+            for field in [0, 1] {
+                for delta in [-1, 1, 2] {
+                    var row = good
+                    let at = slot(column, field)
+                    row[at] = UInt8(truncatingIfNeeded: Int(row[at]) + delta)
+                    edits.append(("column \(column) \(field == 0 ? "offset" : "length") \(delta)", row))
+                }
+            }
+        }
+        var longer = good
+        longer.append(0)
+        edits.append(("a byte appended", longer))
+        edits.append(("a byte removed", Array(good.dropLast())))
+        var nullAndVariable = good
+        nullAndVariable[RowFormat.headerSize] |= 1
+        edits.append(("column 0 marked null", nullAndVariable))
+        var notVariable = good
+        notVariable[RowFormat.headerSize + 1] &= ~4
+        edits.append(("column 2 not marked variable-size", notVariable))
+        var fixedMarked = good
+        fixedMarked[RowFormat.headerSize + 1] |= 2
+        edits.append(("column 1 marked variable-size", fixedMarked))
+        var columns = good
+        columns[1] = 3
+        edits.append(("column count 3", columns))
+        for (edit, row) in edits {
+            let error = row.withUnsafeBytes { raw -> StorageError? in
+                do throws(StorageError) {
+                    _ = try RowView(raw)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            guard case .corruptValue = error else {
+                Issue.record("\(edit): \(String(describing: error)) instead of corruptValue")
+                continue
+            }
+        }
+    }
+
+    /// Rows of more than 64 columns are checked a bitmap byte at a time: the same rules hold.
+    @Test func wideRowsAreCheckedToo() throws {
+        var builder = RowBuilder(columns: 70)
+        builder.setString(3, "three")
+        builder.setInt(10, 10)
+        builder.setString(65, "sixty-five")
+        builder.setString(69, "")
+        let good = builder.finish()
+        try good.withUnsafeBytes { raw in
+            let row = try RowView(raw)
+            #expect(row.string(3) == "three" && row.string(65) == "sixty-five" && row.string(69) == "")
+            #expect(row.int(10) == 10 && row.isNull(64))
+        }
+        var longer = good
+        let length = RowFormat.slotsOffset(columns: 70) + 65 * 8 + 4
+        longer[length] += 1
+        #expect(throws: StorageError.self) { try longer.withUnsafeBytes { _ = try RowView($0) } }
     }
 }

@@ -411,6 +411,18 @@ do {
                     operations: workload.operations(size: size), unit: workload.unit)
             }
         }
+        let validationDirectory = root.appendingPathComponent("validation-\(size)")
+        try FileManager.default.createDirectory(at: validationDirectory, withIntermediateDirectories: true)
+        let (cold, warm) = try pageValidationCost(size: size, runs: options.repeats, directory: validationDirectory)
+        try? FileManager.default.removeItem(at: validationDirectory)
+        let difference =
+            cold > warm
+            ? "\(perOperation(cold - warm, size)) more the first time, mapping the pages included"
+            : "no difference this run can measure"
+        print(
+            "\nPage validation: iterating the \(size) objects right after opening their file (every page checksummed "
+                + "and its structure checked, once) took \(format(cold)) (\(perOperation(cold, size))); again, "
+                + "\(format(warm)) (\(perOperation(warm, size))): \(difference) (median of \(options.repeats) opens).")
         print("")
     }
     let environment = ProcessInfo.processInfo.environment

@@ -83,6 +83,7 @@ extension Realm {
             case .incompatibleFile(let path, let reason): .incompatibleFile(path: path, reason: reason)
             case .corruptPage(let path, let page, let reason):
                 .incompatibleFile(path: path, reason: "page \(page): \(reason)")
+            case .corruptValue(let reason): .incompatibleFile(path: path, reason: reason)
             case .readOnly(let path): .readOnly(path: path)
             case .lockTimeout(let path): .lockTimeout(path: path)
             case .fileInUse(let path): .fileInUse(path: path)

@@ -322,8 +322,8 @@ extension RowFormat {
         case .date(let date): slot = date.timeIntervalSinceReferenceDate.bitPattern
         default: return nil
         }
-        var bytes: [UInt8] = [version, 1, 0, 0]
-        bytes.reserveCapacity(12)
+        var bytes: [UInt8] = [version, 1, 0, 0, 0]  // format, 1 column, not null, not variable-size
+        bytes.reserveCapacity(13)
         for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: slot >> UInt64(shift))) }
         return bytes
     }

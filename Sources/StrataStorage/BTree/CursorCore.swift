@@ -61,7 +61,7 @@ struct CursorCore<Source: PageSource> {
     mutating func first() throws(StorageError) -> Bool {
         reset()
         guard tree.root != 0 else { return false }
-        try descend(from: try read.source.node(tree.root), leftmost: true)
+        try descend(from: try rootNode(), leftmost: true)
         return try settleForward()
     }
 
@@ -69,7 +69,7 @@ struct CursorCore<Source: PageSource> {
     mutating func last() throws(StorageError) -> Bool {
         reset()
         guard tree.root != 0 else { return false }
-        try descend(from: try read.source.node(tree.root), leftmost: false)
+        try descend(from: try rootNode(), leftmost: false)
         return try settleBackward()
     }
 
@@ -79,12 +79,12 @@ struct CursorCore<Source: PageSource> {
         reset()
         guard tree.root != 0 else { return false }
         let file = read.source.file
-        var node = try read.source.node(tree.root)
+        var node = try rootNode()
         while !node.isLeaf {
             guard path.count + 1 < tree.depth else { throw file.corrupt(node.page, "tree deeper than its descriptor") }
             let childIndex = try node.childIndex(for: key, file: file)
             path.append((node, childIndex))
-            node = try read.source.node(try node.child(childIndex, file: file).page)
+            node = try childNode(of: node, at: childIndex)
         }
         guard path.count + 1 == tree.depth else { throw file.corrupt(node.page, "leaf at the wrong depth") }
         leaf = node
@@ -107,7 +107,7 @@ struct CursorCore<Source: PageSource> {
         reset()
         guard target >= 0, target < tree.count else { return false }
         let file = read.source.file
-        var node = try read.source.node(tree.root)
+        var node = try rootNode()
         var remaining = UInt64(target)
         while !node.isLeaf {
             guard path.count + 1 < tree.depth else { throw file.corrupt(node.page, "tree deeper than its descriptor") }
@@ -122,7 +122,7 @@ struct CursorCore<Source: PageSource> {
             }
             guard chosen >= 0 else { throw file.corrupt(node.page, "subtree counts are smaller than the tree's count") }
             path.append((node, chosen))
-            node = try read.source.node(try node.child(chosen, file: file).page)
+            node = try childNode(of: node, at: chosen)
         }
         guard path.count + 1 == tree.depth, remaining < UInt64(node.count) else {
             throw file.corrupt(node.page, "subtree counts do not match the leaf")
@@ -149,6 +149,19 @@ struct CursorCore<Source: PageSource> {
         return try settleBackward()
     }
 
+    /// The root page, which must hold as many entries as the tree's descriptor counts.
+    @inline(__always)
+    private func rootNode() throws(StorageError) -> Node {
+        try read.source.node(tree.root, entries: UInt64(tree.count))
+    }
+
+    /// Child `index` of branch `node`, which must hold as many entries as `node`'s entry for it counts.
+    @inline(__always)
+    private func childNode(of node: Node, at index: Int) throws(StorageError) -> Node {
+        let (page, entries) = try node.child(index, file: read.source.file)
+        return try read.source.node(page, entries: entries)
+    }
+
     /// Descends from `start` along the leftmost or rightmost children, pushing the path.
     private mutating func descend(from start: Node, leftmost: Bool) throws(StorageError) {
         let file = read.source.file
@@ -157,7 +170,7 @@ struct CursorCore<Source: PageSource> {
             guard path.count + 1 < tree.depth else { throw file.corrupt(node.page, "tree deeper than its descriptor") }
             let childIndex = leftmost ? 0 : node.count - 1
             path.append((node, childIndex))
-            node = try read.source.node(try node.child(childIndex, file: file).page)
+            node = try childNode(of: node, at: childIndex)
         }
         guard path.count + 1 == tree.depth else { throw file.corrupt(node.page, "leaf at the wrong depth") }
         leaf = node
@@ -175,8 +188,7 @@ struct CursorCore<Source: PageSource> {
             }
             path[path.count - 1].index += 1
             let parent = path[path.count - 1]
-            let child = try read.source.node(try parent.node.child(parent.index, file: read.source.file).page)
-            try descend(from: child, leftmost: true)
+            try descend(from: try childNode(of: parent.node, at: parent.index), leftmost: true)
         }
         return leaf != nil
     }
@@ -191,8 +203,7 @@ struct CursorCore<Source: PageSource> {
             }
             path[path.count - 1].index -= 1
             let parent = path[path.count - 1]
-            let child = try read.source.node(try parent.node.child(parent.index, file: read.source.file).page)
-            try descend(from: child, leftmost: false)
+            try descend(from: try childNode(of: parent.node, at: parent.index), leftmost: false)
         }
         return leaf != nil
     }

@@ -9,12 +9,13 @@ struct TreeRead<Source: PageSource> {
     @inline(__always)
     func leaf(for key: UnsafeRawBufferPointer, in tree: TreeRoot) throws(StorageError) -> Node? {
         guard tree.root != 0 else { return nil }
-        var node = try source.node(tree.root)
+        var node = try source.node(tree.root, entries: UInt64(tree.count))
         var level = 1
         while !node.isLeaf {
             guard level < tree.depth else { throw file.corrupt(node.page, "tree is deeper than its descriptor says") }
             let index = try node.childIndex(for: key, file: file)
-            node = try source.node(try node.child(index, file: file).page)
+            let (child, entries) = try node.child(index, file: file)
+            node = try source.node(child, entries: entries)
             level += 1
         }
         guard level == tree.depth else {
@@ -35,22 +36,24 @@ struct TreeRead<Source: PageSource> {
     /// The leaf holding position `index` and the position within it.
     func leaf(at index: Int, in tree: TreeRoot) throws(StorageError) -> (Node, Int) {
         guard index >= 0, index < tree.count else { throw .indexOutOfRange(index: index, count: tree.count) }
-        var node = try source.node(tree.root)
+        var node = try source.node(tree.root, entries: UInt64(tree.count))
         var remaining = UInt64(index)
         var level = 1
         while !node.isLeaf {
             guard level < tree.depth else { throw file.corrupt(node.page, "tree is deeper than its descriptor says") }
-            var chosen: PageNumber = 0
+            var chosen: (page: PageNumber, entries: UInt64) = (0, 0)
             for child in 0..<node.count {
                 let (page, count) = try node.child(child, file: file)
                 if remaining < count {
-                    chosen = page
+                    chosen = (page, count)
                     break
                 }
                 remaining -= count
             }
-            guard chosen != 0 else { throw file.corrupt(node.page, "subtree counts are smaller than the tree's count") }
-            node = try source.node(chosen)
+            guard chosen.page != 0 else {
+                throw file.corrupt(node.page, "subtree counts are smaller than the tree's count")
+            }
+            node = try source.node(chosen.page, entries: chosen.entries)
             level += 1
         }
         guard level == tree.depth, remaining < UInt64(node.count) else {
@@ -63,14 +66,15 @@ struct TreeRead<Source: PageSource> {
     func rank(of key: UnsafeRawBufferPointer, in tree: TreeRoot) throws(StorageError) -> (index: Int, found: Bool) {
         try checkKind(tree, .keyed)
         guard tree.root != 0 else { return (0, false) }
-        var node = try source.node(tree.root)
+        var node = try source.node(tree.root, entries: UInt64(tree.count))
         var before: UInt64 = 0
         var level = 1
         while !node.isLeaf {
             guard level < tree.depth else { throw file.corrupt(node.page, "tree is deeper than its descriptor says") }
             let index = try node.childIndex(for: key, file: file)
             for child in 0..<index { before &+= try node.child(child, file: file).count }
-            node = try source.node(try node.child(index, file: file).page)
+            let (child, entries) = try node.child(index, file: file)
+            node = try source.node(child, entries: entries)
             level += 1
         }
         let (index, found) = try node.lowerBound(key, file: file)
@@ -123,7 +127,9 @@ struct TreeRead<Source: PageSource> {
         }
     }
 
-    /// Copies `length` bytes of the chain starting at `first` into `destination`.
+    /// Copies `length` bytes of the chain starting at `first` into `destination`. The chain must hold exactly
+    /// that value (see ``OverflowLayout``): as many pages as the length needs, the length its first page records,
+    /// zeros after the value's end.
     func copyOverflow(from first: PageNumber, length: Int, into destination: UnsafeMutableRawPointer)
         throws(StorageError)
     {
@@ -132,18 +138,27 @@ struct TreeRead<Source: PageSource> {
         var copied = 0
         while copied < length {
             let base = try overflowPage(page)
+            if copied == 0, let problem = OverflowLayout.lengthProblem(base, length: length) {
+                throw file.corrupt(page, problem)
+            }
             let chunk = min(payload, length - copied)
             (destination + copied).copyMemory(from: base + PageHeader.size, byteCount: chunk)
             copied += chunk
             let next = base.u32(PageHeader.next)
             if copied < length && next == 0 { throw file.corrupt(page, "overflow chain ends early") }
+            if copied == length,
+                let problem = OverflowLayout.endProblem(base, used: chunk, pageSize: source.geometry.pageSize)
+            {
+                throw file.corrupt(page, problem)
+            }
             page = next
         }
     }
 
-    /// The page numbers of the chain holding `length` bytes, validated.
+    /// The page numbers of the chain holding `length` bytes, validated like ``copyOverflow(from:length:into:)``.
     func overflowPages(from first: PageNumber, length: Int) throws(StorageError) -> [PageNumber] {
-        let count = max(1, (length + source.geometry.overflowPayload - 1) / source.geometry.overflowPayload)
+        let payload = source.geometry.overflowPayload
+        let count = max(1, (length + payload - 1) / payload)
         guard UInt64(count) <= source.pageLimit else {
             throw file.corrupt(first, "a \(length)-byte value cannot fit in the file's pages")
         }
@@ -152,7 +167,16 @@ struct TreeRead<Source: PageSource> {
         var page = first
         for index in 0..<count {
             let base = try overflowPage(page)
+            if index == 0, let problem = OverflowLayout.lengthProblem(base, length: length) {
+                throw file.corrupt(page, problem)
+            }
             pages.append(page)
+            if index + 1 == count,
+                let problem = OverflowLayout.endProblem(
+                    base, used: length - index * payload, pageSize: source.geometry.pageSize)
+            {
+                throw file.corrupt(page, problem)
+            }
             page = base.u32(PageHeader.next)
             if index + 1 < count && page == 0 { throw file.corrupt(pages[index], "overflow chain ends early") }
         }

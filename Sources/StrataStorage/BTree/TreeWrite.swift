@@ -178,6 +178,7 @@ extension WriteContext {
             buffer.setU32(PageHeader.pageNumber, link.page)
             buffer.setU8(PageHeader.kind, PageKind.overflow.rawValue)
             buffer.setU32(PageHeader.next, index + 1 < count ? chain[index + 1].page : 0)
+            if index == 0 { buffer.setU32(OverflowLayout.lengthOffset, UInt32(bytes.count)) }
             let start = index * payload
             let length = min(payload, bytes.count - start)
             (buffer + PageHeader.size).copyMemory(from: bytes.baseAddress! + start, byteCount: length)
@@ -236,7 +237,7 @@ extension WriteContext {
         let levels = tree.depth - 1
         try withUnsafeTemporaryAllocation(of: PathStep.self, capacity: TreeRoot.maxDepth) {
             (path) throws(StorageError) in
-            var (page, buffer) = try touch(tree.root)
+            var (page, buffer) = try touch(tree.root, entries: UInt64(tree.count))
             tree.root = page
             var remaining = 0
             switch target {
@@ -269,8 +270,8 @@ extension WriteContext {
                 path.initializeElement(
                     at: level, to: PathStep(page: page, buffer: buffer, index: index, rightmost: rightmost))
                 rightmost = rightmost && index == node.count - 1
-                let child = try node.child(index, file: file).page
-                let (childPage, childBuffer) = try touch(child)
+                let (child, entries) = try node.child(index, file: file)
+                let (childPage, childBuffer) = try touch(child, entries: entries)
                 if childPage != child { NodeEdit.setChild(buffer, index, page: childPage) }
                 page = childPage
                 buffer = childBuffer
@@ -586,7 +587,7 @@ extension WriteContext {
         let rightUsed = try NodeEdit.usedBytes(right, file: file)
         guard leftUsed + rightUsed + separator.count <= NodeEdit.capacity(pageSize: pageSize) else { return }
 
-        let (leftPage, leftBuffer) = try touch(leftReference.page)
+        let (leftPage, leftBuffer) = try touch(leftReference.page, entries: leftReference.count)
         if leftPage != leftReference.page { NodeEdit.setChild(parent, leftIndex, page: leftPage) }
         let contiguous =
             NodeEdit.upper(leftBuffer) - (PageHeader.size + NodeEdit.count(leftBuffer) * PageHeader.slotSize)

@@ -52,6 +52,34 @@ enum EntryLayout {
     static let overflowRefSize = 4
 }
 
+/// What an overflow chain records about its value, besides its bytes, so that a leaf entry's length can be
+/// checked against the chain: the first page stores the value's length in the header's bytes 24–27 (the `upper`
+/// and reserved fields, which overflow pages do not otherwise use; 0 in chains written before the length was
+/// recorded), and the last page is zero after the value's end and ends the chain.
+enum OverflowLayout {
+    /// Offset of the u32 value length in a chain's first page.
+    static let lengthOffset = 24
+
+    /// Why the chain whose first page is `first` does not hold a `length`-byte value, as far as that page says.
+    static func lengthProblem(_ first: UnsafeRawPointer, length: Int) -> String? {
+        let recorded = Int(first.u32(lengthOffset))
+        guard recorded == 0 || recorded == length else {
+            return "overflow chain records a \(recorded)-byte value, its entry says \(length) bytes"
+        }
+        return nil
+    }
+
+    /// Why `last`, the page holding a value's final `used` bytes, is not the end of that value: it links to more
+    /// pages, or holds bytes after the value (the entry's length was made shorter).
+    static func endProblem(_ last: UnsafeRawPointer, used: Int, pageSize: Int) -> String? {
+        if last.u32(PageHeader.next) != 0 { return "overflow chain is longer than its value" }
+        guard Bytes.isZero(last + PageHeader.size + used, count: pageSize - PageHeader.size - used) else {
+            return "overflow page holds bytes after its value's end"
+        }
+        return nil
+    }
+}
+
 /// How a leaf entry stores its value.
 enum ValueStorage: UInt32 {
     case inline = 0

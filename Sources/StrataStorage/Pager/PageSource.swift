@@ -4,19 +4,37 @@ protocol PageSource {
     var file: PathRef { get }
     /// Pages that exist in this view: bounds anything sized by data read from the file.
     var pageLimit: UInt64 { get }
-    /// The page's bytes; throws for a page number outside the version's pages.
-    func page(_ number: PageNumber) throws(StorageError) -> UnsafeRawPointer
+    /// The page's bytes, validated on first use (see ``ValidatedPages``), and the number of entries under it
+    /// (nil when not known: a write transaction's own pages). Throws for a page number outside the version's
+    /// pages and for a page that fails validation.
+    func validatedPage(_ number: PageNumber) throws(StorageError) -> (page: UnsafeRawPointer, entries: UInt64?)
 }
 
 extension PageSource {
+    /// The page's bytes, validated.
+    @inline(__always)
+    func page(_ number: PageNumber) throws(StorageError) -> UnsafeRawPointer { try validatedPage(number).page }
+
     /// A validated node view of a tree page.
     @inline(__always)
     func node(_ number: PageNumber) throws(StorageError) -> Node {
         try Node(page(number), page: number, pageSize: geometry.pageSize, file: file)
     }
+
+    /// A validated node view of a tree page reached through a reference that counts `expected` entries under it
+    /// (a branch entry, or a tree descriptor for the root): the page must hold exactly that many.
+    @inline(__always)
+    func node(_ number: PageNumber, entries expected: UInt64) throws(StorageError) -> Node {
+        let (page, entries) = try validatedPage(number)
+        let node = try Node(page, page: number, pageSize: geometry.pageSize, file: file)
+        if let entries, entries != expected {
+            throw file.corrupt(number, "the page holds \(entries) entries, the reference to it counts \(expected)")
+        }
+        return node
+    }
 }
 
-/// The pages of one committed version, read through a mapping.
+/// The pages of one committed version, read through a mapping, each validated on first use.
 ///
 /// Holds no strong references: it is copied on every lookup, and its owner (a read transaction, which keeps the
 /// mapping and the file alive) outlives it. This keeps reference counting out of the read path.
@@ -24,23 +42,37 @@ struct SnapshotPages: PageSource {
     let base: UnsafeRawPointer
     let pageCount: UInt64
     let geometry: PageGeometry
+    /// The version read: no page it reaches can have been written after it.
+    let version: UInt64
     unowned(unsafe) let file: PathRef
+    unowned(unsafe) let validated: ValidatedPages
 
-    init(mapping: Mapping, pageCount: UInt64, geometry: PageGeometry, file: PathRef) {
-        precondition(UInt64(mapping.capacity) >= pageCount * UInt64(geometry.pageSize), "mapping too small for version")
+    init(mapping: Mapping, meta: Meta, file: PathRef, validated: ValidatedPages) {
+        let geometry = PageGeometry(pageSize: meta.pageSize)
+        precondition(
+            UInt64(mapping.capacity) >= meta.pageCount * UInt64(geometry.pageSize), "mapping too small for version")
         self.base = mapping.base
-        self.pageCount = pageCount
+        self.pageCount = meta.pageCount
         self.geometry = geometry
+        self.version = meta.version
         self.file = file
+        self.validated = validated
     }
 
     var pageLimit: UInt64 { pageCount }
 
     @inline(__always)
-    func page(_ number: PageNumber) throws(StorageError) -> UnsafeRawPointer {
+    func validatedPage(_ number: PageNumber) throws(StorageError) -> (page: UnsafeRawPointer, entries: UInt64?) {
         guard number >= 2, UInt64(number) < pageCount else {
             throw file.corrupt(number, "reference to page \(number) outside the version's \(pageCount) pages")
         }
-        return base + Int(number) &* geometry.pageSize
+        let page = base + Int(number) &* geometry.pageSize
+        let written = page.u64(PageHeader.version)
+        // `written - 1 < version`: stamped by a commit (never 0) no newer than this version.
+        if written &- 1 < version, let entries = validated.entries(number, version: written) { return (page, entries) }
+        return (
+            page,
+            try validated.validate(page, number: number, limit: version, pageSize: geometry.pageSize, file: file)
+        )
     }
 }

@@ -86,18 +86,26 @@ final class WriteContext {
 
     /// Makes `page` writable: returns it if it is already dirty, otherwise copies it to a newly allocated page
     /// and releases the original. The caller must point the parent at the returned page number.
+    ///
+    /// `entries`, when given, is what the reference to the page counts under it (a branch entry's count, or the
+    /// tree's for its root): a page copied from the base must hold exactly that many, so that a damaged count is
+    /// never carried into the new version.
     @inline(__always)
-    func touch(_ page: PageNumber) throws(StorageError) -> (PageNumber, UnsafeMutableRawPointer) {
+    func touch(_ page: PageNumber, entries: UInt64? = nil) throws(StorageError) -> (PageNumber, UnsafeMutableRawPointer)
+    {
         modificationCount &+= 1
         if let buffer = dirty.buffer(page) { return (page, buffer) }
-        return try copyOnWrite(page)
+        return try copyOnWrite(page, entries: entries)
     }
 
-    private func copyOnWrite(_ page: PageNumber) throws(StorageError) -> (PageNumber, UnsafeMutableRawPointer) {
-        guard page >= 2, UInt64(page) < base.pageCount else {
-            throw file.corrupt(page, "reference to page \(page) outside the file's \(base.pageCount) pages")
+    private func copyOnWrite(_ page: PageNumber, entries expected: UInt64?) throws(StorageError) -> (
+        PageNumber, UnsafeMutableRawPointer
+    ) {
+        // Validated like any read of the base version: a damaged page is never copied into the new one.
+        let (source, entries) = try pages.validatedPage(page)
+        if let expected, let entries, entries != expected {
+            throw file.corrupt(page, "the page holds \(entries) entries, the reference to it counts \(expected)")
         }
-        let source = mapping.base + Int(page) &* geometry.pageSize
         let (number, buffer) = try allocatePage()
         let pageSize = geometry.pageSize
         let count = Int(source.u16(PageHeader.count))
@@ -345,6 +353,7 @@ final class WriteContext {
             // Redo-logged commit: one sequential append and one sync of the log, the pages written into the main
             // file meanwhile (unsynced); the main file is synced at checkpoints.
             try shared.commitLogged(meta, pages: pages, runs: runs, base: base)
+            recordValidated(pages)
             return meta
         }
         if durable && shared.commitLog != nil {
@@ -353,11 +362,21 @@ final class WriteContext {
             // commit reuses; then publish with the meta's own sync.
             try shared.checkpointLog(base)
             try shared.writeMeta(meta, previous: base, durable: true)
+            recordValidated(pages)
             return meta
         }
         if durable && !listsPages { try backing.sync() }
         try shared.writeMeta(meta, previous: base, durable: durable)
+        recordValidated(pages)
         return meta
+    }
+
+    /// Notes the pages a successful commit wrote as validated at its version: this process sealed exactly those
+    /// bytes a moment ago, so the next transaction does not checksum them again.
+    private func recordValidated(_ pages: [(page: PageNumber, buffer: UnsafeMutableRawPointer)]) {
+        for (page, buffer) in pages {
+            shared.validated.record(page, version: version, entries: PageCheck.entries(of: UnsafeRawPointer(buffer)))
+        }
     }
 }
 
@@ -366,25 +385,39 @@ struct WritePages: PageSource {
     unowned(unsafe) let context: WriteContext
     let base: UnsafeRawPointer
     let basePageCount: UInt64
+    let baseVersion: UInt64
     let geometry: PageGeometry
     unowned(unsafe) let file: PathRef
+    unowned(unsafe) let validated: ValidatedPages
 
     init(context: WriteContext) {
         self.context = context
         self.base = context.mapping.base
         self.basePageCount = context.base.pageCount
+        self.baseVersion = context.base.version
         self.geometry = context.geometry
         self.file = context.file
+        self.validated = context.shared.validated
     }
 
     var pageLimit: UInt64 { context.pageCount }
 
+    /// This transaction's own (dirty) pages as they are, unvalidated (they are not sealed until commit); pages of
+    /// the base version validated on first use, like a reader's.
     @inline(__always)
-    func page(_ number: PageNumber) throws(StorageError) -> UnsafeRawPointer {
-        if let buffer = context.dirty.buffer(number) { return UnsafeRawPointer(buffer) }
+    func validatedPage(_ number: PageNumber) throws(StorageError) -> (page: UnsafeRawPointer, entries: UInt64?) {
+        if let buffer = context.dirty.buffer(number) { return (UnsafeRawPointer(buffer), nil) }
         guard number >= 2, UInt64(number) < basePageCount else {
             throw file.corrupt(number, "reference to page \(number) outside the version's \(basePageCount) pages")
         }
-        return base + Int(number) &* geometry.pageSize
+        let page = base + Int(number) &* geometry.pageSize
+        let written = page.u64(PageHeader.version)
+        if written &- 1 < baseVersion, let entries = validated.entries(number, version: written) {
+            return (page, entries)
+        }
+        return (
+            page,
+            try validated.validate(page, number: number, limit: baseVersion, pageSize: geometry.pageSize, file: file)
+        )
     }
 }

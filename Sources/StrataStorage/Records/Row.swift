@@ -2,27 +2,43 @@
 /// load, whatever the other columns hold.
 ///
 /// ```
-/// 0        u8   format (1)
+/// 0        u8   format (2)
 /// 1        u16  column count n
 /// 3        ⌈n/8⌉ bytes null bitmap (bit c % 8 of byte c / 8 set: column c is null)
+/// then     ⌈n/8⌉ bytes variable-size bitmap (bit set: column c holds a variable-size value; never with its null bit)
 /// then     n × 8-byte slots: fixed-size values inline (integers, floating point, booleans, object keys);
 ///          variable-size values as (u32 offset into the tail, u32 length)
-/// then     the tail: variable-size bytes, back to back
+/// then     the tail: the variable-size values in column order, back to back, filling the rest of the row exactly
 /// ```
 /// All integers are little-endian. Columns past `n` (added to the schema after the row was written) read as null.
+///
+/// Because the variable-size values tile the tail in column order, every offset and length can be checked against
+/// the others and against the row's size when the row is read (``RowView/init(_:)``): a length or offset that a
+/// page checksum cannot protect (an edit sealed again) is reported as ``StorageError/corruptValue(reason:)``, not
+/// read as another string. Rows of format 1 (written before the variable-size bitmap existed: no bitmap, the tail
+/// in the order the values were set) are still read, without that check.
 public enum RowFormat {
     /// The format byte of rows written by this version.
-    public static let version: UInt8 = 1
+    public static let version: UInt8 = 2
+    /// The format byte of rows without the variable-size bitmap, still read.
+    public static let versionWithoutBitmap: UInt8 = 1
     @usableFromInline static let headerSize = 3
 
+    /// Where the slots start in a row of `columns` columns of format `format` (1 or 2), which is also the number
+    /// of bitmaps it has.
     @inlinable
-    static func slotsOffset(columns: Int) -> Int { headerSize + (columns + 7) / 8 }
+    static func slotsOffset(columns: Int, format: UInt8 = version) -> Int {
+        headerSize &+ Int(format) &* ((columns &+ 7) &>> 3)
+    }
 }
 
 /// Builds the bytes of one row. Every column starts null; set the non-null ones, then call ``finish()``.
 public struct RowBuilder: Sendable {
     private var slots: [UInt64]
     private var nulls: [UInt8]
+    /// Which columns hold variable-size values (their slots point into `tail`).
+    private var variable: [UInt8]
+    /// Variable-size values in the order they were set (``finish()`` lays out the live ones in column order).
     private var tail: [UInt8] = []
 
     /// A row of `columns` columns, all null.
@@ -30,18 +46,26 @@ public struct RowBuilder: Sendable {
         slots = [UInt64](repeating: 0, count: columns)
         nulls = [UInt8](repeating: 0xFF, count: (columns + 7) / 8)
         if columns % 8 != 0 { nulls[nulls.count - 1] = UInt8((1 << (columns % 8)) - 1) }
+        variable = [UInt8](repeating: 0, count: (columns + 7) / 8)
     }
 
     /// The number of columns.
     public var columnCount: Int { slots.count }
 
-    private mutating func markPresent(_ column: Int) {
+    /// Marks `column` non-null, holding a fixed-size value or (`variableSize`) bytes in the tail.
+    private mutating func markPresent(_ column: Int, variableSize: Bool = false) {
         nulls[column >> 3] &= ~(1 << UInt8(column & 7))
+        if variableSize {
+            variable[column >> 3] |= 1 << UInt8(column & 7)
+        } else {
+            variable[column >> 3] &= ~(1 << UInt8(column & 7))
+        }
     }
 
     /// Makes `column` null again.
     public mutating func setNull(_ column: Int) {
         nulls[column >> 3] |= 1 << UInt8(column & 7)
+        variable[column >> 3] &= ~(1 << UInt8(column & 7))
         slots[column] = 0
     }
 
@@ -72,7 +96,7 @@ public struct RowBuilder: Sendable {
         tail.append(contentsOf: bytes)
         slots[column] =
             UInt64(UInt32(truncatingIfNeeded: offset)) | UInt64(UInt32(truncatingIfNeeded: bytes.count)) << 32
-        markPresent(column)
+        markPresent(column, variableSize: true)
     }
 
     /// Stores a string as UTF-8 in the tail.
@@ -81,7 +105,7 @@ public struct RowBuilder: Sendable {
         value.withUTF8 { setBytes(column, $0) }
     }
 
-    /// The encoded row.
+    /// The encoded row: the variable-size values that are still set, in column order, make up the tail.
     public func finish() -> [UInt8] {
         let columns = slots.count
         let slotsOffset = RowFormat.slotsOffset(columns: columns)
@@ -91,19 +115,30 @@ public struct RowBuilder: Sendable {
         bytes.append(UInt8(truncatingIfNeeded: columns))
         bytes.append(UInt8(truncatingIfNeeded: columns >> 8))
         bytes.append(contentsOf: nulls)
-        for slot in slots {
+        bytes.append(contentsOf: variable)
+        var values: [(offset: Int, length: Int)] = []
+        var laidOut = 0
+        for column in 0..<columns {
+            var slot = slots[column]
+            if variable[column >> 3] & (1 << UInt8(column & 7)) != 0 {
+                let value = (offset: Int(UInt32(truncatingIfNeeded: slot)), length: Int(slot >> 32))
+                slot = UInt64(UInt32(truncatingIfNeeded: laidOut)) | UInt64(value.length) << 32
+                values.append(value)
+                laidOut += value.length
+            }
             for shift in stride(from: 0, to: 64, by: 8) {
                 bytes.append(UInt8(truncatingIfNeeded: slot >> UInt64(shift)))
             }
         }
-        bytes.append(contentsOf: tail)
+        for value in values { bytes.append(contentsOf: tail[value.offset..<(value.offset + value.length)]) }
         return bytes
     }
 }
 
-/// A read-only view of one row's bytes, valid while the transaction that produced them is. Every accessor
-/// checks its bounds: a damaged row yields ``StorageError/corruptPage(path:page:reason:)``-style errors from
-/// ``validate()`` or nulls and empty values, never a read outside the row.
+/// A read-only view of one row's bytes, valid while the transaction that produced them is. Creating it checks the
+/// row's layout (for rows of the current format: that the variable-size values tile the tail exactly, see
+/// ``RowFormat``), so a damaged row yields ``StorageError/corruptValue(reason:)``; every accessor also checks its
+/// bounds, so no row is ever read outside its bytes.
 public struct RowView {
     @usableFromInline let bytes: UnsafeRawBufferPointer
     /// The number of columns stored in this row.
@@ -111,24 +146,106 @@ public struct RowView {
     @usableFromInline let slotsOffset: Int
     @usableFromInline let tailOffset: Int
 
-    /// Wraps `bytes`; throws if they are not a row of this format.
+    /// Wraps `bytes`; throws ``StorageError/corruptValue(reason:)`` if they are not a row of a known format or its
+    /// lengths and offsets do not hold together.
     @inlinable
     public init(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
-        guard bytes.count >= RowFormat.headerSize, bytes[0] == RowFormat.version else {
-            throw .invalidArgument("not a stored object (unknown row format)")
+        // Formats 1 and 2 (`format - 1 < 2`, unsigned).
+        guard bytes.count >= RowFormat.headerSize, bytes[0] &- RowFormat.versionWithoutBitmap < 2 else {
+            throw Self.damage("has an unknown row format: not a stored object")
         }
-        let columns = Int(bytes[1]) | Int(bytes[2]) << 8
-        let slotsOffset = RowFormat.slotsOffset(columns: columns)
-        guard slotsOffset + columns * 8 <= bytes.count else {
-            throw .invalidArgument("stored object is truncated (\(bytes.count) bytes for \(columns) columns)")
+        let format = bytes[0]
+        let columns = Int(bytes[1]) | Int(bytes[2]) &<< 8
+        let slotsOffset = RowFormat.slotsOffset(columns: columns, format: format)
+        let tailOffset = slotsOffset &+ columns &* 8
+        guard tailOffset <= bytes.count else {
+            throw Self.damage("is truncated: \(bytes.count) bytes for \(columns) columns")
         }
         self.bytes = bytes
         self.columnCount = columns
         self.slotsOffset = slotsOffset
-        self.tailOffset = slotsOffset + columns * 8
+        self.tailOffset = tailOffset
+        if format == RowFormat.version { try checkTail() }
     }
 
-    /// Reads the first byte of each row in `rows` and tells whether every one is a row of this format.
+    /// Checks that the variable-size values tile the tail in column order, each where the one before ends, the last
+    /// ending with the row; that no column is both null and variable-size; and that no bit names a column the row
+    /// does not have. Runs on every row opened, so it is written to cost a few instructions per string column:
+    /// wrapping arithmetic on bounded values, and the error text built out of line.
+    @inlinable @inline(__always)
+    func checkTail() throws(StorageError) {
+        guard let base = bytes.baseAddress, columnCount > 0 else {
+            guard tailOffset == bytes.count else { throw Self.damage("has bytes after its last column") }
+            return
+        }
+        let bitmap = (columnCount &+ 7) &>> 3
+        guard bitmap <= 8 else { return try checkWideTail(base, bitmap: bitmap) }
+        // Up to 64 columns: each bitmap read as one word. Both reads stay inside the row, since at least one 8-byte
+        // slot follows the bitmaps.
+        let mask: UInt64 = bitmap == 8 ? .max : (1 &<< UInt64(bitmap &* 8)) &- 1
+        let nulls = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: RowFormat.headerSize, as: UInt64.self))
+        var bits =
+            UInt64(littleEndian: base.loadUnaligned(fromByteOffset: RowFormat.headerSize &+ bitmap, as: UInt64.self))
+            & mask
+        guard bits & nulls == 0 else { throw Self.damage("marks a column both null and variable-size") }
+        guard columnCount == 64 || bits &>> UInt64(columnCount) == 0 else {
+            throw Self.damage("marks a column past its \(columnCount)")
+        }
+        let tailLength = bytes.count &- tailOffset
+        var end = 0
+        while bits != 0 {
+            let column = bits.trailingZeroBitCount
+            bits &= bits &- 1
+            end = try place(column, base: base, end: end, tailLength: tailLength)
+        }
+        guard end == tailLength else { throw Self.damage("has values ending at \(end) of a \(tailLength)-byte tail") }
+    }
+
+    /// ``checkTail()`` for rows of more than 64 columns, a byte of each bitmap at a time.
+    @usableFromInline
+    func checkWideTail(_ base: UnsafeRawPointer, bitmap: Int) throws(StorageError) {
+        let tailLength = bytes.count &- tailOffset
+        var end = 0
+        for index in 0..<bitmap {
+            var bits = base.load(fromByteOffset: RowFormat.headerSize &+ bitmap &+ index, as: UInt8.self)
+            guard bits & base.load(fromByteOffset: RowFormat.headerSize &+ index, as: UInt8.self) == 0 else {
+                throw Self.damage("marks a column both null and variable-size")
+            }
+            while bits != 0 {
+                let column = index &<< 3 | bits.trailingZeroBitCount
+                bits &= bits &- 1
+                guard column < columnCount else { throw Self.damage("marks a column past its \(columnCount)") }
+                end = try place(column, base: base, end: end, tailLength: tailLength)
+            }
+        }
+        guard end == tailLength else { throw Self.damage("has values ending at \(end) of a \(tailLength)-byte tail") }
+    }
+
+    /// Where variable-size `column`'s value ends in the tail, given that the values before it end at `end`: it
+    /// must start there and fit.
+    @inlinable @inline(__always)
+    func place(_ column: Int, base: UnsafeRawPointer, end: Int, tailLength: Int) throws(StorageError) -> Int {
+        let slot = UInt64(
+            littleEndian: base.loadUnaligned(fromByteOffset: slotsOffset &+ column &<< 3, as: UInt64.self))
+        let length = Int(truncatingIfNeeded: slot &>> 32)
+        guard Int(truncatingIfNeeded: UInt32(truncatingIfNeeded: slot)) == end, length <= tailLength &- end else {
+            throw Self.misplaced(column: column, slot: slot, end: end, tailLength: tailLength)
+        }
+        return end &+ length
+    }
+
+    @usableFromInline @inline(never)
+    static func damage(_ problem: String) -> StorageError { .corruptValue(reason: "stored object \(problem)") }
+
+    @usableFromInline @inline(never)
+    static func misplaced(column: Int, slot: UInt64, end: Int, tailLength: Int) -> StorageError {
+        let offset = Int(UInt32(truncatingIfNeeded: slot))
+        return damage(
+            "holds column \(column) at bytes \(offset)..<\(offset + Int(slot >> 32)) of a \(tailLength)-byte tail, "
+                + "expected to start at \(end)")
+    }
+
+    /// Reads the first byte of each row in `rows` and tells whether every one is a row of a known format.
     ///
     /// For code about to visit rows in an order that jumps around the file (sorted results): the loads are
     /// independent, so the processor fetches the rows' cache lines (and page-table entries) in parallel instead
@@ -140,7 +257,7 @@ public struct RowView {
         for row in rows {
             valid =
                 valid && row.bytes.count >= RowFormat.headerSize
-                && row.bytes.load(fromByteOffset: 0, as: UInt8.self) == RowFormat.version
+                && row.bytes.load(fromByteOffset: 0, as: UInt8.self) &- RowFormat.versionWithoutBitmap < 2
         }
         return valid
     }

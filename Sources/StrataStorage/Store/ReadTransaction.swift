@@ -15,8 +15,7 @@ public final class ReadTransaction: @unchecked Sendable {
         self.shared = shared
         self.meta = meta
         self.mapping = mapping
-        self.pages = SnapshotPages(
-            mapping: mapping, pageCount: meta.pageCount, geometry: shared.geometry, file: shared.pathRef)
+        self.pages = SnapshotPages(mapping: mapping, meta: meta, file: shared.pathRef, validated: shared.validated)
     }
 
     deinit { shared.unpin(meta.version) }
@@ -37,7 +36,15 @@ public final class ReadTransaction: @unchecked Sendable {
         let key = Array(name.utf8)
         let entry = try key.withStorageBytes { (key) throws(StorageError) in try read.find(key, in: meta.catalog) }
         guard let entry else { return nil }
-        return TreeView(transaction: self, root: try read.subtree(of: entry, pageCount: meta.pageCount))
+        return try view(of: entry)
+    }
+
+    /// The nested tree held by `entry`, its descriptor checked against its root page: a count that disagrees
+    /// with the pages is reported here, before anything (`count`, `isEmpty`) can show it.
+    func view(of entry: LeafEntry) throws(StorageError) -> TreeView {
+        let root = try read.subtree(of: entry, pageCount: meta.pageCount)
+        if root.root != 0 { _ = try pages.node(root.root, entries: UInt64(root.count)) }
+        return TreeView(transaction: self, root: root)
     }
 
     /// Names of all named trees, in byte order.
@@ -118,9 +125,7 @@ public struct TreeView: Sendable {
     @usableFromInline
     func rawSubtree(_ key: UnsafeRawBufferPointer) throws(StorageError) -> TreeView? {
         guard let entry = try transaction.read.find(key, in: root) else { return nil }
-        return TreeView(
-            transaction: transaction,
-            root: try transaction.read.subtree(of: entry, pageCount: transaction.meta.pageCount))
+        return try transaction.view(of: entry)
     }
 
     /// The entry at position `index` in tree order (keys are empty for lists).
@@ -292,8 +297,6 @@ public struct TreeCursor {
 
     /// The nested tree held by the current entry.
     public func subtree() throws(StorageError) -> TreeView {
-        TreeView(
-            transaction: view.transaction,
-            root: try core.read.subtree(of: try core.entry(), pageCount: view.transaction.meta.pageCount))
+        try view.transaction.view(of: try core.entry())
     }
 }

@@ -64,6 +64,11 @@ public final class Store: Sendable {
     public var latestVersion: UInt64 { shared.latest.version }
     /// Options the store was opened with.
     public var options: StoreOptions { shared.options }
+    /// Why the file opened at an older version than the newest commit it holds, or nil when it opened at its
+    /// newest commit: a newest commit whose meta page or root page is damaged, or whose pages a power loss cut
+    /// short, is dropped by opening (see ``RecoveryNotice``). Set when this process opened the file; every handle
+    /// on the file in the process sees the same notice.
+    public var recovery: RecoveryNotice? { shared.recovery }
     /// Memory for data derived from the file's committed tree segments (see ``TreeSegment``), shared by every
     /// handle on the file in this process.
     public var segmentCache: SegmentCache { shared.segmentCache }

@@ -45,16 +45,16 @@ extension TreeView {
         let oldLeaves = try Self.leaves(oldRead, old.root, skipping: newSeen, seen: &ignored)
 
         var before: [[UInt8]: [UInt8]] = [:]
-        for page in oldLeaves {
-            let node = try oldRead.source.node(page)
+        for (page, entries) in oldLeaves {
+            let node = try oldRead.source.node(page, entries: entries)
             guard node.isLeaf else { throw oldRead.source.file.corrupt(page, "expected a leaf at the tree's depth") }
             for index in 0..<node.count {
                 let entry = try node.leafEntry(index, file: oldRead.source.file)
                 before[Array(entry.key)] = Self.signature(entry)
             }
         }
-        for page in newLeaves {
-            let node = try newRead.source.node(page)
+        for (page, entries) in newLeaves {
+            let node = try newRead.source.node(page, entries: entries)
             guard node.isLeaf else { throw newRead.source.file.corrupt(page, "expected a leaf at the tree's depth") }
             for index in 0..<node.count {
                 let entry = try node.leafEntry(index, file: newRead.source.file)
@@ -90,23 +90,24 @@ extension TreeView {
     /// or skipped) goes into `seen`. Checks depths so that a malformed tree ends.
     private static func leaves<Source: PageSource>(
         _ read: TreeRead<Source>, _ tree: TreeRoot, skipping: Set<PageNumber>?, seen: inout Set<PageNumber>
-    ) throws(StorageError) -> [PageNumber] {
+    ) throws(StorageError) -> [(page: PageNumber, entries: UInt64)] {
         guard tree.root != 0 else { return [] }
-        var leaves: [PageNumber] = []
-        var pending: [(page: PageNumber, level: Int)] = [(tree.root, 1)]
-        while let (page, level) = pending.popLast() {
+        var leaves: [(page: PageNumber, entries: UInt64)] = []
+        var pending: [(page: PageNumber, entries: UInt64, level: Int)] = [(tree.root, UInt64(tree.count), 1)]
+        while let (page, entries, level) = pending.popLast() {
             seen.insert(page)
             if skipping?.contains(page) == true { continue }
             if level == tree.depth {
-                leaves.append(page)
+                leaves.append((page, entries))
                 continue
             }
-            let node = try read.source.node(page)
+            let node = try read.source.node(page, entries: entries)
             guard !node.isLeaf, level < tree.depth else {
                 throw read.source.file.corrupt(page, "tree shape does not match its descriptor's depth")
             }
             for index in 0..<node.count {
-                pending.append((try node.child(index, file: read.source.file).page, level + 1))
+                let (child, count) = try node.child(index, file: read.source.file)
+                pending.append((child, count, level + 1))
             }
         }
         return leaves

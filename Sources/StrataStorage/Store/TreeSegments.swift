@@ -93,11 +93,8 @@ public struct TreeSegment {
     }
 
     private func leafNode(_ page: PageNumber, expected: UInt64) throws(StorageError) -> Node {
-        let leaf = try read.source.node(page)
-        guard leaf.isLeaf, UInt64(leaf.count) == expected else {
-            throw read.source.file.corrupt(
-                page, leaf.isLeaf ? "leaf holds \(leaf.count) entries, its parent says \(expected)" : "expected a leaf")
-        }
+        let leaf = try read.source.node(page, entries: expected)
+        guard leaf.isLeaf else { throw read.source.file.corrupt(page, "expected a leaf") }
         return leaf
     }
 }
@@ -113,7 +110,7 @@ extension TreeView {
     public func forEachSegment(from key: UnsafeRawBufferPointer?, _ body: (TreeSegment) throws -> Bool) throws {
         guard root.root != 0 else { return }
         let read = transaction.read
-        let top = try read.source.node(root.root)
+        let top = try read.source.node(root.root, entries: UInt64(root.count))
         if root.depth == 1 {
             guard top.isLeaf else { throw read.source.file.corrupt(top.page, "expected a leaf at depth 1") }
             _ = try body(segment(top, count: top.count, read: read))
@@ -137,7 +134,8 @@ extension TreeView {
             guard childCount <= UInt64(Int.max) else { throw file.corrupt(node.page, "impossible entry count") }
             guard
                 try descend(
-                    try read.source.node(page), level: level - 1, count: Int(childCount), read: read,
+                    try read.source.node(page, entries: childCount), level: level - 1, count: Int(childCount),
+                    read: read,
                     from: index == start ? key : nil, body)
             else { return false }
         }

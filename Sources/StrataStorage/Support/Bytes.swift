@@ -110,6 +110,20 @@ enum Bytes {
         compare(a.baseAddress, a.count, b.baseAddress, b.count)
     }
 
+    /// Whether the `count` bytes at `pointer` are all zero.
+    static func isZero(_ pointer: UnsafeRawPointer, count: Int) -> Bool {
+        var index = 0
+        while index + 8 <= count {
+            if pointer.loadUnaligned(fromByteOffset: index, as: UInt64.self) != 0 { return false }
+            index += 8
+        }
+        while index < count {
+            if pointer.load(fromByteOffset: index, as: UInt8.self) != 0 { return false }
+            index += 1
+        }
+        return true
+    }
+
     /// Appends a big-endian integer; big-endian keys sort numerically.
     static func appendBigEndian<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
         var big = value.bigEndian

@@ -14,6 +14,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case incompatibleFile(path: String, reason: String)
     /// A page reachable from the current version failed validation.
     case corruptPage(path: String, page: UInt32, reason: String)
+    /// A stored value failed validation (a row whose lengths and offsets do not hold together): the file is
+    /// damaged. Raised by code that decodes values (``RowView``), which does not know the file; its caller does.
+    case corruptValue(reason: String)
     /// A key is longer than the page size allows.
     case keyTooLarge(size: Int, limit: Int)
     /// A value is longer than the engine allows.
@@ -49,6 +52,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .diskFull(let path): "disk full while writing \(path); the commit was rolled back"
         case .incompatibleFile(let path, let reason): "\(path) is not a valid Strata file: \(reason)"
         case .corruptPage(let path, let page, let reason): "\(path) is damaged at page \(page): \(reason)"
+        case .corruptValue(let reason): "a stored value is damaged: \(reason)"
         case .keyTooLarge(let size, let limit): "key of \(size) bytes exceeds the limit of \(limit) bytes"
         case .valueTooLarge(let size, let limit): "value of \(size) bytes exceeds the limit of \(limit) bytes"
         case .readOnly(let path): "\(path) is open read-only"

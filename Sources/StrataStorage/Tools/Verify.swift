@@ -75,13 +75,18 @@ struct Verifier {
         case free = 2
     }
 
-    private let source: SnapshotPages
+    private let source: UncheckedPages
     private let meta: Meta
     private var owners: [Owner]
     private(set) var report = VerifyReport()
+    /// Which named trees hold rows (``RowView``) as their values.
+    private let rowTrees: (String) -> Bool
+    /// Whether the tree being walked is one of them.
+    private var checkingRows = false
 
-    init(transaction: ReadTransaction) {
-        source = transaction.pages
+    init(transaction: ReadTransaction, rowTrees: @escaping (String) -> Bool = { _ in false }) {
+        self.rowTrees = rowTrees
+        source = UncheckedPages(transaction.pages)
         meta = transaction.meta
         owners = [Owner](repeating: .unseen, count: Int(meta.pageCount))
         report.version = meta.version
@@ -141,15 +146,27 @@ struct Verifier {
         return true
     }
 
-    private mutating func checkChecksum(_ page: PageNumber, tree: String) -> UnsafeRawPointer? {
+    /// Checks what a reader checks before trusting a page (checksum, version stamp, the page's own structure,
+    /// see ``PageCheck``), reporting every problem; returns the page unless it lies outside the file, and whether
+    /// its structure holds (when not, the walk goes on with the bounds-checked accessors, but their errors would
+    /// only repeat what was reported).
+    private mutating func checkPage(_ page: PageNumber, tree: String) -> (base: UnsafeRawPointer, sound: Bool)? {
         guard let base = try? source.page(page) else { return nil }
         if !PageChecksum.verify(base, page: page, pageSize: meta.pageSize) {
             report.add(tree, page, "checksum mismatch")
         }
-        if base.u64(PageHeader.version) > meta.version {
-            report.add(tree, page, "page was written by version \(base.u64(PageHeader.version)), after this version")
+        let written = base.u64(PageHeader.version)
+        if written > meta.version {
+            report.add(tree, page, "page was written by version \(written), after this version")
+        } else if written == 0 {
+            report.add(tree, page, "page carries version 0, which no commit writes")
         }
-        return base
+        var entries: UInt64 = 0
+        if let problem = PageCheck.structureProblem(base, number: page, pageSize: meta.pageSize, entries: &entries) {
+            report.add(tree, page, problem)
+            return (base, false)
+        }
+        return (base, true)
     }
 
     private mutating func checkTree(_ tree: TreeRoot, name: String, isCatalog: Bool = false) {
@@ -173,12 +190,12 @@ struct Verifier {
             report.add(name, page, "tree is deeper than its descriptor's depth \(tree.depth)")
             return nil
         }
-        guard claim(page, tree: name), checkChecksum(page, tree: name) != nil else { return nil }
+        guard claim(page, tree: name), let (_, sound) = checkPage(page, tree: name) else { return nil }
         let node: Node
         do {
             node = try source.node(page)
         } catch {
-            report.add(name, page, "\(error)")
+            if sound { report.add(name, page, "\(error)") }
             return nil
         }
         if node.isLeaf != (level == tree.depth) {
@@ -191,23 +208,20 @@ struct Verifier {
                 : try checkBranch(
                     node, tree: tree, name: name, level: level, lower: lower, upper: upper, isCatalog: isCatalog)
         } catch {
-            report.add(name, page, "\(error)")
+            if sound { report.add(name, page, "\(error)") }
             return nil
         }
     }
 
     private mutating func checkOrder(
-        _ key: UnsafeRawBufferPointer, previous: [UInt8]?, lower: [UInt8]?, upper: [UInt8]?, tree: TreeRoot,
-        name: String,
+        _ key: UnsafeRawBufferPointer, lower: [UInt8]?, upper: [UInt8]?, tree: TreeRoot, name: String,
         page: PageNumber, slot: Int
     ) {
         if tree.kind == .list {
             if !key.isEmpty { report.add(name, page, "list entry \(slot) has a key") }
             return
         }
-        if let previous, Bytes.compare(previous.withUnsafeBytes { $0 }, key) >= 0 {
-            report.add(name, page, "keys out of order at slot \(slot)")
-        }
+        // Order within the page is part of the page's structure (``checkPage``); order across pages is here.
         if let lower, Bytes.compare(key, lower.withUnsafeBytes { $0 }) < 0 {
             report.add(name, page, "key at slot \(slot) is below its separator")
         }
@@ -219,26 +233,30 @@ struct Verifier {
     private mutating func checkLeaf(
         _ node: Node, tree: TreeRoot, name: String, lower: [UInt8]?, upper: [UInt8]?, isCatalog: Bool
     ) throws -> UInt64 {
-        var previous: [UInt8]?
         for slot in 0..<node.count {
             let entry = try node.leafEntry(slot, file: source.file)
-            checkOrder(
-                entry.key, previous: previous, lower: lower, upper: upper, tree: tree, name: name, page: node.page,
-                slot: slot)
-            previous = Array(entry.key)
+            checkOrder(entry.key, lower: lower, upper: upper, tree: tree, name: name, page: node.page, slot: slot)
             report.entryCount += 1
             let entryName = isCatalog ? String(decoding: entry.key, as: UTF8.self) : name + "/" + hex(entry.key)
             switch entry.storage {
             case .inline:
                 if isCatalog { report.add(name, node.page, "catalog entry \(entryName) does not hold a tree") }
+                if checkingRows { checkRow(entry.inlineValue, key: entry.key, name: name, page: node.page) }
             case .overflow:
-                checkOverflow(entry.overflowPage, length: entry.length, name: name)
+                if checkOverflow(entry.overflowPage, length: entry.length, name: name), checkingRows,
+                    let value = try? TreeRead(source: source).value(of: entry)
+                {
+                    value.withUnsafeBytes { checkRow($0, key: entry.key, name: name, page: node.page) }
+                }
             case .subtree:
                 guard let nested = TreeRoot.decode(entry.payload, pageCount: meta.pageCount) else {
                     report.add(name, node.page, "invalid tree descriptor at slot \(slot)")
                     continue
                 }
+                let outer = checkingRows
+                checkingRows = isCatalog && rowTrees(entryName)
                 checkTree(nested, name: entryName)
+                checkingRows = outer
             }
         }
         return UInt64(node.count)
@@ -247,13 +265,10 @@ struct Verifier {
     private mutating func checkBranch(
         _ node: Node, tree: TreeRoot, name: String, level: Int, lower: [UInt8]?, upper: [UInt8]?, isCatalog: Bool
     ) throws -> UInt64 {
-        if try !node.key(0, file: source.file).isEmpty { report.add(name, node.page, "first branch entry has a key") }
         var keys: [[UInt8]?] = [lower]
         for slot in 1..<max(1, node.count) {
             let key = try node.key(slot, file: source.file)
-            checkOrder(
-                key, previous: slot > 1 ? keys[slot - 1] : nil, lower: lower, upper: upper, tree: tree, name: name,
-                page: node.page, slot: slot)
+            checkOrder(key, lower: lower, upper: upper, tree: tree, name: name, page: node.page, slot: slot)
             keys.append(Array(key))
         }
         keys.append(upper)
@@ -273,24 +288,51 @@ struct Verifier {
         return total
     }
 
-    private mutating func checkOverflow(_ first: PageNumber, length: Int, name: String) {
+    /// Reports a value of a row tree that is not a row whose lengths and offsets hold together.
+    private mutating func checkRow(
+        _ value: UnsafeRawBufferPointer, key: UnsafeRawBufferPointer, name: String, page: PageNumber
+    ) {
+        do throws(StorageError) {
+            _ = try RowView(value)
+        } catch {
+            report.add(name, page, "the row under key \(hex(key)): \(error)")
+        }
+    }
+
+    /// Checks an overflow chain; returns whether it holds its value whole (no problem found).
+    @discardableResult
+    private mutating func checkOverflow(_ first: PageNumber, length: Int, name: String) -> Bool {
+        let before = report.problems.count + report.omittedProblems
+        let whole = checkChain(first, length: length, name: name)
+        return whole && report.problems.count + report.omittedProblems == before
+    }
+
+    private mutating func checkChain(_ first: PageNumber, length: Int, name: String) -> Bool {
         let payload = meta.pageSize - PageHeader.size
         let pages = max(1, (length + payload - 1) / payload)
         var page = first
         for index in 0..<pages {
-            guard claim(page, tree: name), let base = checkChecksum(page, tree: name) else { return }
+            guard claim(page, tree: name), let (base, _) = checkPage(page, tree: name) else { return false }
             guard base.u8(PageHeader.kind) == PageKind.overflow.rawValue, base.u32(PageHeader.pageNumber) == page else {
                 report.add(name, page, "expected an overflow page")
-                return
+                return false
+            }
+            if index == 0, let problem = OverflowLayout.lengthProblem(base, length: length) {
+                report.add(name, page, problem)
             }
             let next = base.u32(PageHeader.next)
             if index + 1 < pages && next == 0 {
                 report.add(name, page, "overflow chain of a \(length)-byte value ends after \(index + 1) pages")
-                return
+                return false
             }
-            if index + 1 == pages && next != 0 { report.add(name, page, "overflow chain is longer than its value") }
+            if index + 1 == pages,
+                let problem = OverflowLayout.endProblem(base, used: length - index * payload, pageSize: meta.pageSize)
+            {
+                report.add(name, page, problem)
+            }
             page = next
         }
+        return true
     }
 
     /// Marks every page listed in free-list records; a page listed twice or also reachable is reported.
@@ -354,8 +396,19 @@ extension Store {
     ///
     /// Runs on a read transaction, so it can check a file that is in use. Cost is proportional to the file size.
     public func verify() throws(StorageError) -> VerifyReport {
+        try verify(rowTrees: { _ in false })
+    }
+
+    /// ``verify()``, also checking every value of the named trees that `rowTrees` accepts as a row of the object
+    /// layer's format (``RowView``): the variable-size values' offsets and lengths against each other and the row's
+    /// size. The storage engine cannot tell which trees hold rows; the object layer can (its object trees).
+    ///
+    /// ```swift
+    /// let report = try store.verify(rowTrees: { $0.hasPrefix("o:") })
+    /// ```
+    public func verify(rowTrees: @escaping (_ name: String) -> Bool) throws(StorageError) -> VerifyReport {
         let transaction = try read()
-        var verifier = Verifier(transaction: transaction)
+        var verifier = Verifier(transaction: transaction, rowTrees: rowTrees)
         return verifier.run(metaSlots: metaSlotDescriptions(transaction))
     }
 
@@ -377,5 +430,30 @@ extension Store {
             case .failure(let rejection): "meta \(slot): unusable (\(rejection))"
             }
         }
+    }
+}
+
+/// The pages of a version with bounds checks only: the integrity check validates each page itself, so that it
+/// can report every problem instead of stopping at the first.
+private struct UncheckedPages: PageSource {
+    let base: UnsafeRawPointer
+    let pageCount: UInt64
+    let geometry: PageGeometry
+    unowned(unsafe) let file: PathRef
+
+    init(_ pages: SnapshotPages) {
+        base = pages.base
+        pageCount = pages.pageCount
+        geometry = pages.geometry
+        file = pages.file
+    }
+
+    var pageLimit: UInt64 { pageCount }
+
+    func validatedPage(_ number: PageNumber) throws(StorageError) -> (page: UnsafeRawPointer, entries: UInt64?) {
+        guard number >= 2, UInt64(number) < pageCount else {
+            throw file.corrupt(number, "reference to page \(number) outside the version's \(pageCount) pages")
+        }
+        return (base + Int(number) &* geometry.pageSize, nil)
     }
 }

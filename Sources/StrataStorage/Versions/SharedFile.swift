@@ -36,6 +36,10 @@ final class SharedFile: @unchecked Sendable {
     private let registryKey: String?
     /// Data derived from this file's committed tree segments (see ``SegmentCache``).
     let segmentCache: SegmentCache
+    /// The pages validated so far, shared by every reader and writer of the file in this process.
+    let validated: ValidatedPages
+    /// Why the open passed over the newest commit in the file, if it did.
+    let recovery: RecoveryNotice?
 
     struct State {
         var latest: Meta
@@ -54,7 +58,7 @@ final class SharedFile: @unchecked Sendable {
 
     private init(
         file: any PageFile, lockFile: LockFile?, commitLog: CommitLog?, meta: Meta, mapping: Mapping,
-        options: StoreOptions, registryKey: String?
+        options: StoreOptions, registryKey: String?, recovery: RecoveryNotice? = nil
     ) {
         self.file = file
         self.commitLog = commitLog
@@ -66,6 +70,8 @@ final class SharedFile: @unchecked Sendable {
         self.gate = lockFile?.gate ?? WriteGate()
         self.registryKey = registryKey
         self.segmentCache = SegmentCache(budget: options.segmentCacheBytes)
+        self.validated = ValidatedPages()
+        self.recovery = recovery
         self.state = Locked(State(latest: meta, mapping: mapping))
     }
 
@@ -176,7 +182,7 @@ final class SharedFile: @unchecked Sendable {
             }
             let shared = SharedFile(
                 file: disk, lockFile: lock, commitLog: log, meta: meta, mapping: mapping, options: options,
-                registryKey: key)
+                registryKey: key, recovery: try recoveryNotice(disk, opened: meta, mapping: mapping, lock: lock))
             shared.state.withLock { $0.counterSeen = counter }
             files[key] = WeakFile(shared)
             return shared
@@ -222,7 +228,8 @@ final class SharedFile: @unchecked Sendable {
         if let logFile { log = try prepareCommitLog(logFile, main: file, lock: nil, options: options) }
         let (meta, mapping) = try recover(file)
         return SharedFile(
-            file: file, lockFile: nil, commitLog: log, meta: meta, mapping: mapping, options: options, registryKey: nil)
+            file: file, lockFile: nil, commitLog: log, meta: meta, mapping: mapping, options: options, registryKey: nil,
+            recovery: recoveryNotice(opened: meta, mapping: mapping, fileSize: try file.size()))
     }
 
     /// Reads the metas while other processes may commit, like a sequence lock: the change counter is sampled
@@ -450,7 +457,7 @@ final class SharedFile: @unchecked Sendable {
         throw .incompatibleFile(path: path, reason: reasons.joined(separator: "; "))
     }
 
-    private static func describe(_ rejection: Meta.Rejection) -> String {
+    static func describe(_ rejection: Meta.Rejection) -> String {
         switch rejection {
         case .notStrata: "not a Strata file"
         case .unsupportedFormat(let format): "unsupported format version \(format)"
@@ -462,30 +469,38 @@ final class SharedFile: @unchecked Sendable {
 
     /// Checks that a decoded meta fits the file, that every page its commit listed is intact (single-sync
     /// commits), and that its root pages are intact.
-    private static func validate(_ meta: Meta, mapping: Mapping, fileSize: Int) -> String? {
+    static func validate(_ meta: Meta, mapping: Mapping, fileSize: Int) -> MetaProblem? {
         let needed = Int(meta.pageCount) * meta.pageSize
-        if needed > fileSize { return "needs \(needed) bytes but the file has \(fileSize)" }
+        if needed > fileSize {
+            return MetaProblem(page: nil, reason: "needs \(needed) bytes but the file has \(fileSize)")
+        }
         let readable = min(fileSize, mapping.capacity)
         for stamp in meta.written {
             let offset = Int(stamp.page) * meta.pageSize
             guard stamp.page >= 2, UInt64(stamp.page) < meta.pageCount, offset + meta.pageSize <= readable else {
-                return "lists page \(stamp.page), outside the file"
+                return MetaProblem(page: stamp.page, reason: "lists page \(stamp.page), outside the file")
             }
             let page = mapping.base + offset
             guard page.u64(PageHeader.checksum) == stamp.checksum, page.u64(PageHeader.version) == meta.version,
                 PageChecksum.verify(page, page: stamp.page, pageSize: meta.pageSize)
-            else { return "its commit did not reach the disk whole (page \(stamp.page) is not as written)" }
+            else {
+                return MetaProblem(
+                    page: stamp.page,
+                    reason: "its commit did not reach the disk whole (page \(stamp.page) is not as written)")
+            }
         }
         for tree in [meta.catalog, meta.freeTree] where tree.root != 0 {
             let offset = Int(tree.root) * meta.pageSize
-            guard offset + meta.pageSize <= min(fileSize, mapping.capacity) else { return "root page outside the file" }
+            guard offset + meta.pageSize <= min(fileSize, mapping.capacity) else {
+                return MetaProblem(page: tree.root, reason: "root page outside the file")
+            }
             let page = mapping.base + offset
             if !PageChecksum.verify(page, page: tree.root, pageSize: meta.pageSize) {
-                return "root page \(tree.root) fails its checksum"
+                return MetaProblem(page: tree.root, reason: "root page \(tree.root) fails its checksum")
             }
             let kind = page.u8(PageHeader.kind)
             if kind != (tree.depth == 1 ? PageKind.leaf : PageKind.branch).rawValue {
-                return "root page \(tree.root) has the wrong kind"
+                return MetaProblem(page: tree.root, reason: "root page \(tree.root) has the wrong kind")
             }
         }
         return nil
