@@ -186,6 +186,7 @@ func run() throws {
         _ = readLine()
         say(try checksum() == before ? "same" : "changed")
     default:
+        if try runBadInputMode(arguments) { return }
         fail("unknown mode \(arguments[1])")
     }
 }
