@@ -41,9 +41,7 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, _LinkingO
     /// every origin, iterate instead, which reads them once.
     public subscript(position: Int) -> Element {
         let keys = originKeys
-        guard keys.indices.contains(position) else {
-            fatalError("LinkingObjects<\(Element.self)>: index \(position) out of range 0..<\(keys.count)")
-        }
+        CollectionIndex.check(position, count: keys.count, in: "LinkingObjects<\(Element.self)>")
         return object(forKey: keys[position])
     }
 

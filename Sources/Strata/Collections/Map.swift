@@ -68,8 +68,13 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
     /// The entry at `position` (key order when managed, insertion order while unmanaged).
     public subscript(position: Int) -> Element {
         switch backing {
-        case .unmanaged(let entries): return entries[position]
+        case .unmanaged(let entries):
+            CollectionIndex.check(position, count: entries.count, in: "Map<\(Key.self), \(Value.self)>")
+            return entries[position]
         case .managed(let owner, let property):
+            CollectionIndex.check(
+                position, count: owner.realm.collectionCount(owner, property: property, nested: nested),
+                in: owner.realm.collectionName(owner, property))
             let (rawKey, stored) = owner.realm.mapEntry(
                 owner, property: property, nested: nested, level: level, at: position)
             guard let key = Key(_rawKey: rawKey), let value = Value._fromStored(stored) else {

@@ -36,8 +36,13 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
     /// The element at `position` in the set's order.
     public subscript(position: Int) -> Element {
         switch backing {
-        case .unmanaged(let elements): return elements[position]
+        case .unmanaged(let elements):
+            CollectionIndex.check(position, count: elements.count, in: "MutableSet<\(Element.self)>")
+            return elements[position]
         case .managed(let owner, let property):
+            CollectionIndex.check(
+                position, count: owner.realm.collectionCount(owner, property: property),
+                in: owner.realm.collectionName(owner, property))
             let stored = owner.realm.collectionElement(owner, property: property, at: position)
             guard let element = Element._fromStored(stored) else {
                 fatalError("\(owner.table.className): stored set element \(stored) is not a \(Element.self)")
