@@ -244,6 +244,13 @@ extension Map: Encodable where Key == String, Value: Encodable {
     /// Encodes the entries as a keyed object.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
+        if Value._propertyInfo.type == .object {
+            // Objects nest: links that form a cycle throw instead (see `EncodingCycles`).
+            var objects: [String: NestedObject<Value>] = [:]
+            for (key, value) in self { objects[key] = NestedObject(value: value) }
+            try container.encode(objects)
+            return
+        }
         var dictionary: [String: Value] = [:]
         for (key, value) in self { dictionary[key] = value }
         try container.encode(dictionary)

@@ -175,7 +175,12 @@ extension MutableSet: Encodable where Element: Encodable {
     /// Encodes the elements as an array.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.unkeyedContainer()
-        for element in self { try container.encode(element) }
+        for element in self {
+            // Objects nest: links that form a cycle throw instead (see `EncodingCycles`).
+            try EncodingCycles.nest(element, at: container.codingPath + [EncodingCycles.Position(container.count)]) {
+                try container.encode(element)
+            }
+        }
     }
 }
 
