@@ -1022,7 +1022,7 @@ public final class Realm {
             var targets: [ManagedObject] = []
             for object in objects {
                 let managed = try managedForDeletion(object)
-                guard try rowValues(binding: managed.binding, key: managed.key) != nil else {
+                guard try withRow(tree: managed.binding.rowsTree, key: managed.key, { _ in true }) != nil else {
                     throw Realm.Error.invalidatedObject
                 }
                 targets.append(managed)
