@@ -37,12 +37,54 @@ struct MalformedQueryTests {
         mutating func count(_ kind: String, _ outcome: String) { byKind[kind, default: [:]][outcome, default: 0] += 1 }
     }
 
+    /// A child whose standard error goes to a file: a trap's message repeats the whole query, which may be far
+    /// larger than a pipe holds, and the child would block writing it while the parent waits for its output.
+    final class QuietChild {
+        let process = Process()
+        private let output = Pipe()
+        private let errors: URL
+        private var buffer: [UInt8] = []
+
+        init(_ arguments: [String], errors: URL) throws {
+            self.errors = errors
+            _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+            process.executableURL = childExecutable
+            process.arguments = arguments
+            process.standardOutput = output
+            process.standardError = try FileHandle(forWritingTo: errors)
+            try process.run()
+        }
+
+        /// The next line the child printed, or nil at the end of its output.
+        func readLine() -> String? {
+            while true {
+                if let newline = buffer.firstIndex(of: 10) {
+                    let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                    buffer.removeSubrange(...newline)
+                    return line
+                }
+                let data = output.fileHandleForReading.availableData
+                if data.isEmpty { return nil }
+                buffer += data
+            }
+        }
+
+        /// Waits for the child to end: its status (or signal) and what it wrote to standard error.
+        func finish() -> (status: Int32, signalled: Bool, errors: String) {
+            process.waitUntilExit()
+            let text = (try? Data(contentsOf: errors)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+            return (process.terminationStatus, process.terminationReason == .uncaughtSignal, text)
+        }
+    }
+
     /// Runs queries `range` of `seed` in children, starting a new child after each crash.
     static func run(seed: UInt64, _ range: Range<Int>, path: String) throws -> Tally {
         var tally = Tally()
         var next = range.lowerBound
+        let errors = URL(fileURLWithPath: path + ".errors")
         while next < range.upperBound {
-            let child = try Child(["malformed-queries", path, "\(seed)", "\(next)", "\(range.upperBound - next)"])
+            let child = try QuietChild(
+                ["malformed-queries", path, "\(seed)", "\(next)", "\(range.upperBound - next)"], errors: errors)
             var current: (index: Int, kind: String)?
             var finished = false
             while let line = child.readLine() {
@@ -68,16 +110,14 @@ struct MalformedQueryTests {
                 case nil: break
                 }
             }
-            let errors = child.errorOutput()
-            let status = child.wait()
+            let (status, signalled, errorText) = child.finish()
             if finished { break }
             guard let (index, kind) = current else {
-                tally.crashes.append("child ended between queries (status \(status)): \(errors.suffix(300))")
+                tally.crashes.append("child ended between queries (status \(status)): \(errorText.suffix(300))")
                 break
             }
-            let ending =
-                child.process.terminationReason == .uncaughtSignal ? "signal \(status)" : "exit status \(status)"
-            tally.crashes.append("query \(index) (\(kind)): \(ending): \(errors.suffix(300))")
+            let ending = signalled ? "signal \(status)" : "exit status \(status)"
+            tally.crashes.append("query \(index) (\(kind)): \(ending): \(errorText.suffix(300))")
             tally.count(kind, "crashed")
             next = index + 1
         }
@@ -87,11 +127,11 @@ struct MalformedQueryTests {
     /// Runs rejected query `index` through the trapping `filter` / `where`: the child must stop with a trap whose
     /// message is the query's error.
     static func trapMessage(seed: UInt64, index: Int, path: String) throws -> (signal: Int32?, errors: String) {
-        let child = try Child(["malformed-query-trap", path, "\(seed)", "\(index)"])
+        let child = try QuietChild(
+            ["malformed-query-trap", path, "\(seed)", "\(index)"], errors: URL(fileURLWithPath: path + ".trap"))
         while child.readLine() != nil {}
-        let errors = child.errorOutput()
-        let status = child.wait()
-        return (child.process.terminationReason == .uncaughtSignal ? status : nil, errors)
+        let (status, signalled, errors) = child.finish()
+        return (signalled ? status : nil, errors)
     }
 
     @Test func malformedQueriesAreRejectedWithTypedErrorsAndNeverCrash() throws {
