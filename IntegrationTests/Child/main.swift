@@ -189,6 +189,7 @@ func run() throws {
         say(try checksum() == before ? "same" : "changed")
     case "damaged-file-probe": try runDamagedFileProbe(arguments)  // see DamagedFileProbe.swift
     default:
+        if try runBadInputMode(arguments) { return }
         fail("unknown mode \(arguments[1])")
     }
 }

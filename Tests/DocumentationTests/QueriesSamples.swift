@@ -301,6 +301,24 @@ struct QueriesSampleTests {
         }
     }
 
+    @Test func longChainsRunAndDeepNestingIsAnError() throws {
+        let realm = try QueriesSample.realm()
+        let people = realm.objects(Person.self)
+
+        let ages = (0..<5_000).map { "age == \($0)" }.joined(separator: " OR ")
+        let anyAge = people.filter(ages)  // Ann, Bob, Zoë, Dan: one flat OR of 5,000 terms
+        #expect(anyAge.map(\.name) == ["Ann", "Bob", "Zoë", "Dan"])
+        let tooDeep = String(repeating: "(", count: 1_001) + "age > 20" + String(repeating: ")", count: 1_001)
+        do {
+            _ = try people.checkedFilter(tooDeep)
+            Issue.record("the query was accepted")
+        } catch let error as Realm.Error {
+            print(error)  // invalid query at 1000 in "((((…": the query nests more than 1000 levels deep …
+            guard case .invalidQuery(_, let position, let reason) = error else { throw error }
+            #expect(position == 1000 && reason.contains("more than 1000 levels deep"))
+        }
+    }
+
     @Test func checkedWhereThrowsWhatWhereCannotRun() throws {
         let realm = try QueriesSample.realm()
         let people = realm.objects(Person.self)

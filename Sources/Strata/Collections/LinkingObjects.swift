@@ -41,9 +41,7 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, _LinkingO
     /// every origin, iterate instead, which reads them once.
     public subscript(position: Int) -> Element {
         let keys = originKeys
-        guard keys.indices.contains(position) else {
-            fatalError("LinkingObjects<\(Element.self)>: index \(position) out of range 0..<\(keys.count)")
-        }
+        CollectionIndex.check(position, count: keys.count, in: "LinkingObjects<\(Element.self)>")
         return object(forKey: keys[position])
     }
 
@@ -124,7 +122,12 @@ extension LinkingObjects: Encodable where Element: Encodable {
     /// Encodes the origin objects as an array.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.unkeyedContainer()
-        for element in self { try container.encode(element) }
+        for element in self {
+            // Objects nest: links that form a cycle throw instead (see `EncodingCycles`).
+            try EncodingCycles.nest(element, at: container.codingPath + [EncodingCycles.Position(container.count)]) {
+                try container.encode(element)
+            }
+        }
     }
 }
 

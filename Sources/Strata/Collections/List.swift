@@ -112,8 +112,13 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     public subscript(position: Int) -> Element {
         get {
             switch backing {
-            case .unmanaged(let elements): return elements[position]
+            case .unmanaged(let elements):
+                CollectionIndex.check(position, count: elements.count, in: "List<\(Element.self)>")
+                return elements[position]
             case .managed(let owner, let property):
+                CollectionIndex.check(
+                    position, count: owner.realm.collectionCount(owner, property: property, nested: nested),
+                    in: owner.realm.collectionName(owner, property))
                 let stored = owner.realm.collectionElement(
                     owner, property: property, nested: nested, level: level, at: position)
                 guard let element = Element._fromStored(stored) else {
@@ -158,10 +163,12 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         for element in elements { append(element) }
     }
 
-    /// Inserts `element` at `index` (0...count).
+    /// Inserts `element` at `index` (0...count). An index outside that range fails the write transaction (see
+    /// ``remove(at:)``).
     public func insert(_ element: Element, at index: Int) {
         switch backing {
         case .unmanaged(var elements):
+            CollectionIndex.checkInsertion(index, count: elements.count, in: "List<\(Element.self)>")
             backing = .unmanaged([])
             elements.insert(element, at: index)
             backing = .unmanaged(elements)
@@ -171,9 +178,15 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     }
 
     /// Removes the element at `index`.
+    ///
+    /// An index outside the list (`0..<count`) is the Realm SDK's range error: inside a write transaction it
+    /// fails the transaction, which `write` rolls back and reports as ``Realm/Error/invalidValue(type:property:reason:)``
+    /// ("Person.dogs: index 999 is out of bounds (must be less than 3)"); on an unmanaged list it stops the
+    /// process with that message, as `Array` does. The same holds for every positional mutation of a list.
     public func remove(at index: Int) {
         switch backing {
         case .unmanaged(var elements):
+            CollectionIndex.check(index, count: elements.count, in: "List<\(Element.self)>")
             backing = .unmanaged([])
             elements.remove(at: index)
             backing = .unmanaged(elements)
@@ -197,6 +210,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     public func replace(index: Int, object: Element) {
         switch backing {
         case .unmanaged(var elements):
+            CollectionIndex.check(index, count: elements.count, in: "List<\(Element.self)>")
             backing = .unmanaged([])
             elements[index] = object
             backing = .unmanaged(elements)
@@ -208,11 +222,13 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     /// Moves the element at `from` so that it ends up at index `to`.
     public func move(from: Int, to: Int) {
-        guard from != to else { return }
         if case .managed(let owner, let property) = backing {
             owner.realm.listMove(owner, property: property, nested: nested, from: from, to: to)
             return
         }
+        CollectionIndex.check(from, count: count, in: "List<\(Element.self)>")
+        CollectionIndex.check(to, count: count, in: "List<\(Element.self)>")
+        guard from != to else { return }
         let element = self[from]
         remove(at: from)
         insert(element, at: to)
@@ -220,11 +236,13 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
 
     /// Exchanges the elements at `i` and `j`.
     public func swapAt(_ i: Int, _ j: Int) {
-        guard i != j else { return }
         if case .managed(let owner, let property) = backing {
             owner.realm.listSwap(owner, property: property, nested: nested, i, j)
             return
         }
+        CollectionIndex.check(i, count: count, in: "List<\(Element.self)>")
+        CollectionIndex.check(j, count: count, in: "List<\(Element.self)>")
+        guard i != j else { return }
         let first = self[i]
         let second = self[j]
         replace(index: i, object: second)
@@ -327,7 +345,12 @@ extension List: Encodable where Element: Encodable {
     /// Encodes the elements as an array.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.unkeyedContainer()
-        for element in self { try container.encode(element) }
+        for element in self {
+            // Objects nest: links that form a cycle throw instead (see `EncodingCycles`).
+            try EncodingCycles.nest(element, at: container.codingPath + [EncodingCycles.Position(container.count)]) {
+                try container.encode(element)
+            }
+        }
     }
 }
 

@@ -68,8 +68,13 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
     /// The entry at `position` (key order when managed, insertion order while unmanaged).
     public subscript(position: Int) -> Element {
         switch backing {
-        case .unmanaged(let entries): return entries[position]
+        case .unmanaged(let entries):
+            CollectionIndex.check(position, count: entries.count, in: "Map<\(Key.self), \(Value.self)>")
+            return entries[position]
         case .managed(let owner, let property):
+            CollectionIndex.check(
+                position, count: owner.realm.collectionCount(owner, property: property, nested: nested),
+                in: owner.realm.collectionName(owner, property))
             let (rawKey, stored) = owner.realm.mapEntry(
                 owner, property: property, nested: nested, level: level, at: position)
             return owner.realm.mapElement(rawKey, stored, of: owner, property: property, as: Element.self)
@@ -233,6 +238,13 @@ extension Map: Encodable where Key == String, Value: Encodable {
     /// Encodes the entries as a keyed object.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
+        if Value._propertyInfo.type == .object {
+            // Objects nest: links that form a cycle throw instead (see `EncodingCycles`).
+            var objects: [String: NestedObject<Value>] = [:]
+            for (key, value) in self { objects[key] = NestedObject(value: value) }
+            try container.encode(objects)
+            return
+        }
         var dictionary: [String: Value] = [:]
         for (key, value) in self { dictionary[key] = value }
         try container.encode(dictionary)

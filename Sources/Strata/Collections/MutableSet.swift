@@ -36,8 +36,13 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
     /// The element at `position` in the set's order.
     public subscript(position: Int) -> Element {
         switch backing {
-        case .unmanaged(let elements): return elements[position]
+        case .unmanaged(let elements):
+            CollectionIndex.check(position, count: elements.count, in: "MutableSet<\(Element.self)>")
+            return elements[position]
         case .managed(let owner, let property):
+            CollectionIndex.check(
+                position, count: owner.realm.collectionCount(owner, property: property),
+                in: owner.realm.collectionName(owner, property))
             let stored = owner.realm.collectionElement(owner, property: property, at: position)
             guard let element = Element._fromStored(stored) else {
                 return owner.realm.unreadableElement(stored, of: owner, property: property, as: Element.self)
@@ -170,7 +175,12 @@ extension MutableSet: Encodable where Element: Encodable {
     /// Encodes the elements as an array.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.unkeyedContainer()
-        for element in self { try container.encode(element) }
+        for element in self {
+            // Objects nest: links that form a cycle throw instead (see `EncodingCycles`).
+            try EncodingCycles.nest(element, at: container.codingPath + [EncodingCycles.Position(container.count)]) {
+                try container.encode(element)
+            }
+        }
     }
 }
 

@@ -98,15 +98,15 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
         do {
             let key: Int64
             if let (keys, rows) = queryMatches() {
-                guard keys.indices.contains(position) else {
-                    throw StorageError.indexOutOfRange(index: position, count: keys.count)
-                }
+                CollectionIndex.check(position, count: keys.count, in: "Results<\(binding.className)>")
                 if let rows, let element = Self.element(owner.object(binding, key: keys[position], row: rows[position]))
                 {
                     return element
                 }
                 key = keys[position]
             } else {
+                CollectionIndex.check(
+                    position, count: owner.rowCount(tree: binding.rowsTree), in: "Results<\(binding.className)>")
                 key = try owner.objectKey(tree: binding.rowsTree, at: position)
             }
             guard let element = Self.element(owner.object(binding, key: key)) else {

@@ -36,7 +36,7 @@ public struct SectionedResults<Key: Hashable, Element: ObjectBase>: RandomAccess
     /// The section at `position`.
     public subscript(position: Int) -> ResultsSection<Key, Element> {
         let sections = cache.sections(of: results)
-        precondition(sections.indices.contains(position), "section \(position) out of range (\(sections.count))")
+        CollectionIndex.check(position, count: sections.count, in: "SectionedResults<\(Key.self), \(Element.self)>")
         return ResultsSection(key: sections[position].key, parent: self)
     }
 

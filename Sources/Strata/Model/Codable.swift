@@ -5,16 +5,21 @@
 /// key missing from the input gives the property its type's default (0, "", nil, a new ObjectId...), so older
 /// JSON still decodes after a property is added.
 extension Persisted: Encodable where Value: Encodable {
-    /// Encodes the property's current value (read from the Realm when the object is managed).
+    /// Encodes the property's current value (read from the Realm when the object is managed). A linked object is
+    /// encoded nested; links that form a cycle throw `EncodingError.invalidValue` (see `EncodingCycles`).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
+        let value: Value
         if let owner {
-            try container.encode(owner.takeUnretainedValue().read(column: property, as: Value.self))
+            value = owner.takeUnretainedValue().read(column: property, as: Value.self)
         } else if let box, let owner = box.owner, box.column >= 0 {
-            try container.encode(owner.read(column: box.column, as: Value.self))
+            value = owner.read(column: box.column, as: Value.self)
         } else if let box {
-            try container.encode(box.value(as: Value.self))
+            value = box.value(as: Value.self)
+        } else {
+            return
         }
+        try EncodingCycles.nest(value, at: encoder.codingPath) { try container.encode(value) }
     }
 }
 

@@ -100,7 +100,7 @@ enum StoredValueConversion {
     }
 
     /// Looks through `Optional` wrapped in `Any`.
-    private static func unwrap(_ value: Any?) -> Any? {
+    static func unwrap(_ value: Any?) -> Any? {
         guard let value else { return nil }
         let mirror = Mirror(reflecting: value)
         guard mirror.displayStyle == .optional else { return value }
@@ -255,8 +255,24 @@ enum ObjectValues {
                 // A managed object's list: replace through the Realm (the list accessor needs the static type).
                 let name = table.schema.properties[index].name
                 guard managed.realm.transactionForMutation("setting \(table.className).\(name)") != nil else { return }
-                let source = _StoredValue.collection(
-                    ArrayList(elements: elements, info: info, type: table.className, property: name))
+                var element = info
+                element.collection = nil
+                // Every element converted first, so that one of another type is reported as what it is.
+                var stored: [_StoredValue] = []
+                stored.reserveCapacity(elements.count)
+                for entry in elements {
+                    guard let converted = StoredValueConversion.stored(from: entry, as: element) else {
+                        let expected =
+                            element.objectType.map { "\($0)" }
+                            ?? "\(element.type)\(element.isOptional ? "?" : "")"
+                        let got = StoredValueConversion.unwrap(entry).map { "\(type(of: $0))" } ?? "nil"
+                        throw .invalidValue(
+                            type: table.className, property: name,
+                            reason: "expected \(expected) elements, got \(got == "NSNull" ? "nil" : got)")
+                    }
+                    stored.append(converted)
+                }
+                let source = _StoredValue.collection(ArrayList(stored: stored, elements: elements))
                 if info.collection == .set {
                     try managed.realm.replaceSet(
                         binding: managed.binding, property: index, key: managed.key, with: source)
@@ -293,31 +309,19 @@ enum ObjectValues {
     }
 }
 
-/// A loosely typed array presented as a list source (setting a managed object's list by name).
+/// A loosely typed array, converted, presented as a list source (setting a managed object's list by name).
 final class ArrayList: AnyRealmList {
-    let elements: [Any]
-    let info: _PropertyInfo
-    let type: String
-    let property: String
+    let storedElements: [_StoredValue]
+    let anyElements: [Any]
 
-    init(elements: [Any], info: _PropertyInfo, type: String, property: String) {
-        self.elements = elements
-        var element = info
-        element.collection = nil
-        self.info = element
-        self.type = type
-        self.property = property
+    init(stored: [_StoredValue], elements: [Any]) {
+        storedElements = stored
+        anyElements = elements
     }
 
     func replaceAll(with elements: [Any], type: String, property: String) throws(Realm.Error) {
         throw .invalidValue(type: type, property: property, reason: "a temporary list cannot be changed")
     }
-
-    var storedElements: [_StoredValue] {
-        elements.map { StoredValueConversion.stored(from: $0, as: info) ?? .null }
-    }
-
-    var anyElements: [Any] { elements }
 }
 
 /// Entries presented as a map source (setting a managed object's map by name).

@@ -18,8 +18,10 @@ enum ColumnScan {
     /// same predicate (`BoundPredicate.compiled`), nulls and NaNs included.
     indirect enum Kernel {
         case constant(Bool)
-        case and(Kernel, Kernel)
-        case or(Kernel, Kernel)
+        /// Every operand holds (flat, as `BoundPredicate.and` is).
+        case and([Kernel])
+        /// At least one operand holds.
+        case or([Kernel])
         case not(Kernel)
         /// Whether the column is null (`isNull`) or not.
         case null(column: Int, isNull: Bool)
@@ -40,25 +42,28 @@ enum ColumnScan {
         case contains(column: Int, needle: [UInt8], folds: Bool, test: (UnsafeRawBufferPointer) -> Bool)
 
         /// The columns the kernel reads as 8-byte slots (with their nulls).
-        var slotColumns: Set<Int> {
-            switch self {
-            case .constant, .bytes, .contains: []
-            case .and(let a, let b), .or(let a, let b): a.slotColumns.union(b.slotColumns)
-            case .not(let a): a.slotColumns
-            case .null(let column, _), .int(let column, _, _), .double(let column, _, _),
-                .ordered(let column, _, _, _, _), .intSet(let column, _, _):
-                [column]
-            }
-        }
+        var slotColumns: Set<Int> { columns.slots }
 
         /// The columns the kernel reads as strings.
-        var stringColumns: Set<Int> {
-            switch self {
-            case .bytes(let column, _, _), .contains(let column, _, _, _): [column]
-            case .and(let a, let b), .or(let a, let b): a.stringColumns.union(b.stringColumns)
-            case .not(let a): a.stringColumns
-            default: []
+        var stringColumns: Set<Int> { columns.strings }
+
+        /// The columns the kernel reads, found with an explicit stack.
+        private var columns: (slots: Set<Int>, strings: Set<Int>) {
+            var slots = Set<Int>()
+            var strings = Set<Int>()
+            var pending = [self]
+            while let kernel = pending.popLast() {
+                switch kernel {
+                case .constant: break
+                case .and(let operands), .or(let operands): pending += operands
+                case .not(let operand): pending.append(operand)
+                case .null(let column, _), .int(let column, _, _), .double(let column, _, _),
+                    .ordered(let column, _, _, _, _), .intSet(let column, _, _):
+                    slots.insert(column)
+                case .bytes(let column, _, _), .contains(let column, _, _, _): strings.insert(column)
+                }
             }
+            return (slots, strings)
         }
     }
 
@@ -140,12 +145,16 @@ enum ColumnScan {
 
     /// The kernel of `filters` (all of them, ANDed), or nil when one of them is not a plain column condition.
     static func kernel(_ filters: [BoundPredicate], realm: Realm? = nil) -> Kernel? {
-        var result: Kernel?
+        var kernels: [Kernel] = []
         for filter in filters {
             guard let kernel = filter.columnKernel(realm: realm) else { return nil }
-            result = result.map { .and($0, kernel) } ?? kernel
+            kernels.append(kernel)
         }
-        return result
+        switch kernels.count {
+        case 0: return nil
+        case 1: return kernels[0]
+        default: return .and(kernels)
+        }
     }
 
     /// The keys (and rows) of the objects in `tree` satisfying `kernel`, in key order.
@@ -490,30 +499,37 @@ enum ColumnScan {
         }
     }
 
-    /// Writes 1 into `match` for each row satisfying `kernel`, 0 for the others.
+    /// Writes 1 into `match` for each row satisfying `kernel`, 0 for the others. Recurses once per level of
+    /// nesting in this small function; other conditions are `evaluateCondition`'s.
     private static func evaluate(
         _ kernel: Kernel, _ columns: Extracts, count: Int, into match: inout [UInt8], scratch: inout [[UInt8]],
         depth: Int
     ) {
         switch kernel {
-        case .constant(let value):
-            let byte: UInt8 = value ? 1 : 0
-            match.withUnsafeMutableBufferPointer { $0.update(repeating: byte) }
-        case .and(let a, let b), .or(let a, let b):
-            evaluate(a, columns, count: count, into: &match, scratch: &scratch, depth: depth + 1)
+        case .and(let operands), .or(let operands):
+            guard let first = operands.first else {
+                // No operands: AND holds, OR does not.
+                let byte: UInt8
+                if case .and = kernel { byte = 1 } else { byte = 0 }
+                match.withUnsafeMutableBufferPointer { $0.update(repeating: byte) }
+                return
+            }
+            evaluate(first, columns, count: count, into: &match, scratch: &scratch, depth: depth + 1)
             while scratch.count <= depth { scratch.append([]) }
             var other = scratch[depth]
             scratch[depth] = []
             if other.count != count { other = [UInt8](repeating: 0, count: count) }
-            evaluate(b, columns, count: count, into: &other, scratch: &scratch, depth: depth + 1)
             let isAnd: Bool
             if case .and = kernel { isAnd = true } else { isAnd = false }
-            match.withUnsafeMutableBufferPointer { match in
-                other.withUnsafeBufferPointer { other in
-                    if isAnd {
-                        for index in 0..<count { match[index] &= other[index] }
-                    } else {
-                        for index in 0..<count { match[index] |= other[index] }
+            for operand in operands.dropFirst() {
+                evaluate(operand, columns, count: count, into: &other, scratch: &scratch, depth: depth + 1)
+                match.withUnsafeMutableBufferPointer { match in
+                    other.withUnsafeBufferPointer { other in
+                        if isAnd {
+                            for index in 0..<count { match[index] &= other[index] }
+                        } else {
+                            for index in 0..<count { match[index] |= other[index] }
+                        }
                     }
                 }
             }
@@ -523,6 +539,22 @@ enum ColumnScan {
             match.withUnsafeMutableBufferPointer { match in
                 for index in 0..<count { match[index] ^= 1 }
             }
+        default:
+            evaluateCondition(kernel, columns, count: count, into: &match)
+        }
+    }
+
+    /// `evaluate` for a kernel that is not `and`, `or` or `not`.
+    @inline(never)
+    private static func evaluateCondition(_ kernel: Kernel, _ columns: Extracts, count: Int, into match: inout [UInt8])
+    {
+        switch kernel {
+        case .and, .or, .not:
+            var scratch: [[UInt8]] = []
+            evaluate(kernel, columns, count: count, into: &match, scratch: &scratch, depth: 0)
+        case .constant(let value):
+            let byte: UInt8 = value ? 1 : 0
+            match.withUnsafeMutableBufferPointer { $0.update(repeating: byte) }
         case .null(let column, let isNull):
             let nulls = columns.slots[column]!.nulls
             match.withUnsafeMutableBufferPointer { match in
@@ -600,9 +632,7 @@ enum ColumnScan {
             if extract.isASCII {
                 Substrings.mark(extract, needle: needle, folds: folds, into: &match)
             } else {
-                evaluate(
-                    .bytes(column: column, test, nullResult: false), columns, count: count, into: &match,
-                    scratch: &scratch, depth: depth)
+                evaluateCondition(.bytes(column: column, test, nullResult: false), columns, count: count, into: &match)
             }
         case .intSet(let column, let set, let matchesNull):
             let extract = columns.slots[column]!
@@ -709,24 +739,36 @@ extension BoundPredicate {
     /// constants (the cases `compiled` handles for those types, with the same answers) or, given `realm`, a
     /// condition across a to-one link (a semi-join: the link column's value is one of the matching targets' keys);
     /// nil otherwise.
-    func columnKernel(realm: Realm? = nil) -> ColumnScan.Kernel? {
+    /// Conditions nested deeper than `conditionRecursionLimit` get no kernel (evaluating it recurses per level).
+    func columnKernel(realm: Realm? = nil, depth: Int = 0) -> ColumnScan.Kernel? {
+        if depth >= conditionRecursionLimit, logicalOperands != nil { return nil }
         switch self {
         case .constant(let value):
             return .constant(value)
-        case .and(let a, let b):
-            guard let x = a.columnKernel(realm: realm), let y = b.columnKernel(realm: realm) else { return nil }
-            return .and(x, y)
-        case .or(let a, let b):
+        case .and(let operands):
+            return Self.columnKernels(operands, realm: realm, depth: depth + 1).map { .and($0) }
+        case .or(let operands):
             if let (path, values) = equalityDisjunction(), let set = Self.intMembership(path, values) { return set }
-            guard let x = a.columnKernel(realm: realm), let y = b.columnKernel(realm: realm) else { return nil }
-            return .or(x, y)
+            return Self.columnKernels(operands, realm: realm, depth: depth + 1).map { .or($0) }
         case .not(let a):
-            return a.columnKernel(realm: realm).map { .not($0) }
+            return a.columnKernel(realm: realm, depth: depth + 1).map { .not($0) }
+        default:
+            return columnKernelCondition(realm: realm)
+        }
+    }
+
+    /// `columnKernel` for a condition that is not `AND`, `OR` or `NOT` (apart, so that its large frame is not part
+    /// of the recursion over nested conditions).
+    @inline(never)
+    private func columnKernelCondition(realm: Realm?) -> ColumnScan.Kernel? {
+        switch self {
+        case .constant, .and, .or, .not:
+            return columnKernel(realm: realm)
         case .between(let path, let low, let high, nil) where path.directColumn != nil:
             guard let lower = Self.columnCompare(path, .greaterOrEqual, low),
                 let upper = Self.columnCompare(path, .lessOrEqual, high)
             else { return nil }
-            return .and(lower, upper)
+            return .and([lower, upper])
         case .compare(let path, let op, .value(.string(let text)), let options, nil) where path.directColumn != nil:
             return Self.stringCompare(path, op, text, options)
         case .compare(let path, let op, .value(let value), _, nil) where path.directColumn != nil:
@@ -735,16 +777,30 @@ extension BoundPredicate {
             if !options.caseInsensitive, !options.diacriticInsensitive, let set = Self.intMembership(path, values) {
                 return set
             }
-            var result: ColumnScan.Kernel = .constant(false)
+            // One flat OR however long the list (an empty list matches nothing).
+            var tests: [ColumnScan.Kernel] = []
             for value in values {
                 guard let test = Self.columnCompare(path, .equal, value) else { return nil }
-                result = .or(result, test)
+                tests.append(test)
             }
-            return result
+            return .or(tests)
         default:
             guard let realm, let join = semiJoinParts(realm) else { return nil }
             return .intSet(column: join.column, join.targets, matchesNull: join.nilMatches)
         }
+    }
+
+    /// Each of `operands` as a kernel; nil when one of them cannot be.
+    private static func columnKernels(_ operands: [BoundPredicate], realm: Realm?, depth: Int)
+        -> [ColumnScan.Kernel]?
+    {
+        var kernels: [ColumnScan.Kernel] = []
+        kernels.reserveCapacity(operands.count)
+        for operand in operands {
+            guard let kernel = operand.columnKernel(realm: realm, depth: depth) else { return nil }
+            kernels.append(kernel)
+        }
+        return kernels
     }
 
     /// Whether an integer column's value is one of `values`, as `membership` compiles it for rows: one hash

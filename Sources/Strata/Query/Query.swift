@@ -50,9 +50,8 @@ indirect enum QueryNode {
     case between(QueryNode, Any, Any)
     case text(QueryNode, String)
     case geoWithin(QueryNode, any GeoShape)
-    case and(QueryNode, QueryNode)
-    case or(QueryNode, QueryNode)
-    case not(QueryNode)
+    /// `&&`, `||` or `!` over conditions.
+    case logic(QueryLogic)
 
     func appending(_ component: Component) -> QueryNode {
         guard case .path(let components) = self else { return self }
@@ -63,6 +62,36 @@ indirect enum QueryNode {
     var predicate: QueryNode {
         if case .path = self { return .compare(self, .equal, .value(true), []) }
         return self
+    }
+}
+
+/// `a && b`, `a || b` or `!a` in a type-safe query, as built by the operators: each operator makes one node in
+/// O(1), so a chain of 10,000 `||` built in a loop is 10,000 nested nodes. Everything that reads the tree walks it
+/// with an explicit stack (``Realm/resolve(_:arguments:text:)`` flattens chains of one operator into one level),
+/// and releasing it does too: the nodes are objects whose `deinit` takes their operands apart one by one, where
+/// an `indirect enum` would be released by a recursion as deep as the chain.
+final class QueryLogic {
+    let op: ConditionShape
+    /// Two operands for `and` and `or`, one for `not`.
+    private(set) var operands: [QueryNode]
+
+    init(_ op: ConditionShape, _ operands: [QueryNode]) {
+        self.op = op
+        self.operands = operands
+    }
+
+    deinit {
+        // Take the operands of every logic node only this one holds, and release each once it is empty.
+        var pending = operands
+        operands = []
+        while var node = pending.popLast() {
+            guard case .logic(var logic) = node else { continue }
+            node = .value(nil)
+            if isKnownUniquelyReferenced(&logic) {
+                pending += logic.operands
+                logic.operands = []
+            }
+        }
     }
 }
 
@@ -174,9 +203,13 @@ extension Query where T: Comparable {
     /// Within `range` (upper end excluded).
     public func contains(_ range: Range<T>) -> Query<Bool> {
         Query<Bool>(
-            .and(
-                .compare(node, .greaterOrEqual, .value(range.lowerBound), []),
-                .compare(node, .less, .value(range.upperBound), [])))
+            .logic(
+                QueryLogic(
+                    .and,
+                    [
+                        .compare(node, .greaterOrEqual, .value(range.lowerBound), []),
+                        .compare(node, .less, .value(range.upperBound), []),
+                    ])))
     }
 }
 
@@ -320,14 +353,16 @@ extension Query where T: _QueryMap {
 extension Query where T == Bool {
     /// Both conditions.
     public static func && (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> {
-        Query<Bool>(.and(lhs.node.predicate, rhs.node.predicate))
+        Query<Bool>(.logic(QueryLogic(.and, [lhs.node.predicate, rhs.node.predicate])))
     }
     /// Either condition.
     public static func || (lhs: Query<Bool>, rhs: Query<Bool>) -> Query<Bool> {
-        Query<Bool>(.or(lhs.node.predicate, rhs.node.predicate))
+        Query<Bool>(.logic(QueryLogic(.or, [lhs.node.predicate, rhs.node.predicate])))
     }
     /// Not the condition.
-    public static prefix func ! (query: Query<Bool>) -> Query<Bool> { Query<Bool>(.not(query.node.predicate)) }
+    public static prefix func ! (query: Query<Bool>) -> Query<Bool> {
+        Query<Bool>(.logic(QueryLogic(.not, [query.node.predicate])))
+    }
 }
 
 // MARK: Resolving
@@ -417,8 +452,71 @@ extension Realm {
         return names
     }
 
-    /// `node` as a parsed predicate with its values as arguments.
+    /// `node` as a parsed predicate with its values as arguments. Chains of one operator (`a || b || c`, however
+    /// they were grouped) become one flat node; the tree is walked with an explicit stack, so a query built from
+    /// any number of operators resolves without recursion, and one nesting deeper than
+    /// `QueryLimits.maximumDepth` levels, or with more than `QueryLimits.maximumTerms` conditions, is an error.
     func resolve(_ node: QueryNode, arguments: inout [Any?], text: String) throws(Realm.Error) -> RQLPredicate {
+        enum Step {
+            /// Resolve this node, `depth` levels deep.
+            case visit(QueryNode, depth: Int)
+            /// Combine the last `count` resolved predicates.
+            case combine(ConditionShape, count: Int)
+        }
+        var steps: [Step] = [.visit(node, depth: 0)]
+        var resolved: [RQLPredicate] = []
+        var conditions = 0
+        while let step = steps.popLast() {
+            switch step {
+            case .combine(let op, let count):
+                let operands = Array(resolved.suffix(count))
+                resolved.removeLast(count)
+                switch op {
+                case .and: resolved.append(.all(operands))
+                case .or: resolved.append(.any(operands))
+                case .not: resolved.append(.not(operands[0]))
+                }
+            case .visit(let node, let depth):
+                guard case .logic(let logic) = node.predicate else {
+                    conditions += 1
+                    guard conditions <= QueryLimits.maximumTerms else {
+                        throw Realm.Error.invalidQuery(query: text, position: 0, reason: QueryLimits.termsReason)
+                    }
+                    resolved.append(try resolveCondition(node, arguments: &arguments, text: text))
+                    continue
+                }
+                guard depth < QueryLimits.maximumDepth else {
+                    throw Realm.Error.invalidQuery(query: text, position: 0, reason: QueryLimits.depthReason)
+                }
+                let operands = logic.op == .not ? logic.operands : Self.chain(logic)
+                steps.append(.combine(logic.op, count: operands.count))
+                // Pushed last to first, so that they resolve (and number their arguments) left to right.
+                for operand in operands.reversed() { steps.append(.visit(operand, depth: depth + 1)) }
+            }
+        }
+        return resolved[0]
+    }
+
+    /// The operands of a chain of `logic`'s operator, left to right: operands that are the same operator are
+    /// opened up in turn (iteratively: a chain may be thousands of nodes deep).
+    private static func chain(_ logic: QueryLogic) -> [QueryNode] {
+        var operands: [QueryNode] = []
+        var pending = logic.operands.reversed() as [QueryNode]
+        while let node = pending.popLast() {
+            if case .logic(let inner) = node.predicate, inner.op == logic.op {
+                pending += inner.operands.reversed()
+            } else {
+                operands.append(node)
+            }
+        }
+        return operands
+    }
+
+    /// A condition of a type-safe query (a comparison, `BETWEEN`, `TEXT`, `GEOWITHIN`), with its values as
+    /// arguments.
+    private func resolveCondition(_ node: QueryNode, arguments: inout [Any?], text: String) throws(Realm.Error)
+        -> RQLPredicate
+    {
         func operand(_ node: QueryNode) throws(Realm.Error) -> RQLOperand {
             switch node {
             case .path(let components):
@@ -441,14 +539,6 @@ extension Realm {
             }
         }
         switch node.predicate {
-        case .and(let a, let b):
-            return .and(
-                try resolve(a, arguments: &arguments, text: text), try resolve(b, arguments: &arguments, text: text))
-        case .or(let a, let b):
-            return .or(
-                try resolve(a, arguments: &arguments, text: text), try resolve(b, arguments: &arguments, text: text))
-        case .not(let a):
-            return .not(try resolve(a, arguments: &arguments, text: text))
         case .text(let path, let words):
             return .text(try operand(path), try operand(.value(words)), position: 0)
         case .geoWithin(let path, let shape):

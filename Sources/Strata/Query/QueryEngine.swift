@@ -68,8 +68,10 @@ extension RQLOperand {
 /// A predicate bound to a class, ready to run against rows.
 indirect enum BoundPredicate {
     case constant(Bool)
-    case and(BoundPredicate, BoundPredicate)
-    case or(BoundPredicate, BoundPredicate)
+    /// Every operand holds (a flat chain: see `RQLPredicate.and`).
+    case and([BoundPredicate])
+    /// At least one operand holds.
+    case or([BoundPredicate])
     case not(BoundPredicate)
     case compare(BoundPath, RQLOperator, BoundOperand, options: CompareOptions, quantifier: RQLQuantifier?)
     case between(BoundPath, _StoredValue, _StoredValue, quantifier: RQLQuantifier?)
@@ -113,12 +115,19 @@ struct QueryBinder {
         RQLParser.failure(in: query, reason, at: position)
     }
 
+    /// `predicate` bound to the schema and the arguments, walked without recursion (see `foldConditions`).
     func bind(_ predicate: RQLPredicate) throws(Realm.Error) -> BoundPredicate {
+        try foldConditions(
+            predicate, split: { $0.logicalOperands },
+            leaf: { (condition) throws(Realm.Error) in try bindCondition(condition) },
+            combine: { (shape, operands) throws(Realm.Error) in BoundPredicate(shape, operands) })
+    }
+
+    /// A condition: `TRUEPREDICATE`, a comparison, `BETWEEN`, `TEXT` or `GEOWITHIN`.
+    private func bindCondition(_ predicate: RQLPredicate) throws(Realm.Error) -> BoundPredicate {
         switch predicate {
         case .constant(let value): return .constant(value)
-        case .and(let a, let b): return .and(try bind(a), try bind(b))
-        case .or(let a, let b): return .or(try bind(a), try bind(b))
-        case .not(let a): return .not(try bind(a))
+        case .and, .or, .not: return try bind(predicate)
         case .between(let operand, let low, let high, let quantifier, let position):
             guard case .keyPath(let components, let at) = operand else {
                 throw failure("BETWEEN needs a property on its left", at: position)
@@ -616,6 +625,11 @@ struct QueryBinder {
         if let sequence = argument as? any Sequence, !(argument is Data) {
             var values: [_StoredValue] = []
             for element in sequence {
+                // One level only: a list of lists is no query value (and a nested argument could be deeper than
+                // any stack).
+                if element is any Sequence, !(element is String), !(element is Data) {
+                    throw failure("a list argument holds values, not other lists (\(type(of: element)))", at: position)
+                }
                 switch try convert(element, for: path, at: position) {
                 case .value(let value): values.append(value)
                 case .values(let more): values += more
@@ -950,17 +964,81 @@ extension Realm {
             view: { () throws(Realm.Error) in try collectionView(binding, property: property, key: key) }, body)
     }
 
-    /// Whether object `key` (whose row is `row`) satisfies `predicate`.
-    func queryMatches(_ predicate: BoundPredicate, key: Int64, row: RowView?) throws(Realm.Error) -> Bool {
+    /// Whether object `key` (whose row is `row`) satisfies `predicate`. Recurses into nested conditions up to
+    /// `conditionRecursionLimit` levels, and walks deeper ones with an explicit stack.
+    func queryMatches(_ predicate: BoundPredicate, key: Int64, row: RowView?, depth: Int = 0) throws(Realm.Error)
+        -> Bool
+    {
+        switch predicate {
+        case .and(let operands):
+            guard depth < conditionRecursionLimit else { return try deepQueryMatches(predicate, key: key, row: row) }
+            for operand in operands where try !queryMatches(operand, key: key, row: row, depth: depth + 1) {
+                return false
+            }
+            return true
+        case .or(let operands):
+            guard depth < conditionRecursionLimit else { return try deepQueryMatches(predicate, key: key, row: row) }
+            for operand in operands where try queryMatches(operand, key: key, row: row, depth: depth + 1) {
+                return true
+            }
+            return false
+        case .not(let operand):
+            guard depth < conditionRecursionLimit else { return try deepQueryMatches(predicate, key: key, row: row) }
+            return try !queryMatches(operand, key: key, row: row, depth: depth + 1)
+        default: return try queryMatchesCondition(predicate, key: key, row: row)
+        }
+    }
+
+    /// `queryMatches` with an explicit stack of the AND, OR and NOT nodes being evaluated (each with the index of
+    /// its next operand), short-circuiting as the recursion does.
+    private func deepQueryMatches(_ predicate: BoundPredicate, key: Int64, row: RowView?) throws(Realm.Error) -> Bool {
+        var frames: [(shape: ConditionShape, operands: [BoundPredicate], next: Int)] = []
+        var node = predicate
+        while true {
+            // Down to a condition (or an empty AND or OR), opening each AND, OR and NOT at its first operand.
+            while let (shape, operands) = node.logicalOperands, let first = operands.first {
+                frames.append((shape, operands, 1))
+                node = first
+            }
+            var value: Bool
+            if let (shape, _) = node.logicalOperands {
+                // An empty AND holds, an empty OR does not.
+                value = shape == .and
+            } else {
+                value = try queryMatchesCondition(node, key: key, row: row)
+            }
+            // Up while the value decides the node or the node has no operand left; else on to its next operand.
+            var advanced = false
+            while let frame = frames.last {
+                let decided: Bool
+                switch frame.shape {
+                case .not:
+                    value = !value
+                    decided = true
+                case .and: decided = !value || frame.next == frame.operands.count
+                case .or: decided = value || frame.next == frame.operands.count
+                }
+                if decided {
+                    frames.removeLast()
+                    continue
+                }
+                node = frame.operands[frame.next]
+                frames[frames.count - 1].next += 1
+                advanced = true
+                break
+            }
+            if !advanced { return value }
+        }
+    }
+
+    /// Whether object `key` satisfies a condition that is not `AND`, `OR` or `NOT`.
+    @inline(never)
+    private func queryMatchesCondition(_ predicate: BoundPredicate, key: Int64, row: RowView?) throws(Realm.Error)
+        -> Bool
+    {
         switch predicate {
         case .constant(let value): return value
-        case .and(let a, let b):
-            guard try queryMatches(a, key: key, row: row) else { return false }
-            return try queryMatches(b, key: key, row: row)
-        case .or(let a, let b):
-            if try queryMatches(a, key: key, row: row) { return true }
-            return try queryMatches(b, key: key, row: row)
-        case .not(let a): return try !queryMatches(a, key: key, row: row)
+        case .and, .or, .not: return try queryMatches(predicate, key: key, row: row)
         case .text(let path, let search):
             return try queryValues(path, key: key, row: row).contains {
                 if case .string(let text) = $0 { search.matches(text) } else { false }
@@ -1223,19 +1301,42 @@ extension BoundPredicate {
     /// The condition as a `RowCondition`, when it only compares the object's own plain columns with constants,
     /// or (given `realm`) follows a to-one link to such a condition; nil otherwise (the general evaluator then
     /// runs it). Both give the same answers.
-    func compiled(realm: Realm? = nil) -> RowCondition? {
+    ///
+    /// Conditions nested deeper than `conditionRecursionLimit` are not compiled: checking a row would recurse
+    /// through that many closures.
+    func compiled(realm: Realm? = nil, depth: Int = 0) -> RowCondition? {
+        if depth >= conditionRecursionLimit, logicalOperands != nil { return nil }
         switch self {
         case .constant(let value): return { _ in value }
-        case .and(let a, let b):
-            guard let x = a.compiled(realm: realm), let y = b.compiled(realm: realm) else { return nil }
-            return { x($0) && y($0) }
-        case .or(let a, let b):
+        case .and(let operands):
+            guard let tests = Self.compiled(operands, realm: realm, depth: depth + 1) else { return nil }
+            return Self.all(tests)
+        case .or(let operands):
             if let (path, values) = equalityDisjunction(), let test = Self.membership(path, values) { return test }
-            guard let x = a.compiled(realm: realm), let y = b.compiled(realm: realm) else { return nil }
-            return { x($0) || y($0) }
+            guard let tests = Self.compiled(operands, realm: realm, depth: depth + 1) else { return nil }
+            if tests.count == 2 {
+                let (x, y) = (tests[0], tests[1])
+                return { x($0) || y($0) }
+            }
+            return { row in
+                for test in tests where test(row) { return true }
+                return false
+            }
         case .not(let a):
-            guard let x = a.compiled(realm: realm) else { return nil }
+            guard let x = a.compiled(realm: realm, depth: depth + 1) else { return nil }
             return { !x($0) }
+        default:
+            return compiledCondition(realm: realm)
+        }
+    }
+
+    /// `compiled` for a condition that is not `AND`, `OR` or `NOT` (apart, so that its large frame is not part of
+    /// the recursion over nested conditions).
+    @inline(never)
+    private func compiledCondition(realm: Realm?) -> RowCondition? {
+        switch self {
+        case .constant, .and, .or, .not:
+            return compiled(realm: realm)
         case .between(let path, let low, let high, nil) where path.directColumn != nil:
             guard let lower = Self.compare(path, .greaterOrEqual, low, CompareOptions()),
                 let upper = Self.compare(path, .lessOrEqual, high, CompareOptions())
@@ -1252,6 +1353,34 @@ extension BoundPredicate {
             return { row in tests.contains { $0(row) } }
         default:
             return realm.flatMap { semiJoin($0) }
+        }
+    }
+
+    /// Each of `operands` compiled; nil when one of them cannot be.
+    private static func compiled(_ operands: [BoundPredicate], realm: Realm?, depth: Int) -> [RowCondition]? {
+        var tests: [RowCondition] = []
+        tests.reserveCapacity(operands.count)
+        for operand in operands {
+            guard let test = operand.compiled(realm: realm, depth: depth) else { return nil }
+            tests.append(test)
+        }
+        return tests
+    }
+
+    /// Whether a row passes every one of `tests`: one closure however many there are (nesting a closure per test
+    /// would recurse once per test on every row).
+    static func all(_ tests: [RowCondition]) -> RowCondition {
+        switch tests.count {
+        case 0: return { _ in true }
+        case 1: return tests[0]
+        case 2:
+            let (x, y) = (tests[0], tests[1])
+            return { x($0) && y($0) }
+        default:
+            return { row in
+                for test in tests where !test(row) { return false }
+                return true
+            }
         }
     }
 
@@ -1283,7 +1412,10 @@ extension BoundPredicate {
         default:
             return nil
         }
-        guard path.steps.count >= 2, case .property(let owner, let link) = path.steps[0],
+        // Each link of the path is one more nested query (the targets' own semi-join): a path through more links
+        // than `semiJoinLinkLimit` runs in the general evaluator, which follows it without recursion.
+        guard path.steps.count >= 2, path.steps.count <= Self.semiJoinLinkLimit + 1,
+            case .property(let owner, let link) = path.steps[0],
             owner.table.infos[link].type == .object, owner.table.infos[link].collection == nil,
             case .property(let target, _) = path.steps[1]
         else { return nil }
@@ -1303,6 +1435,9 @@ extension BoundPredicate {
         return (owner.columns[link], Set(matching.keys), nilMatches)
     }
 
+    /// How many to-one links a path may follow and still run as semi-joins (each link nests a query).
+    static let semiJoinLinkLimit = 8
+
     /// Whether the condition holds when its path yields null (a nil link on the way).
     var holdsForNull: Bool {
         switch self {
@@ -1318,11 +1453,17 @@ extension BoundPredicate {
     /// `a == x OR a == y OR …` on one plain column (at any nesting of ORs): the column and the values.
     func equalityDisjunction() -> (BoundPath, [_StoredValue])? {
         switch self {
-        case .or(let a, let b):
-            guard let (left, x) = a.equalityDisjunction(), let (right, y) = b.equalityDisjunction(),
-                let column = left.directColumn?.column, column == right.directColumn?.column
+        case .or(let operands):
+            guard let (first, _) = operands.first?.equalityDisjunction(), let column = first.directColumn?.column
             else { return nil }
-            return (left, x + y)
+            var values: [_StoredValue] = []
+            for operand in operands {
+                guard let (path, more) = operand.equalityDisjunction(), path.directColumn?.column == column else {
+                    return nil
+                }
+                values += more
+            }
+            return (first, values)
         case .compare(let path, .equal, .value(let value), let options, nil)
         where path.directColumn != nil && !options.caseInsensitive && !options.diacriticInsensitive:
             return (path, [value])

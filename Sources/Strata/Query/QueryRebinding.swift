@@ -80,13 +80,20 @@ extension ResultsQuery {
 typealias BindingMap = (TableBinding) throws(Realm.Error) -> TableBinding
 
 extension BoundPredicate {
-    /// The predicate with every class binding replaced by `map`'s.
+    /// The predicate with every class binding replaced by `map`'s (walked without recursion: see
+    /// `foldConditions`).
     func rebound(_ map: BindingMap) throws(Realm.Error) -> BoundPredicate {
+        try foldConditions(
+            self, split: { $0.logicalOperands },
+            leaf: { (condition) throws(Realm.Error) in try condition.reboundCondition(map) },
+            combine: { (shape, operands) throws(Realm.Error) in BoundPredicate(shape, operands) })
+    }
+
+    /// `rebound` for a condition that is not `AND`, `OR` or `NOT`.
+    private func reboundCondition(_ map: BindingMap) throws(Realm.Error) -> BoundPredicate {
         switch self {
         case .constant: self
-        case .and(let a, let b): .and(try a.rebound(map), try b.rebound(map))
-        case .or(let a, let b): .or(try a.rebound(map), try b.rebound(map))
-        case .not(let a): .not(try a.rebound(map))
+        case .and, .or, .not: try rebound(map)
         case .compare(let path, let op, let operand, let options, let quantifier):
             .compare(
                 try path.rebound(map), op, try operand.rebound(map), options: options, quantifier: quantifier)

@@ -19,8 +19,11 @@ enum RQLOrdering {
 
 indirect enum RQLPredicate {
     case constant(Bool)
-    case and(RQLPredicate, RQLPredicate)
-    case or(RQLPredicate, RQLPredicate)
+    /// Every operand holds. A chain `a AND b AND c` is one node with three operands (see ``all(_:)``), so that long
+    /// chains do not nest.
+    case and([RQLPredicate])
+    /// At least one operand holds; flattened like `and`.
+    case or([RQLPredicate])
     case not(RQLPredicate)
     case compare(RQLComparison)
     case between(RQLOperand, low: RQLOperand, high: RQLOperand, quantifier: RQLQuantifier?, position: Int)
@@ -28,6 +31,29 @@ indirect enum RQLPredicate {
     case text(RQLOperand, RQLOperand, position: Int)
     /// `property GEOWITHIN shape`.
     case geoWithin(RQLOperand, RQLOperand, position: Int)
+
+    /// `operands` joined by AND, with operands that are ANDs themselves spliced in: the chain stays one level
+    /// deep however it was grouped. One operand is returned as it is.
+    static func all(_ operands: [RQLPredicate]) -> RQLPredicate {
+        guard operands.count != 1 else { return operands[0] }
+        var flat: [RQLPredicate] = []
+        flat.reserveCapacity(operands.count)
+        for operand in operands {
+            if case .and(let inner) = operand { flat += inner } else { flat.append(operand) }
+        }
+        return .and(flat)
+    }
+
+    /// `operands` joined by OR, flattened as ``all(_:)`` flattens AND.
+    static func any(_ operands: [RQLPredicate]) -> RQLPredicate {
+        guard operands.count != 1 else { return operands[0] }
+        var flat: [RQLPredicate] = []
+        flat.reserveCapacity(operands.count)
+        for operand in operands {
+            if case .or(let inner) = operand { flat += inner } else { flat.append(operand) }
+        }
+        return .or(flat)
+    }
 }
 
 struct RQLComparison {
@@ -117,9 +143,19 @@ struct RQLParser {
     private let bytes: [UInt8]
     private var tokens: [(token: Token, position: Int)] = []
     private var index = 0
+    /// How many levels (parentheses, NOT, SUBQUERY) enclose the current token: at most
+    /// `QueryLimits.maximumDepth`, so that whatever walks the parsed tree stays within its bounds.
+    private var depth = 0
+    /// Conditions and list values so far: at most `QueryLimits.maximumTerms`.
+    private var terms = 0
+    /// How many SUBQUERYs enclose the current token: at most `QueryLimits.maximumSubqueryDepth`.
+    private var subqueries = 0
 
     static func parse(_ text: String) throws(Realm.Error) -> RQLQuery {
         if let cached = ParsedQueries.shared.query(for: text) { return cached }
+        guard text.utf8.count <= QueryLimits.maximumLength else {
+            throw failure(in: text, QueryLimits.lengthReason, at: QueryLimits.maximumLength)
+        }
         var parser = RQLParser(text: text)
         try parser.tokenize()
         let query = try parser.query()
@@ -332,6 +368,18 @@ struct RQLParser {
         guard accept(symbol: symbol) else { throw failure("expected \(what)", at: position) }
     }
 
+    /// Opens a level of nesting at the token at `start` (its caller leaves it with `depth -= 1`).
+    private mutating func enterLevel(at start: Int) throws(Realm.Error) {
+        depth += 1
+        guard depth <= QueryLimits.maximumDepth else { throw failure(QueryLimits.depthReason, at: start) }
+    }
+
+    /// Counts a condition or list value starting at `start`.
+    private mutating func countTerm(at start: Int) throws(Realm.Error) {
+        terms += 1
+        guard terms <= QueryLimits.maximumTerms else { throw failure(QueryLimits.termsReason, at: start) }
+    }
+
     private func describe(_ token: Token) -> String {
         switch token {
         case .identifier(let name): "'\(name)'"
@@ -398,37 +446,74 @@ struct RQLParser {
         return components.joined(separator: ".")
     }
 
+    /// A parenthesised group being parsed by `orExpression`: the OR operands and the AND operands of its current
+    /// term so far, and the NOTs read before the operand being parsed.
+    private struct Group {
+        var ors: [RQLPredicate] = []
+        var ands: [RQLPredicate] = []
+        var nots = 0
+    }
+
+    /// `and (OR and)*`, where `and` is `not (AND not)*`, `not` is `NOT* primary` and `primary` is `( or )`,
+    /// `TRUEPREDICATE`, `FALSEPREDICATE` or a comparison. Parsed with an explicit stack of open parentheses
+    /// instead of one recursive call per level (a call chain that costs kilobytes of stack per level in a debug
+    /// build); each chain of ORs or ANDs becomes one flat node however many terms it has.
     private mutating func orExpression() throws(Realm.Error) -> RQLPredicate {
-        var result = try andExpression()
-        while accept(keyword: "OR") || accept(symbol: "||") { result = .or(result, try andExpression()) }
-        return result
-    }
-
-    private mutating func andExpression() throws(Realm.Error) -> RQLPredicate {
-        var result = try notExpression()
-        while accept(keyword: "AND") || accept(symbol: "&&") { result = .and(result, try notExpression()) }
-        return result
-    }
-
-    private mutating func notExpression() throws(Realm.Error) -> RQLPredicate {
-        if accept(keyword: "NOT") || accept(symbol: "!") { return .not(try notExpression()) }
-        return try primary()
-    }
-
-    private mutating func primary() throws(Realm.Error) -> RQLPredicate {
-        if accept(symbol: "(") {
-            let inner = try orExpression()
-            try expect(symbol: ")", ") to close (")
-            return inner
+        var groups = [Group()]
+        while true {
+            // An operand: NOTs, then an open parenthesis (a new group) or a primary.
+            while true {
+                let start = position
+                guard accept(keyword: "NOT") || accept(symbol: "!") else { break }
+                try enterLevel(at: start)
+                groups[groups.count - 1].nots += 1
+            }
+            let start = position
+            if accept(symbol: "(") {
+                try enterLevel(at: start)
+                groups.append(Group())
+                continue
+            }
+            var operand = try primary()
+            // Complete the operand, and every group the operand completes.
+            while true {
+                let nots = groups[groups.count - 1].nots
+                for _ in 0..<nots { operand = .not(operand) }
+                depth -= nots
+                groups[groups.count - 1].nots = 0
+                groups[groups.count - 1].ands.append(operand)
+                if accept(keyword: "AND") || accept(symbol: "&&") { break }
+                let term = RQLPredicate.all(groups[groups.count - 1].ands)
+                groups[groups.count - 1].ands = []
+                groups[groups.count - 1].ors.append(term)
+                if accept(keyword: "OR") || accept(symbol: "||") { break }
+                let group = groups.removeLast()
+                operand = .any(group.ors)
+                guard !groups.isEmpty else { return operand }
+                try expect(symbol: ")", ") to close (")
+                depth -= 1
+            }
         }
-        if accept(keyword: "TRUEPREDICATE") { return .constant(true) }
-        if accept(keyword: "FALSEPREDICATE") { return .constant(false) }
+    }
+
+    /// `TRUEPREDICATE`, `FALSEPREDICATE` or a comparison (parentheses and NOT are `orExpression`'s).
+    private mutating func primary() throws(Realm.Error) -> RQLPredicate {
+        let start = position
+        if accept(keyword: "TRUEPREDICATE") {
+            try countTerm(at: start)
+            return .constant(true)
+        }
+        if accept(keyword: "FALSEPREDICATE") {
+            try countTerm(at: start)
+            return .constant(false)
+        }
         if current == .end { throw failure("expected a condition", at: position) }
         return try comparison()
     }
 
     private mutating func comparison() throws(Realm.Error) -> RQLPredicate {
         let start = position
+        try countTerm(at: start)
         var quantifier: RQLQuantifier?
         if let word = keyword(current), ["ANY", "SOME", "ALL", "NONE"].contains(word),
             index + 1 < tokens.count, case .identifier = tokens[index + 1].token
@@ -518,7 +603,12 @@ struct RQLParser {
             advance()
             var elements: [RQLOperand] = []
             if !accept(symbol: "}") {
-                repeat { elements.append(try operand()) } while accept(symbol: ",")
+                repeat {
+                    try countTerm(at: position)
+                    // Lists hold values: a nested list would only be flattened, and parsing nests once per level.
+                    if current == .symbol("{") { throw failure("a list cannot hold another list", at: position) }
+                    elements.append(try operand())
+                } while accept(symbol: ",")
                 try expect(symbol: "}", "} to close the list")
             }
             return .list(elements, position: start)
@@ -584,6 +674,15 @@ struct RQLParser {
     /// `SUBQUERY(collection, $x, predicate).@count`.
     private mutating func subquery() throws(Realm.Error) -> RQLOperand {
         let start = position
+        try enterLevel(at: start)
+        subqueries += 1
+        defer {
+            depth -= 1
+            subqueries -= 1
+        }
+        guard subqueries <= QueryLimits.maximumSubqueryDepth else {
+            throw failure(QueryLimits.subqueryReason, at: start)
+        }
         advance()
         advance()
         guard case .keyPath(let collection, _) = try keyPath() else {

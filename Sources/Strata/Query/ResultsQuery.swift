@@ -491,20 +491,50 @@ final class ResultsQuery {
     static func indexCandidates(_ predicate: BoundPredicate, realm: Realm, binding: TableBinding) throws(Realm.Error)
         -> Candidates?
     {
+        // Walked without recursion (see `foldConditions`); NOT uses no index.
+        try foldConditions(
+            predicate,
+            split: { (node) -> (ConditionShape, [BoundPredicate])? in
+                guard let (shape, operands) = node.logicalOperands, shape != .not else { return nil }
+                return (shape, operands)
+            },
+            leaf: { (condition) throws(Realm.Error) in
+                try conditionCandidates(condition, realm: realm, binding: binding)
+            },
+            combine: { (shape, operands: [Candidates?]) throws(Realm.Error) -> Candidates? in
+                switch shape {
+                case .and:
+                    // The operands an index answers narrow the objects down; exact only if it answers all of them.
+                    let found = operands.compactMap { $0 }
+                    guard !found.isEmpty else { return nil }
+                    return Candidates(
+                        keys: found.count == 1 ? found[0].keys : SortedKeys.intersection(found.map(\.keys)),
+                        exact: found.count == operands.count && found.allSatisfy(\.exact))
+                case .or:
+                    var lists: [[Int64]] = []
+                    var exact = true
+                    for candidates in operands {
+                        guard let candidates else { return nil }
+                        lists.append(candidates.keys)
+                        exact = exact && candidates.exact
+                    }
+                    let keys =
+                        lists.count == 2
+                        ? SortedKeys.union(lists[0], lists[1]) : SortedKeys.normalized(Array(lists.joined()))
+                    return Candidates(keys: keys, exact: exact)
+                case .not:
+                    return nil
+                }
+            })
+    }
+
+    /// `indexCandidates` for a condition that is not `AND` or `OR`.
+    private static func conditionCandidates(_ predicate: BoundPredicate, realm: Realm, binding: TableBinding)
+        throws(Realm.Error) -> Candidates?
+    {
         switch predicate {
-        case .and(let a, let b):
-            let left = try indexCandidates(a, realm: realm, binding: binding)
-            let right = try indexCandidates(b, realm: realm, binding: binding)
-            if let left, let right {
-                return Candidates(
-                    keys: SortedKeys.intersection([left.keys, right.keys]), exact: left.exact && right.exact)
-            }
-            return (left ?? right).map { Candidates(keys: $0.keys, exact: false) }
-        case .or(let a, let b):
-            guard let left = try indexCandidates(a, realm: realm, binding: binding),
-                let right = try indexCandidates(b, realm: realm, binding: binding)
-            else { return nil }
-            return Candidates(keys: SortedKeys.union(left.keys, right.keys), exact: left.exact && right.exact)
+        case .and, .or:
+            return try indexCandidates(predicate, realm: realm, binding: binding)
         case .text(let path, let search):
             guard path.steps.count == 1, case .property(let owner, let property) = path.steps[0], owner === binding,
                 binding.table.schema.properties[property].isFullTextIndexed,
@@ -582,9 +612,7 @@ final class ResultsQuery {
                 }
             }
             // The compiled conditions read the row in place, through one closure; the others run on what passes.
-            let test = compiled.dropFirst().reduce(compiled.first ?? { _ in true }) { all, next in
-                { all($0) && next($0) }
-            }
+            let test = BoundPredicate.all(compiled)
             try realm.storage {
                 if general.isEmpty {
                     try tree.forEachStableEntry { key, value in

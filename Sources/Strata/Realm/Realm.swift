@@ -662,6 +662,12 @@ public final class Realm {
                     type: "Migration", property: "", reason: "\(what()): old objects of a migration are read-only"))
             return nil
         }
+        if frozen {
+            // Not "needs a write transaction": a write on the live Realm would not help.
+            fatalError(
+                "\(what()): the object is frozen (a read-only snapshot of one version); change its live version "
+                    + "instead: call thaw() and set it inside realm.write { }")
+        }
         guard let transaction else {
             fatalError("\(what()): \(Realm.Error.notInWriteTransaction)")
         }
@@ -1024,27 +1030,46 @@ public final class Realm {
     }
 
     /// Deletes a managed object. Links to it become nil; its embedded objects are deleted with it.
+    ///
+    /// Deleting an object that is already deleted (by an earlier write, another Realm, or earlier in this one) is
+    /// an error, as in the Realm SDK: the write transaction fails, and `write` (or `commitWrite()`) rolls it back
+    /// whole and throws ``Error/invalidatedObject``. Check ``ObjectBase/isInvalidated`` first to delete an object
+    /// only if it still exists.
     public func delete(_ object: ObjectBase) {
         guard transactionForMutation("delete(\(type(of: object)))") != nil else { return }
         do {
-            guard let managed = object.managed, managed.realm === self else {
-                throw Realm.Error.invalidValue(
-                    type: type(of: object).className(), property: "",
-                    reason: "only objects managed by this Realm can be deleted")
+            let managed = try managedForDeletion(object)
+            guard try remove(binding: managed.binding, key: managed.key, direct: true) else {
+                throw Realm.Error.invalidatedObject
             }
-            guard managed.binding.table.kind != .asymmetric else {
-                throw Realm.Error.invalidValue(
-                    type: managed.binding.className, property: "",
-                    reason: "asymmetric objects are removed by acknowledging their outbox delivery")
-            }
-            try remove(binding: managed.binding, key: managed.key, direct: true)
         } catch {
             fail(error)
         }
     }
 
+    /// The stored object `object` is, when this Realm can delete it.
+    private func managedForDeletion(_ object: ObjectBase) throws(Realm.Error) -> ManagedObject {
+        guard let managed = object.managed, managed.realm === self else {
+            let reason =
+                object.managed?.realm.frozen == true
+                ? "a frozen object cannot be deleted: delete its live version (object.thaw())"
+                : "only objects managed by this Realm can be deleted"
+            throw Realm.Error.invalidValue(type: type(of: object).className(), property: "", reason: reason)
+        }
+        guard managed.binding.table.kind != .asymmetric else {
+            throw Realm.Error.invalidValue(
+                type: managed.binding.className, property: "",
+                reason: "asymmetric objects are removed by acknowledging their outbox delivery")
+        }
+        return managed
+    }
+
     /// Deletes every object of `objects`. Deleting every object of a type (`realm.objects(T.self)`) clears the
     /// type's trees at once instead of deleting row by row.
+    ///
+    /// An object that was already deleted when the call began fails the write transaction, as
+    /// `delete(_:)` does for one object; one that appears twice (a list holding it twice), or that an earlier
+    /// deletion of the same call removed (an embedded object with its parent), is deleted once.
     public func delete<S: Sequence>(_ objects: S) where S.Element: ObjectBase {
         if let whole = objects as? any WholeTable, whole.realmForDeletion === self,
             let binding = whole.bindingForDeletion
@@ -1057,7 +1082,20 @@ public final class Realm {
             }
             return
         }
-        for object in Array(objects) { delete(object) }
+        guard transactionForMutation("delete(\(S.self))") != nil else { return }
+        do {
+            var targets: [ManagedObject] = []
+            for object in objects {
+                let managed = try managedForDeletion(object)
+                guard try withRow(tree: managed.binding.rowsTree, key: managed.key, { _ in true }) != nil else {
+                    throw Realm.Error.invalidatedObject
+                }
+                targets.append(managed)
+            }
+            for managed in targets { try remove(binding: managed.binding, key: managed.key, direct: true) }
+        } catch {
+            fail(error)
+        }
     }
 
     /// Deletes every object of every type.

@@ -87,6 +87,7 @@ extension Realm {
     ) {
         mutateCollection(owner, property: property, nested: nested, "inserting into") {
             (transaction, list) throws(Realm.Error) in
+            try checkPositions([index], in: list, owner: owner, property: property, inserting: true)
             let bytes = try encodeElement(
                 value, binding: owner.binding, property: property, owner: owner.key, level: level)
             try mutate { try transaction.insert(bytes, at: index, in: list) }
@@ -100,6 +101,7 @@ extension Realm {
     ) {
         mutateCollection(owner, property: property, nested: nested, "replacing in") {
             (transaction, list) throws(Realm.Error) in
+            try checkPositions([index], in: list, owner: owner, property: property)
             let bytes = try encodeElement(
                 value, binding: owner.binding, property: property, owner: owner.key, level: level)
             let old = try trackedElement(at: index, in: list, owner: owner, property: property)
@@ -112,9 +114,24 @@ extension Realm {
     func listRemove(_ owner: ManagedObject, property: Int, nested: UInt64 = 0, at index: Int) {
         mutateCollection(owner, property: property, nested: nested, "removing from") {
             (transaction, list) throws(Realm.Error) in
+            try checkPositions([index], in: list, owner: owner, property: property)
             let old = try trackedElement(at: index, in: list, owner: owner, property: property)
             try mutate { try transaction.remove(at: index, from: list) }
             if let old { try releaseElementRow(old, binding: owner.binding, property: property, owner: owner.key) }
+        }
+    }
+
+    /// Throws the SDK's range error (see ``CollectionIndex``) for the first of `positions` outside the list:
+    /// `0..<count`, or `0...count` when `inserting`.
+    private func checkPositions(
+        _ positions: [Int], in list: TreeHandle, owner: ManagedObject, property: Int, inserting: Bool = false
+    ) throws(Realm.Error) {
+        guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
+        let count = try storage { try transaction.count(in: list) }
+        for index in positions where index < 0 || index > count || (index == count && !inserting) {
+            throw .invalidValue(
+                type: owner.table.className, property: owner.table.schema.properties[property].name,
+                reason: CollectionIndex.outOfBounds(index, count: count, inserting: inserting))
         }
     }
 
@@ -133,6 +150,8 @@ extension Realm {
     func listMove(_ owner: ManagedObject, property: Int, nested: UInt64 = 0, from: Int, to: Int) {
         mutateCollection(owner, property: property, nested: nested, "moving in") {
             (transaction, list) throws(Realm.Error) in
+            try checkPositions([from, to], in: list, owner: owner, property: property)
+            guard from != to else { return }
             try mutate {
                 let bytes = try transaction.value(at: from, in: list)
                 try transaction.remove(at: from, from: list)
@@ -145,6 +164,8 @@ extension Realm {
     func listSwap(_ owner: ManagedObject, property: Int, nested: UInt64 = 0, _ i: Int, _ j: Int) {
         mutateCollection(owner, property: property, nested: nested, "swapping in") {
             (transaction, list) throws(Realm.Error) in
+            try checkPositions([i, j], in: list, owner: owner, property: property)
+            guard i != j else { return }
             try mutate {
                 let first = try transaction.value(at: i, in: list)
                 let second = try transaction.value(at: j, in: list)

@@ -299,9 +299,11 @@ extension Realm {
     /// Deletes a row: its embedded objects, its primary key entry, and links to it in every table. An embedded
     /// object is only unlinked from its parent when deleted on its own (`direct`); otherwise the parent is
     /// replacing or deleting it and drops the link itself.
-    func remove(binding: TableBinding, key: Int64, direct: Bool = false) throws(Realm.Error) {
+    /// Returns false, changing nothing, when there is no such row.
+    @discardableResult
+    func remove(binding: TableBinding, key: Int64, direct: Bool = false) throws(Realm.Error) -> Bool {
         let transaction = try activeTransactionForWrite()
-        guard let values = try rowValues(binding: binding, key: key) else { return }
+        guard let values = try rowValues(binding: binding, key: key) else { return false }
         try deleteEmbedded(binding: binding, key: key)
         if let index = binding.table.primaryKeyIndex, let encoded = KeyEncoding.primaryKey(values[index]),
             let primaryKeys = try handle(binding.primaryKeyTree, create: false)
@@ -316,6 +318,7 @@ extension Realm {
         try releaseReplacedMixed(binding: binding, key: key, old: values, new: nil)
         try deleteCollections(binding: binding, key: key)
         if binding.table.kind == .object || direct { try unlinkIncoming(target: binding.className, key: key) }
+        return true
     }
 
     /// Deletes every object of `binding`'s type: embedded objects they own, links to them, their rows, primary
