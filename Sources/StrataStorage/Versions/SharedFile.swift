@@ -158,7 +158,7 @@ final class SharedFile: @unchecked Sendable {
                 lock = try LockFile.shared(forDataFile: path, optional: options.readOnly)
                 guard let lock else { throw error }
                 (meta, mapping, _) = try consistentRead(lock) { () throws(StorageError) in
-                    try recoverOrExplain(disk, logPath: logPath, writerActive: lock.writerIsHeldElsewhere)
+                    try recoverOrExplain(disk, logPath: logPath, writerActive: { lock.writerIsHeldElsewhere })
                 }
             }
             if lock == nil { lock = try LockFile.shared(forDataFile: path, optional: options.readOnly) }
@@ -258,14 +258,17 @@ final class SharedFile: @unchecked Sendable {
     /// them), says what is wrong with the main file — commits not yet applied, or a newest commit that is damaged —
     /// and that a read-write open restores them from the log. While another process holds the writer lock
     /// (`writerActive`) the log is ahead by the commit it is publishing (appended, its meta not yet written): the
-    /// main file's newest commit is then read, as a reader that came a moment earlier would have.
-    private static func recoverOrExplain(_ disk: DiskFile, logPath: String, writerActive: Bool = false)
-        throws(StorageError) -> (Meta, Mapping)
-    {
+    /// main file's newest commit is then read, as a reader that came a moment earlier would have. It is asked
+    /// after the log was read: a writer that took the lock and appended since the metas were read still holds
+    /// the lock then, and one that has already published and let go has bumped the change counter, which makes
+    /// ``consistentRead(_:_:)`` read again.
+    private static func recoverOrExplain(
+        _ disk: DiskFile, logPath: String, writerActive: () -> Bool = { false }
+    ) throws(StorageError) -> (Meta, Mapping) {
         do throws(StorageError) {
             let recovered = try recover(disk)
-            if !disk.isWritable, !writerActive, let pending = try pendingLogVersion(logPath),
-                pending > recovered.0.version
+            if !disk.isWritable, let pending = try pendingLogVersion(logPath), pending > recovered.0.version,
+                !writerActive()
             {
                 let restore = "open the file read-write once to restore them from the log"
                 if let problem = newerCommitProblem(than: recovered.0, in: recovered.1, fileSize: try disk.size()) {
