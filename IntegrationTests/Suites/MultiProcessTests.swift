@@ -49,6 +49,34 @@ struct MultiProcessTests {
         #expect(try store.verify().isValid)
     }
 
+    /// Read-only opens (the `strata` tool) while another process commits small durable commits through the
+    /// commit log: a commit appended to the log but not yet published is the writer's, not a crash's leftover,
+    /// so the open reads the newest published version instead of refusing the file.
+    @Test func readOnlyOpensWhileAWriterCommitsThroughTheLog() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("logged.strata")
+        let writer = try Child(["commit-loop", path, "7"])
+        defer { writer.kill() }
+        let acknowledged = Atomic<Int>(-1)
+        // Drain the writer's output on a thread of its own so that it never blocks on a full pipe. From here on
+        // only that thread reads its output.
+        nonisolated(unsafe) let output = writer
+        Thread {
+            while let line = output.readLine() {
+                if let n = line.split(separator: " ").last.flatMap({ Int($0) }) {
+                    acknowledged.store(n, ordering: .releasing)
+                }
+            }
+        }.start()
+        while acknowledged.load(ordering: .acquiring) < 0 {}
+        for _ in 0..<(soak ? 20_000 : 1500) {
+            let before = acknowledged.load(ordering: .acquiring)
+            let store = try Store.open(path: path, options: StoreOptions(pageSize: 1024, readOnly: true))
+            let count = try store.read().tree(named: "acked")?.count ?? 0
+            #expect(count >= before + 1, "\(count) keys, \(before) acknowledged")
+        }
+    }
+
     private func writeRound(_ store: Store, _ round: Int) throws {
         try store.write { txn in
             let data = try txn.tree(named: "data", create: .keyed)!

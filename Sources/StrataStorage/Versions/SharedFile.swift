@@ -150,15 +150,28 @@ final class SharedFile: @unchecked Sendable {
             // Recognise the file before creating a lock file beside it. Another process may be committing while
             // this first look reads the metas (they can then fail validation spuriously): when a lock file is
             // already there, its change counter tells, and the look below decides.
-            var (meta, mapping): (Meta, Mapping)
-            do throws(StorageError) {
-                (meta, mapping) = try recoverOrExplain(disk, logPath: logPath)
-            } catch {
-                guard lock != nil || access(path + ".lock", F_OK) == 0 else { throw error }
-                lock = try LockFile.shared(forDataFile: path, optional: options.readOnly)
-                guard let lock else { throw error }
-                (meta, mapping, _) = try consistentRead(lock) { () throws(StorageError) in
+            // A read-only open of a file in use takes the lock file at once: while a writer is busy, the log is
+            // its business, and reading it whole on every open (the `strata` tool) would be wasted.
+            if lock == nil, !disk.isWritable, access(path + ".lock", F_OK) == 0 {
+                lock = try LockFile.shared(forDataFile: path, optional: true)
+            }
+            func lookWithLock(_ lock: LockFile) throws(StorageError) -> (Meta, Mapping) {
+                let (meta, mapping, _) = try consistentRead(lock) { () throws(StorageError) in
                     try recoverOrExplain(disk, logPath: logPath, writerActive: { lock.writerIsHeldElsewhere })
+                }
+                return (meta, mapping)
+            }
+            var (meta, mapping): (Meta, Mapping)
+            if let lock, !disk.isWritable {
+                (meta, mapping) = try lookWithLock(lock)
+            } else {
+                do throws(StorageError) {
+                    (meta, mapping) = try recoverOrExplain(disk, logPath: logPath)
+                } catch {
+                    guard lock != nil || access(path + ".lock", F_OK) == 0 else { throw error }
+                    lock = try LockFile.shared(forDataFile: path, optional: options.readOnly)
+                    guard let lock else { throw error }
+                    (meta, mapping) = try lookWithLock(lock)
                 }
             }
             if lock == nil { lock = try LockFile.shared(forDataFile: path, optional: options.readOnly) }
@@ -267,8 +280,9 @@ final class SharedFile: @unchecked Sendable {
     ) throws(StorageError) -> (Meta, Mapping) {
         do throws(StorageError) {
             let recovered = try recover(disk)
-            if !disk.isWritable, let pending = try pendingLogVersion(logPath), pending > recovered.0.version,
-                !writerActive()
+            // Asked before too, which spares reading the whole log while a writer is busy.
+            if !disk.isWritable, !writerActive(), let pending = try pendingLogVersion(logPath),
+                pending > recovered.0.version, !writerActive()
             {
                 let restore = "open the file read-write once to restore them from the log"
                 if let problem = newerCommitProblem(than: recovered.0, in: recovered.1, fileSize: try disk.size()) {
