@@ -52,6 +52,14 @@ public final class Store: Sendable {
         Store(shared: try SharedFile.open(file: file, log: log, options: options))
     }
 
+    /// Opens a store over a custom page file as the in-memory store `identifier`, which the object layer's
+    /// in-memory Realms open by that identifier (fault-injection tests of the object layer).
+    static func inMemory(identifier: String, over file: any PageFile, options: StoreOptions = StoreOptions())
+        throws(StorageError) -> Store
+    {
+        Store(shared: try SharedFile.openInMemory(identifier: identifier, over: file, options: options))
+    }
+
     /// The file's path (for in-memory stores, a descriptive name).
     public var path: String { shared.path }
     /// The file's page size in bytes.
