@@ -69,6 +69,7 @@ extension Realm {
     /// task is already cancelled, nothing happens and it returns false (the Realm stays at its version).
     @discardableResult
     public func asyncRefresh(_isolation: isolated (any Actor)? = #isolation) async -> Bool {
+        checkThread()
         if Task.isCancelled { return false }
         return refresh()
     }

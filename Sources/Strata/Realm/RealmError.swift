@@ -25,7 +25,8 @@ public enum RealmError: Swift.Error, Sendable, Equatable, CustomStringConvertibl
     case fileAccess(path: String, reason: String)
     /// The file does not exist (read-only opens do not create files).
     case fileNotFound(path: String)
-    /// The file is corrupt, truncated or not a Strata file.
+    /// The file is damaged (a page failed validation: `reason` names it; a stored value does not decode),
+    /// truncated, of a newer format, or not a Strata file. Restore it from a backup (see ``Realm/damage``).
     case incompatibleFile(path: String, reason: String)
     /// The file's stored schema differs from the app's models; one line per difference.
     case schemaMismatch(differences: [String])
