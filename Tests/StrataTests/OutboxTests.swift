@@ -85,6 +85,23 @@ struct OutboxTests {
         }
     }
 
+    /// Acknowledging in a task cancelled before the write starts throws `CancellationError` and removes nothing;
+    /// the delivery can be acknowledged again.
+    @Test func acknowledgingInACancelledTaskRemovesNothing() async throws {
+        let scratch = try Scratch()
+        let configuration = scratch.configuration()
+        let outbox = try create([7], in: configuration)
+        let delivery = try #require(try await take(1, from: outbox).first)
+        let cancelled = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await delivery.acknowledge()
+        }
+        await #expect(throws: CancellationError.self) { try await cancelled.value }
+        #expect(try stored(configuration) == 1)
+        try await delivery.acknowledge()
+        #expect(try stored(configuration) == 0)
+    }
+
     @Test func unacknowledgedObjectsAreDeliveredAgainToTheNextConsumer() async throws {
         let scratch = try Scratch()
         let configuration = scratch.configuration()

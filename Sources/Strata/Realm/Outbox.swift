@@ -91,16 +91,27 @@ public final class OutboxDelivery<Model: AsymmetricObject>: @unchecked Sendable 
     }
 
     /// Removes every object of `deliveries` from the file in one write transaction.
+    ///
+    /// A task cancelled before the write starts (at the call, or while waiting for the write lock) gets
+    /// `CancellationError` and removes nothing: the deliveries stay claimed and can be acknowledged again.
     public static func acknowledge(_ deliveries: [OutboxDelivery<Model>]) async throws {
         guard let first = deliveries.first else { return }
+        try Task.checkCancellation()
         let configuration = first.configuration
         let keys = deliveries.map(\.sequenceNumber)
-        try await BlockingWork.run { () throws in
-            let realm = try Realm(configuration: configuration)
-            let binding = try realm.binding(for: Model.self)
-            try realm.write {
-                for key in keys { try realm.remove(binding: binding, key: key) }
+        let cancelled = CancelFlag()
+        try await withTaskCancellationHandler {
+            try await BlockingWork.run { () throws in
+                let realm = try Realm(configuration: configuration)
+                let binding = try realm.binding(for: Model.self)
+                try realm.write {
+                    // The lock was granted: a cancellation that came while waiting for it abandons the write.
+                    if cancelled.isSet { throw CancellationError() }
+                    for key in keys { try realm.remove(binding: binding, key: key) }
+                }
             }
+        } onCancel: {
+            cancelled.set()
         }
         for delivery in deliveries { OutboxClaims.shared.release(delivery.sequenceNumber, in: delivery.scope) }
     }

@@ -679,7 +679,9 @@ public final class Realm {
     func fail(_ error: any Swift.Error) {
         if let damage = damage(in: error) { fileDamage.record(damage) }
         guard failure == nil else { return }
-        failure = damage(in: error) ?? (error as? Realm.Error) ?? .fileAccess(path: path, reason: "\(error)")
+        failure =
+            damage(in: error) ?? (error as? Realm.Error) ?? (error as? StorageError).map { .storage($0, path: path) }
+            ?? .fileAccess(path: path, reason: "\(error)")
     }
 
     /// Bumped whenever what this Realm reads may have changed (a new version, or a change in its write

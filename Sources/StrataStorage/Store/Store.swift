@@ -52,6 +52,14 @@ public final class Store: Sendable {
         Store(shared: try SharedFile.open(file: file, log: log, options: options))
     }
 
+    /// Opens a store over a custom page file as the in-memory store `identifier`, which the object layer's
+    /// in-memory Realms open by that identifier (fault-injection tests of the object layer).
+    static func inMemory(identifier: String, over file: any PageFile, options: StoreOptions = StoreOptions())
+        throws(StorageError) -> Store
+    {
+        Store(shared: try SharedFile.openInMemory(identifier: identifier, over: file, options: options))
+    }
+
     /// The file's path (for in-memory stores, a descriptive name).
     public var path: String { shared.path }
     /// The file's page size in bytes.
@@ -97,7 +105,9 @@ public final class Store: Sendable {
     }
 
     /// Starts a write transaction, suspending (never blocking a thread) while another writer holds the lock.
-    /// Throws ``StorageError/cancelled`` if the task is cancelled while waiting.
+    /// Throws ``StorageError/cancelled`` if the task is cancelled before the transaction starts: already at the
+    /// call, while waiting, or as the lock is handed over (the lock is then released again). A transaction this
+    /// returns belongs to the caller even if the task is cancelled afterwards.
     ///
     /// The transaction belongs to the caller's isolation (`isolation` defaults to it), so an actor can start
     /// one and use it across its own suspension points.
@@ -105,7 +115,14 @@ public final class Store: Sendable {
         -> sending WriteTransaction
     {
         try checkWritable()
-        return WriteTransaction(context: try await shared.lockForWriting())
+        if Task.isCancelled { throw .cancelled }
+        let transaction = WriteTransaction(context: try await shared.lockForWriting())
+        // A cancellation that arrived as the lock was handed over: the caller has not started, so it gets none.
+        if Task.isCancelled {
+            transaction.abort()
+            throw .cancelled
+        }
+        return transaction
     }
 
     /// Runs `body` in a write transaction and commits it; if `body` throws, the transaction is aborted and the
@@ -117,11 +134,21 @@ public final class Store: Sendable {
 
     /// Async form of ``write(_:)``: waits for the lock by suspending, never blocking a thread. `body` runs in
     /// the caller's isolation (an actor's, or the main actor's), so it may touch the caller's state.
+    ///
+    /// A task cancelled before `body` starts (already at the call, or while waiting for the lock) gets
+    /// `CancellationError` and nothing is written. Once `body` runs, the write commits or aborts whole, whatever
+    /// happens to the task meanwhile.
     @discardableResult
     public func asyncWrite<R>(
         isolation: isolated (any Actor)? = #isolation, _ body: (WriteTransaction) throws -> R
     ) async throws -> R {
-        try Self.commit(try await beginWrite(isolation: isolation), running: body)
+        let transaction: WriteTransaction
+        do {
+            transaction = try await beginWrite(isolation: isolation)
+        } catch StorageError.cancelled {
+            throw CancellationError()
+        }
+        return try Self.commit(transaction, running: body)
     }
 
     /// Runs `body` in `transaction`, then commits it, or aborts it if `body` or the commit throws.
@@ -141,6 +168,9 @@ public final class Store: Sendable {
     /// Closes this handle: later calls on it throw ``StorageError/closed``. Transactions already started keep
     /// working; the file is released when the last handle and transaction are gone.
     public func close() { closed.store(true, ordering: .releasing) }
+
+    /// Tasks of this process suspended waiting for the file's write lock (for tests of cancellation).
+    var queuedWriterTasks: Int { shared.gate.queuedTaskCount }
 
     /// Number of distinct versions pinned by readers in this process.
     public var pinnedVersionCount: Int { shared.pinnedVersionCount }

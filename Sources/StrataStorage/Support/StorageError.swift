@@ -39,7 +39,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case treeNotFound(String)
     /// The transaction already ended, or an earlier error in it made it unusable; it can only be aborted.
     case transactionClosed
-    /// The waiting task was cancelled before the write lock was acquired.
+    /// The task was cancelled before its write transaction started (at the call, or while waiting for the write
+    /// lock); nothing was written and the lock is not held. ``Store/asyncWrite(isolation:_:)`` reports it as
+    /// `CancellationError`.
     case cancelled
     /// The store is closed.
     case closed
@@ -65,7 +67,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .wrongTreeKind(let expected, let actual): "operation needs a \(expected) tree, but the tree is \(actual)"
         case .treeNotFound(let name): "tree \(name) does not exist in this transaction"
         case .transactionClosed: "the transaction has ended or failed and can only be aborted"
-        case .cancelled: "the task was cancelled while waiting for the write lock"
+        case .cancelled: "the task was cancelled before its write transaction started"
         case .closed: "the store is closed"
         }
     }

@@ -231,6 +231,23 @@ final class SharedFile: @unchecked Sendable {
         }
     }
 
+    /// Registers a store over `file` as the in-memory store `identifier` (fault-injection tests of the object
+    /// layer: a Realm configured with that in-memory identifier opens this file while the store is open).
+    static func openInMemory(identifier: String, over file: any PageFile, options: StoreOptions) throws(StorageError)
+        -> SharedFile
+    {
+        let name = "memory:" + identifier
+        return try registry.withLock { (files: inout [String: WeakFile]) throws(StorageError) -> SharedFile in
+            if try file.size() == 0 { try initializeEmptyFile(file, lock: nil, options: options) }
+            let (meta, mapping) = try recover(file)
+            let shared = SharedFile(
+                file: file, lockFile: nil, commitLog: nil, meta: meta, mapping: mapping, options: options,
+                registryKey: name)
+            files[name] = WeakFile(shared)
+            return shared
+        }
+    }
+
     /// Opens a store over any page file, with an optional commit log (fault-injection tests). Not registered:
     /// each call is independent.
     static func open(file: any PageFile, log logFile: (any PageFile)?, options: StoreOptions) throws(StorageError)

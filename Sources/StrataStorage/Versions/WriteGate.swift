@@ -117,6 +117,16 @@ final class WriteGate: Sendable {
         continuation?.resume(throwing: StorageError.cancelled)
     }
 
+    /// Tasks queued for the gate and not cancelled (tests wait for a writer to be queued before cancelling it).
+    var queuedTaskCount: Int {
+        state.withLock { state in
+            state.waiters[state.head...].reduce(0) { count, waiter in
+                if case .task(let id, _) = waiter, !state.cancelled.contains(id) { return count + 1 }
+                return count
+            }
+        }
+    }
+
     /// Releases the gate, handing it to the next waiter if there is one.
     func unlock() {
         let next: Waiter? = state.withLock { state in
