@@ -35,6 +35,11 @@ let package = Package(
             path: "IntegrationTests/Child",
             swiftSettings: strictSettings
         ),
+        // A child whose entry point is `static func main() async`: a Realm opened on the main actor must keep
+        // working after awaits (on Linux the main actor leaves the main thread).
+        .executableTarget(
+            name: "strata-async-main", dependencies: ["Strata"], path: "IntegrationTests/AsyncMain",
+            swiftSettings: strictSettings),
         .testTarget(
             name: "StrataStorageTests", dependencies: ["StrataStorage", "StrataTestSupport"],
             swiftSettings: strictSettings),
@@ -52,7 +57,9 @@ let package = Package(
             name: "DocumentationTests", dependencies: ["Strata", "StrataStorage"], swiftSettings: strictSettings),
         .testTarget(
             name: "IntegrationTests",
-            dependencies: ["Strata", "StrataStorage", "StrataTestSupport", "strata-integration-child"],
+            dependencies: [
+                "Strata", "StrataStorage", "StrataTestSupport", "strata-integration-child", "strata-async-main",
+            ],
             path: "IntegrationTests/Suites",
             swiftSettings: strictSettings
         ),

@@ -15,6 +15,8 @@ import StrataTestSupport
 //   trap-wrong-thread PATH  store a Note, print "stored", then read it from another thread (traps)
 //   trap-wrong-actor PATH   store a Note from an actor-confined Realm, print "stored", then read it from a plain
 //                           thread (traps)
+//   trap-wrong-task PATH    store a Note from a task-confined Realm (and read it after an await in that task),
+//                           print "stored", then read it from a plain thread (traps, saying what to do instead)
 //   crash-in-migration PATH open the file with a newer Note model; the migration block rewrites every note,
 //                           creates 5,000 more, prints "migrating" and crashes before the migration ends
 //   tally PATH COUNT        wait for a line on stdin, then COUNT commits each adding 1 to Tally 1's count; print
@@ -71,6 +73,28 @@ func run() throws {
         Task {
             do {
                 stored.note = try await NoteKeeper().store(path: path).note
+            } catch {
+                fail("\(error)")
+            }
+            done.signal()
+        }
+        done.wait()
+        say("stored")
+        let thread = Thread { say("read \(stored.note!.text)") }
+        thread.start()
+        while !thread.isFinished { usleep(1000) }
+        say("no trap")
+    case "trap-wrong-task":
+        let stored = Smuggled()
+        let done = DispatchSemaphore(value: 0)
+        Task.detached {
+            do {
+                let realm = try Realm(
+                    configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Note.self]))
+                let note = try await realm.asyncWrite { realm.create(Note.self, value: ["text": "original"]) }
+                await Task.yield()
+                guard note.text == "original" else { fail("the task's own Realm read \(note.text)") }
+                stored.note = note
             } catch {
                 fail("\(error)")
             }

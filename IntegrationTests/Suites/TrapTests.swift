@@ -34,6 +34,8 @@ struct TrapTests {
         #expect(outcome.lines == ["stored"])
         #expect(outcome.status != 0)
         #expect(outcome.errors.contains("used outside the thread or actor it is confined to"))
+        #expect(outcome.errors.contains("Realm.open()"))
+        #expect(outcome.errors.contains("Frozen"))
     }
 
     @Test func readingAnActorsObjectFromAnotherThreadTraps() throws {
@@ -41,6 +43,19 @@ struct TrapTests {
         #expect(outcome.lines == ["stored"])
         #expect(outcome.status != 0)
         #expect(outcome.errors.contains("used outside the thread or actor it is confined to"))
+        #expect(outcome.errors.contains("confined to the actor that opened it"))
+    }
+
+    /// A Realm opened in nonisolated async code belongs to its task: usable across that task's awaits, and the
+    /// trap for any other use says what to do instead.
+    @Test func readingATasksObjectFromAnotherThreadTraps() throws {
+        let outcome = try run("trap-wrong-task")
+        #expect(outcome.lines == ["stored"])
+        #expect(outcome.status != 0)
+        #expect(outcome.errors.contains("used outside the thread or actor it is confined to"))
+        #expect(outcome.errors.contains("confined to the task that opened it"))
+        #expect(outcome.errors.contains("Realm(actor:)"))
+        #expect(outcome.errors.contains("ThreadSafeReference"))
     }
 }
 
@@ -64,8 +79,10 @@ extension TrapTests {
         #expect(status != 0)
         #expect(errors.contains("crash in migration"))
         // The file still has schema version 0, the old class and the old notes.
-        let old = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [TrapNote.self]))
-        #expect(old.objects(TrapNote.self).map(\.text).sorted() == ["one two", "three four five"])
+        do {
+            let old = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [TrapNote.self]))
+            #expect(old.objects(TrapNote.self).map(\.text).sorted() == ["one two", "three four five"])
+        }
         let report = try Store.open(path: path).verify()
         #expect(report.problems.isEmpty, "\(report)")
         // And migrates when the block does not crash.

@@ -16,6 +16,36 @@ enum ConcurrencySample {
         @Persisted var balance = 0
     }
 
+    /// The main-actor and task-confinement samples, as methods so that they see this enum's models.
+    struct Service {
+        @MainActor
+        func startService() async throws -> Int {
+            let realm = try Realm()  // confined to the main actor, whichever thread it runs on
+            await Task.yield()
+            try realm.write { realm.add(Reading(value: ["sensor": "boot", "celsius": 20.0])) }
+            return realm.objects(Reading.self).count
+        }
+
+        func recordReading(sensor: String, celsius: Double) async throws -> Int {
+            let realm = try Realm()  // confined to the task running this function
+            try await realm.asyncWrite {
+                realm.add(Reading(value: ["sensor": sensor, "celsius": celsius]))
+            }
+            return realm.objects(Reading.self).count  // the same Realm, after the await
+        }
+
+        func oneInstancePerIsolation() throws -> Bool {
+            let realm = try Realm()
+            try realm.write {
+                let same = try Realm()  // this isolation's instance, already in the write
+                same.add(Reading(value: ["sensor": "t2", "celsius": 19.0]))
+            }
+            let again = try Realm()
+            print(again === realm)  // true
+            return again === realm && realm.objects(Reading.self).count == 1
+        }
+    }
+
     actor Ingest {
         var realm: Realm!
 
@@ -76,6 +106,27 @@ extension DefaultConfigurationSamples {
             #expect(await ingest.count() == 2)
         }
 
+        @Test func theMainActorKeepsItsRealmAcrossAwaits() async throws {
+            DefaultConfigurationSamples.useFreshDefaultConfiguration("concurrency-main-actor")
+            #expect(try await ConcurrencySample.Service().startService() == 1)
+        }
+
+        @Test func aTaskKeepsItsRealmAcrossAwaits() async throws {
+            DefaultConfigurationSamples.useFreshDefaultConfiguration("concurrency-task")
+            let keeper = try Realm()  // keeps the in-memory file between the tasks
+            let first = try await Task.detached {
+                try await ConcurrencySample.Service().recordReading(sensor: "t1", celsius: 21.5)
+            }.value
+            let second = try await ConcurrencySample.Service().recordReading(sensor: "t1", celsius: 21.7)
+            #expect(first == 1 && second == 2)
+            _ = keeper
+        }
+
+        @Test func oneInstancePerIsolation() throws {
+            DefaultConfigurationSamples.useFreshDefaultConfiguration("concurrency-cache")
+            #expect(try ConcurrencySample.Service().oneInstancePerIsolation())
+        }
+
         @MainActor @Test func theMainActorOpensItsOwnRealm() async throws {
             let configuration = DefaultConfigurationSamples.useFreshDefaultConfiguration("concurrency-main")
             let writer = try await Realm.open(configuration: configuration)
@@ -123,7 +174,7 @@ struct ConcurrencySampleTests {
         let frozen = account.freeze()
         try realm.write { account.balance = 6 }
         print(frozen.isFrozen, frozen.balance, account.balance)  // true 5 6
-        let live = frozen.thaw()  // the live object in this thread's Realm, or nil if it was deleted
+        let live = frozen.thaw()  // the live object in this isolation's Realm, or nil if it was deleted
         print(live?.balance ?? 0)  // 6
         #expect(frozen.isFrozen && frozen.balance == 5 && live?.balance == 6)
 

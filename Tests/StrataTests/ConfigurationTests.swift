@@ -13,10 +13,10 @@ struct ConfigurationTests {
         let writer = try Realm(configuration: configuration)
         try writer.write { writer.create(Person.self, value: ["id": 1]) }
         // A reader left on the current version: the writer's next commit makes two versions, which is allowed.
-        let oldReader = try Realm(configuration: configuration)
+        let oldReader = try Realm.independent(configuration)
         try writer.write { writer.create(Person.self, value: ["id": 2]) }
         // A second reader on that newer version: a third version would exceed the limit.
-        let newerReader = try Realm(configuration: configuration)
+        let newerReader = try Realm.independent(configuration)
         #expect(throws: Realm.Error.maximumActiveVersions(limit: 2)) {
             try writer.write { writer.create(Person.self, value: ["id": 3]) }
         }

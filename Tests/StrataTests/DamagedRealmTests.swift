@@ -146,7 +146,7 @@ struct DamagedRealmTests {
             #expect(throws: damage) { _ = try realm.objects(Note.self).checkedFilter("text == 'later'") }
             #expect(throws: damage) { try realm.writeCopy(toFile: scratch.url.appendingPathComponent("copy.strata")) }
             // Another Realm on the file learns of it when it opens.
-            #expect(throws: damage) { _ = try Realm(configuration: configuration) }
+            #expect(throws: damage) { _ = try Realm.independent(configuration) }
         }
         // Once every Realm on the file is gone, the file is read afresh: nothing of the refused writes is in it.
         let reopened = try Realm(configuration: configuration)

@@ -238,16 +238,18 @@ struct MigrationTests {
             #expect(old.objects(ParcelV1.self).map(\.code).sorted() == ["A", "A", "B"])
         }
         // A block that makes the codes unique succeeds; keys may collide while it runs.
-        let realm = try Realm(
-            configuration: configuration(scratch, [ParcelV2.self], version: 1) { migration, _ in
-                migration.enumerateObjects(ofType: "Parcel") { old, new in
-                    let weight = old?["weight"] as? Int ?? 0
-                    new?["code"] = "B"
-                    new?["code"] = "P\(weight)"
-                }
-            })
-        #expect(realm.object(ofType: ParcelV2.self, forPrimaryKey: "P2")?.weight == 2)
-        #expect(realm.object(ofType: ParcelV2.self, forPrimaryKey: "A") == nil)
+        do {
+            let realm = try Realm(
+                configuration: configuration(scratch, [ParcelV2.self], version: 1) { migration, _ in
+                    migration.enumerateObjects(ofType: "Parcel") { old, new in
+                        let weight = old?["weight"] as? Int ?? 0
+                        new?["code"] = "B"
+                        new?["code"] = "P\(weight)"
+                    }
+                })
+            #expect(realm.object(ofType: ParcelV2.self, forPrimaryKey: "P2")?.weight == 2)
+            #expect(realm.object(ofType: ParcelV2.self, forPrimaryKey: "A") == nil)
+        }
         // The primary key moves to another property.
         let moved = try Realm(configuration: configuration(scratch, [ParcelV3.self], version: 2))
         #expect(moved.object(ofType: ParcelV3.self, forPrimaryKey: 3)?.code == "P3")

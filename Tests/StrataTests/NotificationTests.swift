@@ -412,7 +412,8 @@ struct FrozenAndActorRealmTests {
         let configuration = memoryConfiguration("open")
         let realm = try await Realm.open(configuration: configuration)
         await #expect(throws: Realm.Error.self) { try await openOutsideAnyActor(configuration) }
-        let other = try Realm(configuration: configuration)
+        #expect(try Realm(configuration: configuration) === realm)  // the main actor's instance
+        let other = try Realm.independent(configuration)
         try other.write { other.add(NtfDog(value: ["id": 1])) }
         #expect(realm.objects(NtfDog.self).isEmpty)
         #expect(await realm.asyncRefresh())
@@ -445,7 +446,7 @@ struct FrozenAndActorRealmTests {
         let configuration = memoryConfiguration("schema")
         let reader = try Realm(configuration: configuration)
         try reader.write { reader.add(NtfDog(value: ["id": 1])) }
-        let writer = try Realm(configuration: configuration)
+        let writer = try Realm.independent(configuration)
         try writer.write { writer.add(NtfNote(value: ["text": "new class"])) }
         #expect(reader.schema[className: "NtfNote"] == nil)
         reader.refresh()

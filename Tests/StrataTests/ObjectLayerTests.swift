@@ -339,7 +339,7 @@ struct ObjectLayerTests {
     @Test func inMemoryRealmsShareTheirIdentifierAndDeleteAllEmptiesThem() throws {
         let identifier = "shared-\(UUID())"
         let first = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: identifier))
-        let second = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: identifier))
+        let second = try Realm.independent(Realm.Configuration(inMemoryIdentifier: identifier))
         try first.write { first.add((1...10).map { Person(value: ["id": $0, "name": "p\($0)"]) }) }
         #expect(second.objects(Person.self).count == 0)
         #expect(second.refresh())
@@ -442,7 +442,7 @@ struct ObjectLayerTests {
             #expect(first.age == 2)
             #expect(first.name == "Changed")
         }
-        let other = try Realm(configuration: realm.configuration)
+        let other = try Realm.independent(realm.configuration)
         let remote = try #require(other.object(ofType: Person.self, forPrimaryKey: 1))
         try other.write { remote.name = "Remote" }
         #expect(first.name == "Changed")  // not refreshed yet: still its version

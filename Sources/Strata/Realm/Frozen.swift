@@ -1,14 +1,6 @@
 import StrataStorage
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
-/// A value confined to the isolation domain (thread or actor) of its Realm, unless frozen: `Object`,
+/// A value confined to the isolation domain (actor, task or thread) of its Realm, unless frozen: `Object`,
 /// `EmbeddedObject`, `Realm`, `Results`, `List`, `MutableSet`, `Map`, `LinkingObjects` and `AnyRealmCollection`.
 ///
 /// Move one to another isolation domain as a ``Frozen`` value (read-only, pinned to its version) or a
@@ -119,56 +111,13 @@ extension Realm {
         }
     }
 
-    /// A live Realm of `configuration`'s file for `isolation` (an actor) or else the calling thread: the one this
-    /// process already has there (kept while in use), or a new one.
+    /// A live Realm of `configuration`'s file for `isolation` (an actor) or else the calling task or thread: the
+    /// one this process already has there (kept while in use; refreshed, so at least as new as any frozen value of
+    /// this process), or a new one.
     static func live(for configuration: Configuration, isolation: (any Actor)?) throws -> Realm {
-        let owner: UInt =
-            isolation.map { UInt(bitPattern: ObjectIdentifier($0)) } ?? UInt(bitPattern: pthreadID())
-        let key = LiveRealms.Key(path: configuration.path, owner: owner, isActor: isolation != nil)
-        // A dead actor's address may be reused: the kept Realm must still belong to the same actor.
-        if let realm = LiveRealms.shared.realm(for: key),
-            isolation.map({ ObjectIdentifier($0) == realm.ownerActor.map(ObjectIdentifier.init) }) ?? true
-        {
-            realm.refresh()
-            return realm
-        }
-        let realm = try Realm(configuration: configuration, confinedTo: isolation)
-        LiveRealms.shared.keep(realm, for: key)
+        let realm = try cached(configuration, isolation: isolation)
+        realm.refresh()
         return realm
-    }
-
-    private static func pthreadID() -> Int {
-        #if canImport(Darwin)
-            Int(bitPattern: UnsafeMutableRawPointer(pthread_self()))
-        #else
-            Int(bitPattern: UInt(pthread_self()))
-        #endif
-    }
-}
-
-/// The live Realms made for `thaw()` and `resolve(_:)`, one per file and thread or actor, held weakly.
-final class LiveRealms: @unchecked Sendable {
-    struct Key: Hashable {
-        let path: String
-        let owner: UInt
-        let isActor: Bool
-    }
-
-    private struct Entry {
-        weak var realm: Realm?
-    }
-
-    static let shared = LiveRealms()
-    private let lock = Locked([Key: Entry]())
-
-    /// The Realm kept for `key` if it is still in use. Only its owner asks for it, so handing it out is safe.
-    func realm(for key: Key) -> Realm? { lock.withLock { $0[key]?.realm } }
-
-    func keep(_ realm: Realm, for key: Key) {
-        lock.withLock { entries in
-            entries = entries.filter { $0.value.realm != nil }
-            entries[key] = Entry(realm: realm)
-        }
     }
 }
 

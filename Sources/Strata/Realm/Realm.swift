@@ -9,7 +9,9 @@ import StrataStorage
     import Darwin
 #endif
 
-/// A handle on a database file (or an in-memory database), confined to the thread that opened it.
+/// A handle on a database file (or an in-memory database), confined to the isolation that opened it: its actor
+/// (the main actor included), else its task, else its thread. Opening the same file again there returns the same
+/// instance.
 ///
 /// ```swift
 /// let realm = try Realm()
@@ -27,13 +29,11 @@ public final class Realm {
     let path: String
     /// Damage found in the file by reads that could not report it (see ``damage``), shared by the file's Realms.
     let fileDamage: FileDamage
-    /// The thread a thread-confined Realm belongs to; nil for actor-confined and frozen Realms.
-    private let ownerThread: pthread_t?
-    /// The actor an actor-confined Realm belongs to (also set for a Realm opened on the main thread, which
-    /// belongs to the main actor's thread and is refreshed through it). Weak: the actor usually holds the Realm.
+    /// Where the Realm may be used: its thread, actor or task (see ``Confinement``).
+    let confinement: Confinement
+    /// The actor an actor-confined Realm belongs to (also set for a Realm opened on the main thread outside any
+    /// task, which is refreshed through the main actor). Weak: the actor usually holds the Realm.
     private(set) weak var ownerActor: (any Actor)?
-    /// Whether the Realm is confined to an actor (its ``ownerActor`` may have gone away since).
-    let isActorConfined: Bool
     /// Whether this Realm is a frozen view of one version.
     let frozen: Bool
     /// The version a frozen Realm reads (with its schema), shared by every Realm frozen at it.
@@ -82,33 +82,16 @@ public final class Realm {
     /// Whether `refresh()` happens automatically. Thread-confined Realms refresh when a write begins.
     public var autorefresh = true
 
-    /// Opens the default configuration's Realm.
-    public convenience init() throws { try self.init(configuration: .defaultConfiguration) }
-
-    /// Opens the Realm in the file at `fileURL`.
-    public convenience init(fileURL: URL) throws { try self.init(configuration: Configuration(fileURL: fileURL)) }
-
-    /// Opens a Realm confined to the calling thread.
-    ///
-    /// Throws ``Error/schemaMismatch(differences:)`` when the file's stored schema differs from the models,
-    /// ``Error/invalidSchemaVersion(fileVersion:configuredVersion:)`` when the file is newer than the
-    /// configuration, and file errors for a missing, locked or damaged file.
-    public convenience init(configuration: Configuration) throws {
-        try self.init(configuration: configuration, confinedTo: nil)
-    }
-
-    /// Opens a Realm confined to `actor`, or to the calling thread when `actor` is nil.
+    /// Opens a new Realm confined to `actor`, or else to the calling task, or else to the calling thread. The
+    /// public initialisers go through the instance cache (``cached(_:isolation:)``) instead.
     init(configuration: Configuration, confinedTo actor: (any Actor)?) throws {
         self.configuration = configuration
         path = configuration.path
-        if let actor {
-            ownerThread = nil
-            ownerActor = actor
-            isActorConfined = true
-        } else {
-            ownerThread = pthread_self()
-            ownerActor = Thread.isMainThread ? MainActor.shared : nil
-            isActorConfined = false
+        confinement = Confinement.current(isolation: actor)
+        switch confinement {
+        case .actor: ownerActor = actor
+        case .thread: ownerActor = Thread.isMainThread ? MainActor.shared : nil
+        case .task, .none: ownerActor = nil
         }
         frozen = false
         fileDamage = FileDamage.for(path: path)
@@ -149,9 +132,8 @@ public final class Realm {
         configuration = version.configuration
         store = version.store
         path = configuration.path
-        ownerThread = nil
+        confinement = .none
         ownerActor = nil
-        isActorConfined = false
         frozen = true
         fileDamage = FileDamage.for(path: path)
         pinned = version
@@ -167,9 +149,8 @@ public final class Realm {
         configuration = target.configuration
         store = target.store
         path = target.path
-        ownerThread = target.ownerThread
+        confinement = target.confinement
         ownerActor = target.ownerActor
-        isActorConfined = target.isActorConfined
         frozen = false
         fileDamage = target.fileDamage
         self.snapshot = snapshot
@@ -380,40 +361,55 @@ public final class Realm {
     /// Whether the file (as of the current version or write) defines class `name`.
     func isStored(_ name: String) -> Bool { storedClasses[name] != nil }
 
-    // MARK: Threads
+    // MARK: Confinement
 
-    /// Traps with ``Error/wrongThread`` when called outside the Realm's thread or actor (frozen Realms are
-    /// readable anywhere).
+    /// Traps with ``Error/wrongThread`` (and what to do instead) when called outside the Realm's thread, actor
+    /// or task (frozen Realms are readable anywhere).
     @usableFromInline
     func checkThread() {
-        if let ownerThread {
-            guard pthread_equal(ownerThread, pthread_self()) != 0 else {
-                fatalError(Realm.Error.wrongThread.description)
-            }
-        } else if isActorConfined {
-            // Asking the runtime which actor runs costs about twice a property read: skip it while the calling
-            // thread is the one the last check passed on (an actor runs on one thread at a time, so only code
-            // that smuggled the Realm past the compiler could be on that thread for another actor).
+        switch confinement {
+        case .none:
+            return
+        case .thread(let owner):
+            guard pthread_equal(owner, pthread_self()) != 0 else { fatalError(wrongIsolationMessage) }
+        case .actor, .task:
+            // Asking the runtime which actor or task runs costs more than a property read: skip it while the
+            // calling thread is the one the last check passed on (an actor or a task runs on one thread at a
+            // time, so only code that smuggled the Realm past the compiler could be on that thread for another
+            // actor or task).
             let thread = pthread_self()
             if let verifiedThread, pthread_equal(verifiedThread, thread) != 0 { return }
-            guard let ownerActor else { fatalError("\(Realm.Error.wrongThread): the Realm's actor is gone") }
-            ownerActor.preconditionIsolated(Realm.Error.wrongThread.description)
+            if case .task(let owner) = confinement {
+                guard TaskIdentity.current == owner else { fatalError(wrongIsolationMessage) }
+            } else {
+                guard let ownerActor else { fatalError("\(wrongIsolationMessage) (and the actor is gone)") }
+                ownerActor.preconditionIsolated(wrongIsolationMessage)
+            }
             verifiedThread = thread
         }
     }
 
-    /// The thread on which an actor-confined Realm's isolation check last passed (see ``checkThread()``).
+    /// The thread on which an actor- or task-confined Realm's isolation check last passed (see
+    /// ``checkThread()``).
     @exclusivity(unchecked) private var verifiedThread: pthread_t?
 
-    /// Throws ``Error/wrongThread`` when called outside the Realm's thread. An actor-confined Realm used off its
-    /// actor traps instead: Swift offers no way to ask which actor is running without trapping (and the compiler
-    /// already keeps a non-`Sendable` Realm on its actor).
+    /// Why a check failed and what to do instead.
+    private var wrongIsolationMessage: String { "\(Realm.Error.wrongThread): \(confinement.advice)" }
+
+    /// Throws ``Error/wrongThread`` when called outside the Realm's thread or task. An actor-confined Realm used
+    /// off its actor traps instead: Swift offers no way to ask which actor is running without trapping (and the
+    /// compiler already keeps a non-`Sendable` Realm on its actor).
     func checkThreadThrowing() throws(Realm.Error) {
-        if let ownerThread {
-            guard pthread_equal(ownerThread, pthread_self()) != 0 else { throw .wrongThread }
-        } else if isActorConfined {
+        switch confinement {
+        case .none:
+            return
+        case .thread(let owner):
+            guard pthread_equal(owner, pthread_self()) != 0 else { throw .wrongThread }
+        case .task(let owner):
+            guard TaskIdentity.current == owner else { throw .wrongThread }
+        case .actor:
             guard let ownerActor else { throw .wrongThread }
-            ownerActor.preconditionIsolated(Realm.Error.wrongThread.description)
+            ownerActor.preconditionIsolated(wrongIsolationMessage)
         }
     }
 

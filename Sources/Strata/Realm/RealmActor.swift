@@ -1,38 +1,21 @@
 import StrataStorage
 
 extension Realm {
-    /// Opens a Realm confined to `actor`: use it (and its objects and collections) only on that actor. It
-    /// refreshes itself there after every commit (``autorefresh``), delivering its observers' changes.
-    ///
-    /// ```swift
-    /// actor Ingest {
-    ///     var realm: Realm!
-    ///     func start() async throws { realm = try await Realm(actor: self) }
-    /// }
-    /// ```
-    ///
-    /// A task cancelled before the call gets `CancellationError` and opens nothing (no file is created, no
-    /// migration runs).
-    public convenience init<A: Actor>(
-        configuration: Configuration = .defaultConfiguration, actor: isolated A
-    ) async throws {
-        try Task.checkCancellation()
-        try self.init(configuration: configuration, confinedTo: actor)
-    }
-
-    /// Opens a Realm confined to the calling actor (the main actor, say). Throws ``Error/wrongThread`` when
-    /// called outside any actor, and `CancellationError` (opening nothing) when the task is already cancelled.
+    /// Opens a Realm confined to the calling actor (the main actor, say): the one the actor already has for the
+    /// file, if any. Throws ``Error/wrongThread`` when called outside any actor, and `CancellationError` (opening
+    /// nothing) when the task is already cancelled.
     public static func open(
         configuration: Configuration = .defaultConfiguration, _isolation: isolated (any Actor)? = #isolation
     ) async throws -> Realm {
         try Task.checkCancellation()
         guard let _isolation else { throw Realm.Error.wrongThread }
-        return try Realm(configuration: configuration, confinedTo: _isolation)
+        return try Realm.cached(configuration, isolation: _isolation)
     }
 
     /// Runs `block` in a write transaction and commits it, like ``write(_:)``, but waits for the file's write
     /// lock by suspending: no thread is blocked while another writer (of any Realm or process) holds it. Call it
-    /// from the Realm's actor. Observers of this Realm are told of the commit before it returns.
+    /// where the Realm lives (its actor, or its task). Observers of this Realm are told of the commit before it
+    /// returns.
     ///
     /// A task cancelled before `block` starts (already at the call, or while waiting for the lock) gets
     /// `CancellationError`: nothing is written and the lock is not kept. Once `block` runs, the write commits or
