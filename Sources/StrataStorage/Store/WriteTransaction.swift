@@ -40,12 +40,17 @@ public final class WriteTransaction {
     }
 
     let context: WriteContext
+    /// The handler of the handle that started the transaction (see ``StoreOptions/events``).
+    private let events: (@Sendable (StoreEvent) -> Void)?
     @exclusivity(unchecked) private var trees: [OpenTree] = []
     @exclusivity(unchecked) private var named: [String: Int] = [:]
     @exclusivity(unchecked) private var nested: [NestedKey: Int] = [:]
     @exclusivity(unchecked) private var phase = Phase.active
 
-    init(context: WriteContext) { self.context = context }
+    init(context: WriteContext, events: (@Sendable (StoreEvent) -> Void)? = nil) {
+        self.context = context
+        self.events = events
+    }
 
     deinit {
         if phase != .ended { context.shared.unlockWriting() }
@@ -65,6 +70,31 @@ public final class WriteTransaction {
     /// holds the previous version.
     @discardableResult
     public func commit() throws(StorageError) -> UInt64 {
+        var report = CommitReport()
+        guard let events else { return try commitUnlocking(&report, reporting: false) }
+        let version: UInt64
+        do {
+            version = try commitUnlocking(&report, reporting: true)
+        } catch {
+            if let damage = StoreEvent.Damage(error) { events(.damage(damage)) }
+            throw error
+        }
+        // The write lock is released: a slow handler delays this thread only.
+        for checkpoint in report.checkpoints { events(.checkpointed(checkpoint)) }
+        if let commit = report.commit { events(.committed(commit)) }
+        if let warning = report.pinnedVersions { events(.pinnedVersions(warning)) }
+        return version
+    }
+
+    /// What a commit tells the handle's events, gathered while the write lock is held.
+    private struct CommitReport {
+        var commit: StoreEvent.Commit?
+        var checkpoints: [StoreEvent.Checkpoint] = []
+        var pinnedVersions: StoreEvent.PinnedVersions?
+    }
+
+    /// Commits and releases the write lock; when `reporting`, fills in `report` for the events.
+    private func commitUnlocking(_ report: inout CommitReport, reporting: Bool) throws(StorageError) -> UInt64 {
         try checkActive()
         defer {
             phase = .ended
@@ -73,7 +103,20 @@ public final class WriteTransaction {
         do {
             try flushAll()
             guard context.hasChanges else { return context.base.version }
-            return try context.commit(durable: context.shared.options.durability == .full).version
+            let durable = context.shared.options.durability == .full
+            guard reporting else { return try context.commit(durable: durable).version }
+            _ = context.shared.takeCheckpoints()  // left by a commit that failed
+            let started = Clock.monotonicNanoseconds()
+            let version = try context.commit(durable: durable).version
+            let elapsed = Clock.monotonicNanoseconds() &- started
+            let (pages, logged) = context.committed
+            report.commit = StoreEvent.Commit(
+                path: context.shared.path, version: version, pagesWritten: pages,
+                bytesWritten: pages * context.geometry.pageSize, durable: durable, logged: logged,
+                nanosecondsToDurable: elapsed)
+            report.checkpoints = context.shared.takeCheckpoints()
+            report.pinnedVersions = context.pinnedVersionWarning()
+            return version
         } catch {
             phase = .failed
             throw error
