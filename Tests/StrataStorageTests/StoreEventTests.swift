@@ -171,6 +171,18 @@ struct StoreEventTests {
         #expect(order == ["checkpoint at 0", "commit 1", "checkpoint at 1", "commit 2"])
     }
 
+    /// Checkpoints are kept only for a commit whose handle reports them: a handle without a handler, committing
+    /// for as long as a service runs, keeps none.
+    @Test func withoutAHandlerCheckpointsAreNotKept() throws {
+        let store = try Store.open(path: directory.file("unreported.strata"))
+        try put(store, key(0), key(0))  // its first logged commit checkpoints the log
+        try store.write { txn in
+            let tree = try #require(try txn.tree(named: "data", create: .keyed))
+            for index in 1...400 { try txn.put(key(index), [UInt8](repeating: 1, count: 3000), in: tree) }
+        }
+        #expect(store.shared.checkpoints == nil)
+    }
+
     @Test func compactionReportsMonotoneProgressEndingAtTheTotal() throws {
         let log = EventLog()
         let path = directory.file("compact.strata")

@@ -10,7 +10,7 @@ extension Realm {
     /// ```swift
     /// var configuration = Realm.Configuration(inMemoryIdentifier: "events")
     /// configuration.events = { event in print(event) }
-    /// let realm = try Realm(configuration: configuration)  // "opened in-memory:events at version 0"
+    /// let realm = try Realm(configuration: configuration)  // "opened memory:events at version 0"
     /// ```
     public enum Event: Sendable, CustomStringConvertible {
         /// The Realm's file was opened (see ``Opened``). Reported by every Realm opened, frozen ones excepted.

@@ -105,7 +105,8 @@ public final class WriteTransaction {
             guard context.hasChanges else { return context.base.version }
             let durable = context.shared.options.durability == .full
             guard reporting else { return try context.commit(durable: durable).version }
-            _ = context.shared.takeCheckpoints()  // left by a commit that failed
+            context.shared.collectCheckpoints()
+            defer { report.checkpoints = context.shared.takeCheckpoints() }
             let started = Clock.monotonicNanoseconds()
             let version = try context.commit(durable: durable).version
             let elapsed = Clock.monotonicNanoseconds() &- started
@@ -114,7 +115,6 @@ public final class WriteTransaction {
                 path: context.shared.path, version: version, pagesWritten: pages,
                 bytesWritten: pages * context.geometry.pageSize, durable: durable, logged: logged,
                 nanosecondsToDurable: elapsed)
-            report.checkpoints = context.shared.takeCheckpoints()
             report.pinnedVersions = context.pinnedVersionWarning()
             return version
         } catch {

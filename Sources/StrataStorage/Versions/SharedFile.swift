@@ -42,9 +42,9 @@ final class SharedFile: @unchecked Sendable {
     let recovery: RecoveryNotice?
     /// Commits the open replayed from the commit log into the main file (see ``StoreEvent/Opened``).
     let replayedCommits: Int
-    /// Checkpoints of the commit log since a writer last took them (see ``takeCheckpoints()``). Touched only by
-    /// the writer, with the write lock held.
-    nonisolated(unsafe) private var checkpoints: [StoreEvent.Checkpoint] = []
+    /// Checkpoints of the commit log made by the commit in progress, when its handle reports events (nil: not
+    /// collected). Touched only by the writer, with the write lock held.
+    nonisolated(unsafe) private(set) var checkpoints: [StoreEvent.Checkpoint]?
     /// The pinned version last reported and how far behind it was (see ``PinnedVersionWatch``). Touched only by
     /// the writer, with the write lock held.
     nonisolated(unsafe) var pinnedVersionReported: (version: UInt64, behind: UInt64)?
@@ -815,18 +815,21 @@ final class SharedFile: @unchecked Sendable {
         try writeMetaPage(meta, slot: Int(meta.version % 2), durable: true)
         try log.checkpoint(at: meta.version, keeping: keeping)
         lockFile?.logState = log.position
-        // Kept for the committing handle's events; a few per thousand commits, so never worth skipping.
-        checkpoints.append(
+        checkpoints?.append(
             StoreEvent.Checkpoint(
                 path: path, version: meta.version, commitsFolded: folded,
                 nanoseconds: Clock.monotonicNanoseconds() &- started))
     }
 
-    /// The checkpoints made since the last call, oldest first. Called with the write lock held.
+    /// Starts collecting the checkpoints the commit in progress makes, for its handle's events. Called with the
+    /// write lock held.
+    func collectCheckpoints() { checkpoints = [] }
+
+    /// The checkpoints made since ``collectCheckpoints()``, oldest first; collecting stops. Called with the write
+    /// lock held.
     func takeCheckpoints() -> [StoreEvent.Checkpoint] {
-        guard !checkpoints.isEmpty else { return [] }
-        defer { checkpoints = [] }
-        return checkpoints
+        defer { checkpoints = nil }
+        return checkpoints ?? []
     }
 
     /// Brings this process's view of the log up to date with what the last writer recorded in the lock file,
