@@ -70,11 +70,16 @@ public final class WriteTransaction {
     /// holds the previous version.
     @discardableResult
     public func commit() throws(StorageError) -> UInt64 {
+        guard let events else {
+            return try ending { () throws(StorageError) in
+                guard context.hasChanges else { return context.base.version }
+                return try context.commit(durable: context.shared.options.durability == .full).version
+            }
+        }
         var report = CommitReport()
-        guard let events else { return try commitUnlocking(&report, reporting: false) }
         let version: UInt64
         do {
-            version = try commitUnlocking(&report, reporting: true)
+            version = try ending { () throws(StorageError) in try commit(reportingTo: &report) }
         } catch {
             if let damage = StoreEvent.Damage(error) { events(.damage(damage)) }
             throw error
@@ -93,8 +98,9 @@ public final class WriteTransaction {
         var pinnedVersions: StoreEvent.PinnedVersions?
     }
 
-    /// Commits and releases the write lock; when `reporting`, fills in `report` for the events.
-    private func commitUnlocking(_ report: inout CommitReport, reporting: Bool) throws(StorageError) -> UInt64 {
+    /// Runs `body` (the commit) after writing back the open trees, then ends the transaction and releases the
+    /// write lock; a failure marks the transaction failed.
+    private func ending(_ body: () throws(StorageError) -> UInt64) throws(StorageError) -> UInt64 {
         try checkActive()
         defer {
             phase = .ended
@@ -102,25 +108,29 @@ public final class WriteTransaction {
         }
         do {
             try flushAll()
-            guard context.hasChanges else { return context.base.version }
-            let durable = context.shared.options.durability == .full
-            guard reporting else { return try context.commit(durable: durable).version }
-            context.shared.collectCheckpoints()
-            defer { report.checkpoints = context.shared.takeCheckpoints() }
-            let started = Clock.monotonicNanoseconds()
-            let version = try context.commit(durable: durable).version
-            let elapsed = Clock.monotonicNanoseconds() &- started
-            let (pages, logged) = context.committed
-            report.commit = StoreEvent.Commit(
-                path: context.shared.path, version: version, pagesWritten: pages,
-                bytesWritten: pages * context.geometry.pageSize, durable: durable, logged: logged,
-                nanosecondsToDurable: elapsed)
-            report.pinnedVersions = context.pinnedVersionWarning()
-            return version
+            return try body()
         } catch {
             phase = .failed
             throw error
         }
+    }
+
+    /// Commits, filling in `report` for the events. Called with the write lock held.
+    private func commit(reportingTo report: inout CommitReport) throws(StorageError) -> UInt64 {
+        guard context.hasChanges else { return context.base.version }
+        let durable = context.shared.options.durability == .full
+        context.shared.collectCheckpoints()
+        defer { report.checkpoints = context.shared.takeCheckpoints() }
+        let started = Clock.monotonicNanoseconds()
+        let version = try context.commit(durable: durable).version
+        let elapsed = Clock.monotonicNanoseconds() &- started
+        let (pages, logged) = context.committed
+        report.commit = StoreEvent.Commit(
+            path: context.shared.path, version: version, pagesWritten: pages,
+            bytesWritten: pages * context.geometry.pageSize, durable: durable, logged: logged,
+            nanosecondsToDurable: elapsed)
+        report.pinnedVersions = context.pinnedVersionWarning()
+        return version
     }
 
     /// Discards the changes and releases the write lock. Safe to call more than once.
