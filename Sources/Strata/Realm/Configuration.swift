@@ -45,6 +45,15 @@ extension Realm {
         /// Realm makes the file grow); nil for no limit. A commit that would exceed it is rolled back and throws
         /// ``Realm/Error/maximumActiveVersions(limit:)``.
         public var maximumNumberOfActiveVersions: UInt?
+        /// Called with what the Realm's file does and finds: its open, each commit, checkpoints, copy progress,
+        /// migration progress, readers keeping old versions alive, damage (see ``Realm/Event``). Nil (the default)
+        /// reports nothing and costs nothing measurable.
+        ///
+        /// The handler is called synchronously on the thread that caused the event (the committing thread, the
+        /// opening thread, the thread whose read found damage), a commit's after the write lock is released. It must
+        /// be quick — hand the event to a logger, a counter or a queue — and must not call back into the Realm.
+        /// See Documentation/Events.md for feeding it to swift-log and swift-metrics.
+        public var events: (@Sendable (Realm.Event) -> Void)?
         /// The model classes; nil registers types as the app uses them (Swift on Linux cannot list classes).
         public var objectTypes: [ObjectBase.Type]? {
             get { types?.types }

@@ -221,11 +221,13 @@ public final class Realm {
     }
 
     private static func openStore(_ configuration: Configuration) throws(StorageError) -> Store {
+        let events = storeEvents(configuration)
         if let identifier = configuration.inMemoryIdentifier {
-            return try Store.inMemory(identifier: identifier)
+            return try Store.inMemory(identifier: identifier, options: StoreOptions(events: events))
         }
         let path = (configuration.fileURL ?? Configuration.defaultFileURL).path
-        let options = StoreOptions(readOnly: configuration.readOnly, createIfMissing: !configuration.readOnly)
+        let options = StoreOptions(
+            readOnly: configuration.readOnly, createIfMissing: !configuration.readOnly, events: events)
         if let shouldCompact = configuration.shouldCompactOnLaunch, !configuration.readOnly {
             try Store.compactOnLaunch(path: path, options: options, shouldCompact: shouldCompact)
         }
@@ -471,7 +473,7 @@ public final class Realm {
             try startedWrite()
         } catch {
             cancelWrite()
-            if let damage = damage(in: error) { fileDamage.record(damage) }
+            if let damage = damage(in: error) { recordFileDamage(damage, cause: error) }
             throw error
         }
     }
@@ -673,7 +675,7 @@ public final class Realm {
     /// Records the first error of the write transaction; the transaction rolls back at commit. Damage is
     /// recorded for the file too (see ``damage``).
     func fail(_ error: any Swift.Error) {
-        if let damage = damage(in: error) { fileDamage.record(damage) }
+        if let damage = damage(in: error) { recordFileDamage(damage, cause: error) }
         guard failure == nil else { return }
         failure =
             damage(in: error) ?? (error as? Realm.Error) ?? (error as? StorageError).map { .storage($0, path: path) }
@@ -1135,7 +1137,7 @@ public final class Realm {
             _ = try store.compact(to: fileURL.path)
         } catch {
             if let damage = damage(in: error) {
-                fileDamage.record(damage)
+                recordFileDamage(damage, cause: error)
                 throw damage
             }
             throw Realm.Error.storage(error, path: fileURL.path)

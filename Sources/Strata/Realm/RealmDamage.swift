@@ -14,10 +14,13 @@ final class FileDamage: Sendable {
     /// The damage recorded, if any.
     var error: Realm.Error? { found.withLock { $0 } }
 
-    /// Records `error` unless damage was recorded before.
-    func record(_ error: Realm.Error) {
+    /// Records `error` unless damage was recorded before; returns whether it was recorded (the first damage).
+    @discardableResult
+    func record(_ error: Realm.Error) -> Bool {
         found.withLock { found in
-            if found == nil { found = error }
+            guard found == nil else { return false }
+            found = error
+            return true
         }
     }
 
@@ -92,16 +95,27 @@ extension Realm {
     /// How `RowView.init` (StrataStorage, Records/Row.swift) says that bytes stored as a row are not one.
     private static let undecodableRow = ["not a stored object", "stored object is truncated"]
 
-    /// Records `damage` for the file; inside a write transaction the transaction fails too, so it rolls back.
-    func recordDamage(_ damage: Realm.Error) {
-        fileDamage.record(damage)
+    /// Records `damage` for the file (reporting it to the configuration's events when it is the first: see
+    /// ``Event/damage(_:)``); inside a write transaction the transaction fails too, so it rolls back. `cause`, the
+    /// error that showed the damage, names the page when the engine knows it.
+    func recordDamage(_ damage: Realm.Error, cause: (any Swift.Error)? = nil) {
+        recordFileDamage(damage, cause: cause)
         if writeTransactionIfAny != nil { fail(damage) }
+    }
+
+    /// Records `damage` for the file and, when it is the first, reports it to the configuration's events (with the
+    /// page `cause` names, if any).
+    func recordFileDamage(_ damage: Realm.Error, cause: (any Swift.Error)?) {
+        guard fileDamage.record(damage) else { return }
+        var page: UInt32?
+        if case .corruptPage(_, let damaged, _) = cause as? StorageError { page = damaged }
+        reportDamage(damage, page: page)
     }
 
     /// Records `error` if it is damage, for reads that fall back to a default whatever failed them (a refresh,
     /// a tree lookup, what notifications compute): they keep doing so, and damage is no longer silent.
     func noteDamage(_ error: any Swift.Error) {
-        if let damage = damage(in: error) { recordDamage(damage) }
+        if let damage = damage(in: error) { recordDamage(damage, cause: error) }
     }
 
     /// For a read that cannot throw: when `error` is damage, records it (see ``damage``) and returns `fallback`,
@@ -116,7 +130,7 @@ extension Realm {
             if failureOfWrite != nil, Self.isClosedTransaction(error) { return fallback }
             fatalError(message())
         }
-        recordDamage(damage)
+        recordDamage(damage, cause: error)
         return fallback
     }
 

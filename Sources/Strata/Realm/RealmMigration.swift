@@ -167,7 +167,12 @@ extension Realm {
         let oldInfos = old.properties.map {
             _PropertyInfo(type: $0.type, isOptional: $0.optional, collection: $0.collection)
         }
+        var progress = MigrationProgressCounter(
+            events: configuration.events, path: path, className: name,
+            total: try storage { try activeTransaction().count(in: rows) })
+        defer { progress?.finish() }
         try rewriteRows(in: rows) { _, view in
+            progress?.objectDone()
             var builder = RowBuilder(columns: new.properties.count)
             for (column, property) in new.properties.enumerated() {
                 var value: _StoredValue = .null

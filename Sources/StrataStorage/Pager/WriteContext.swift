@@ -24,7 +24,9 @@ final class WriteContext {
     /// Pages that may be reused right now.
     @exclusivity(unchecked) private(set) var pool: [PageNumber] = []
     /// Free-tree records of versions at or below this may be reused; computed on first need.
-    private var threshold: UInt64?
+    private(set) var threshold: UInt64?
+    /// Pages the commit wrote and whether it went through the commit log (for ``StoreEvent/Commit``).
+    private(set) var committed: (pages: Int, logged: Bool) = (0, false)
     private var reclaiming = false
     private var reclaimDisabled = false
     private var freeTreeExhausted = false
@@ -325,6 +327,7 @@ final class WriteContext {
         let backing = shared.file
         let logged =
             durable && shared.commitLog != nil && listsPages && pages.count <= CommitLog.maxPages(pageSize: pageSize)
+        committed = (pages.count, logged)
         if !logged {
             for run in runs {
                 try backing.write(run.buffers, at: Int(run.start) * pageSize)

@@ -23,10 +23,32 @@ public final class Store: Sendable {
     private let closed = Atomic<Bool>(false)
     /// This handle's own read-only flag: another handle on the same file in the process may be writable.
     private let readOnly: Bool
+    /// This handle's event handler (``StoreOptions/events``): each handle has its own, whoever opened the file.
+    let events: (@Sendable (StoreEvent) -> Void)?
 
-    private init(shared: SharedFile, readOnly: Bool = false) {
+    private init(shared: SharedFile, options: StoreOptions, readOnly: Bool = false) {
         self.shared = shared
         self.readOnly = readOnly || shared.options.readOnly
+        self.events = options.events
+        if let events = options.events {
+            events(
+                .opened(
+                    StoreEvent.Opened(
+                        path: shared.path, version: shared.latest.version, readOnly: readOnly,
+                        recovery: shared.recovery, replayedCommits: shared.replayedCommits)))
+        }
+    }
+
+    /// Runs `open`, reporting to `options`' events the damage that makes it fail.
+    private static func reportingDamage(_ options: StoreOptions, _ open: () throws(StorageError) -> SharedFile)
+        throws(StorageError) -> SharedFile
+    {
+        do {
+            return try open()
+        } catch {
+            if let events = options.events, let damage = StoreEvent.Damage(error) { events(.damage(damage)) }
+            throw error
+        }
     }
 
     /// Opens the file at `path`, creating it when it is missing (unless ``StoreOptions/createIfMissing`` is off).
@@ -34,7 +56,11 @@ public final class Store: Sendable {
     /// Opening does no work proportional to the file's size: it validates the two meta pages and the root pages
     /// they reference and picks the newest intact version.
     public static func open(path: String, options: StoreOptions = StoreOptions()) throws(StorageError) -> Store {
-        Store(shared: try SharedFile.open(path: path, options: options), readOnly: options.readOnly)
+        Store(
+            shared: try reportingDamage(options) { () throws(StorageError) in
+                try SharedFile.open(path: path, options: options)
+            },
+            options: options, readOnly: options.readOnly)
     }
 
     /// Opens a store that lives in memory. Stores opened with the same `identifier` share their data while
@@ -42,14 +68,17 @@ public final class Store: Sendable {
     public static func inMemory(identifier: String? = nil, options: StoreOptions = StoreOptions()) throws(StorageError)
         -> Store
     {
-        Store(shared: try SharedFile.openInMemory(identifier: identifier, options: options))
+        Store(shared: try SharedFile.openInMemory(identifier: identifier, options: options), options: options)
     }
 
     /// Opens a store over a custom page file and, optionally, a commit log (fault-injection tests).
     static func open(file: any PageFile, log: (any PageFile)? = nil, options: StoreOptions = StoreOptions())
         throws(StorageError) -> Store
     {
-        Store(shared: try SharedFile.open(file: file, log: log, options: options))
+        Store(
+            shared: try reportingDamage(options) { () throws(StorageError) in
+                try SharedFile.open(file: file, log: log, options: options)
+            }, options: options)
     }
 
     /// Opens a store over a custom page file as the in-memory store `identifier`, which the object layer's
@@ -101,7 +130,7 @@ public final class Store: Sendable {
     /// holds the lock. From async code use ``beginWrite()-async``, which suspends instead.
     public func beginWrite() throws(StorageError) -> WriteTransaction {
         try checkWritable()
-        return WriteTransaction(context: try shared.lockForWriting())
+        return WriteTransaction(context: try shared.lockForWriting(), events: events)
     }
 
     /// Starts a write transaction, suspending (never blocking a thread) while another writer holds the lock.
@@ -116,7 +145,7 @@ public final class Store: Sendable {
     {
         try checkWritable()
         if Task.isCancelled { throw .cancelled }
-        let transaction = WriteTransaction(context: try await shared.lockForWriting())
+        let transaction = WriteTransaction(context: try await shared.lockForWriting(), events: events)
         // A cancellation that arrived as the lock was handed over: the caller has not started, so it gets none.
         if Task.isCancelled {
             transaction.abort()

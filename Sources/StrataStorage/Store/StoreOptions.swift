@@ -25,11 +25,21 @@ public struct StoreOptions: Sendable, Equatable {
     /// Memory for data derived from the file's unchanging tree segments (see ``Store/segmentCache``), shared by
     /// every handle on the file in the process. The first handle opened on a file decides it.
     public var segmentCacheBytes: Int
+    /// Called with what the handle does and finds: the open, each commit, checkpoints of the commit log, copy
+    /// progress, readers keeping many old versions alive, damage (see ``StoreEvent``). Nil (the default) reports
+    /// nothing and costs nothing measurable.
+    ///
+    /// The handler belongs to the handle opened with these options (other handles on the same file have their
+    /// own). It is called synchronously on the thread that caused the event — a commit's after the write lock is
+    /// released — so it must be quick (hand the event to a logger or a counter) and must not call back into the
+    /// store. Not part of `==`: closures cannot be compared.
+    public var events: (@Sendable (StoreEvent) -> Void)?
 
     /// Options with the given values; the defaults suit most uses.
     public init(
         pageSize: Int = 4096, readOnly: Bool = false, createIfMissing: Bool = true, durability: Durability = .full,
-        writeLockTimeout: Duration? = nil, segmentCacheBytes: Int = 128 << 20
+        writeLockTimeout: Duration? = nil, segmentCacheBytes: Int = 128 << 20,
+        events: (@Sendable (StoreEvent) -> Void)? = nil
     ) {
         self.pageSize = pageSize
         self.readOnly = readOnly
@@ -37,5 +47,13 @@ public struct StoreOptions: Sendable, Equatable {
         self.durability = durability
         self.writeLockTimeout = writeLockTimeout
         self.segmentCacheBytes = segmentCacheBytes
+        self.events = events
+    }
+
+    /// Whether the options open a file the same way; ``events`` is not compared.
+    public static func == (lhs: StoreOptions, rhs: StoreOptions) -> Bool {
+        lhs.pageSize == rhs.pageSize && lhs.readOnly == rhs.readOnly && lhs.createIfMissing == rhs.createIfMissing
+            && lhs.durability == rhs.durability && lhs.writeLockTimeout == rhs.writeLockTimeout
+            && lhs.segmentCacheBytes == rhs.segmentCacheBytes
     }
 }

@@ -40,12 +40,17 @@ public final class WriteTransaction {
     }
 
     let context: WriteContext
+    /// The handler of the handle that started the transaction (see ``StoreOptions/events``).
+    private let events: (@Sendable (StoreEvent) -> Void)?
     @exclusivity(unchecked) private var trees: [OpenTree] = []
     @exclusivity(unchecked) private var named: [String: Int] = [:]
     @exclusivity(unchecked) private var nested: [NestedKey: Int] = [:]
     @exclusivity(unchecked) private var phase = Phase.active
 
-    init(context: WriteContext) { self.context = context }
+    init(context: WriteContext, events: (@Sendable (StoreEvent) -> Void)? = nil) {
+        self.context = context
+        self.events = events
+    }
 
     deinit {
         if phase != .ended { context.shared.unlockWriting() }
@@ -65,6 +70,37 @@ public final class WriteTransaction {
     /// holds the previous version.
     @discardableResult
     public func commit() throws(StorageError) -> UInt64 {
+        guard let events else {
+            return try ending { () throws(StorageError) in
+                guard context.hasChanges else { return context.base.version }
+                return try context.commit(durable: context.shared.options.durability == .full).version
+            }
+        }
+        var report = CommitReport()
+        let version: UInt64
+        do {
+            version = try ending { () throws(StorageError) in try commit(reportingTo: &report) }
+        } catch {
+            if let damage = StoreEvent.Damage(error) { events(.damage(damage)) }
+            throw error
+        }
+        // The write lock is released: a slow handler delays this thread only.
+        for checkpoint in report.checkpoints { events(.checkpointed(checkpoint)) }
+        if let commit = report.commit { events(.committed(commit)) }
+        if let warning = report.pinnedVersions { events(.pinnedVersions(warning)) }
+        return version
+    }
+
+    /// What a commit tells the handle's events, gathered while the write lock is held.
+    private struct CommitReport {
+        var commit: StoreEvent.Commit?
+        var checkpoints: [StoreEvent.Checkpoint] = []
+        var pinnedVersions: StoreEvent.PinnedVersions?
+    }
+
+    /// Runs `body` (the commit) after writing back the open trees, then ends the transaction and releases the
+    /// write lock; a failure marks the transaction failed.
+    private func ending(_ body: () throws(StorageError) -> UInt64) throws(StorageError) -> UInt64 {
         try checkActive()
         defer {
             phase = .ended
@@ -72,12 +108,29 @@ public final class WriteTransaction {
         }
         do {
             try flushAll()
-            guard context.hasChanges else { return context.base.version }
-            return try context.commit(durable: context.shared.options.durability == .full).version
+            return try body()
         } catch {
             phase = .failed
             throw error
         }
+    }
+
+    /// Commits, filling in `report` for the events. Called with the write lock held.
+    private func commit(reportingTo report: inout CommitReport) throws(StorageError) -> UInt64 {
+        guard context.hasChanges else { return context.base.version }
+        let durable = context.shared.options.durability == .full
+        context.shared.collectCheckpoints()
+        defer { report.checkpoints = context.shared.takeCheckpoints() }
+        let started = Clock.monotonicNanoseconds()
+        let version = try context.commit(durable: durable).version
+        let elapsed = Clock.monotonicNanoseconds() &- started
+        let (pages, logged) = context.committed
+        report.commit = StoreEvent.Commit(
+            path: context.shared.path, version: version, pagesWritten: pages,
+            bytesWritten: pages * context.geometry.pageSize, durable: durable, logged: logged,
+            nanosecondsToDurable: elapsed)
+        report.pinnedVersions = context.pinnedVersionWarning()
+        return version
     }
 
     /// Discards the changes and releases the write lock. Safe to call more than once.

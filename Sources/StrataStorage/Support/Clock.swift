@@ -14,4 +14,11 @@ enum Clock {
         clock_gettime(CLOCK_REALTIME, &now)
         return UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec / 1000)
     }
+
+    /// Nanoseconds on a clock that never goes back (for durations).
+    static func monotonicNanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
 }

@@ -29,18 +29,32 @@ extension Store {
     /// The copy is one self-contained file: it is built under a temporary name beside `path` and linked into place
     /// only once it is whole and durable (nobody can open it half-written, and a crash leaves at most the temporary
     /// file), and it gets no lock file and no commit log (nobody has written it yet; its first writer makes them).
+    ///
+    /// With ``StoreOptions/events``, the copy reports its progress (``StoreEvent/copyProgress(_:)``).
     @discardableResult
     public func compact(to path: String) throws(StorageError) -> CompactionResult {
+        try compact(to: path, operation: .copy)
+    }
+
+    /// ``compact(to:)``, reporting progress as `operation`.
+    @discardableResult
+    func compact(to path: String, operation: StoreEvent.CopyProgress.Operation) throws(StorageError)
+        -> CompactionResult
+    {
         guard access(path, F_OK) != 0 else { throw .invalidArgument("\(path) already exists") }
         let source = try read()
         let temporary = path + ".writing-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer { for file in [temporary, temporary + ".lock", temporary + ".log"] { unlink(file) } }
-        let pages = try Self.writeCopy(of: source, to: temporary)
+        let progress = try events.map { (events) throws(StorageError) in
+            try CopyProgressCounter(events: events, source: source, destination: path, operation: operation)
+        }
+        let pages = try Self.writeCopy(of: source, to: temporary, progress: progress)
         if link(temporary, path) != 0 {
             if errno == EEXIST { throw .invalidArgument("\(path) already exists") }
             throw Errno.error("link", path: path)
         }
         DiskFile.syncDirectory(of: path)
+        progress?.finish()
         return CompactionResult(
             version: source.version, sourcePages: source.pageCount, compactedPages: pages, pageSize: source.pageSize)
     }
@@ -48,7 +62,9 @@ extension Store {
     /// Copies the live data of `source` into a new store at `path` in one transaction, syncs it and returns its
     /// page count. The store is opened without durability, so it never makes a commit log; the one sync at the end
     /// makes the copy durable.
-    private static func writeCopy(of source: ReadTransaction, to path: String) throws(StorageError) -> Int {
+    private static func writeCopy(of source: ReadTransaction, to path: String, progress: CopyProgressCounter?)
+        throws(StorageError) -> Int
+    {
         let target = try Store.open(path: path, options: StoreOptions(pageSize: source.pageSize, durability: .none))
         defer { target.close() }
         let transaction = try target.beginWrite()
@@ -59,7 +75,7 @@ extension Store {
             while more {
                 let entry = try cursor.entry()
                 let tree = try source.read.subtree(of: entry, pageCount: source.meta.pageCount)
-                let copy = try target.copyTree(tree, from: source, into: context)
+                let copy = try target.copyTree(tree, from: source, into: context, progress: progress)
                 try context.put(entry.key, value: .subtree(copy), into: &context.catalog)
                 more = try cursor.next()
             }
@@ -72,19 +88,25 @@ extension Store {
         return try target.read().pageCount
     }
 
-    private func copyTree(_ tree: TreeRoot, from source: ReadTransaction, into context: WriteContext)
-        throws(StorageError) -> TreeRoot
-    {
+    private func copyTree(
+        _ tree: TreeRoot, from source: ReadTransaction, into context: WriteContext, progress: CopyProgressCounter?
+    ) throws(StorageError) -> TreeRoot {
         var copy = TreeRoot(kind: tree.kind)
         copy.sequence = tree.sequence
         var cursor = CursorCore(source: source.pages, tree: tree)
+        var leaf: PageNumber?  // the leaf last counted as done
         var more = try cursor.first()
         while more {
             let entry = try cursor.entry()
+            if let progress, cursor.page != leaf {
+                leaf = cursor.page
+                progress.pageDone()
+            }
             switch entry.storage {
             case .subtree:
                 let nested = try copyTree(
-                    try source.read.subtree(of: entry, pageCount: source.meta.pageCount), from: source, into: context)
+                    try source.read.subtree(of: entry, pageCount: source.meta.pageCount), from: source, into: context,
+                    progress: progress)
                 try context.put(entry.key, value: .subtree(nested), into: &copy)
             case .inline:
                 try store(entry.inlineValue, key: entry.key, into: &copy, context: context)
@@ -139,7 +161,7 @@ extension Store {
             let temporary = path + ".compacting"
             for file in [temporary, temporary + ".lock", temporary + ".log"] { unlink(file) }
             do throws(StorageError) {
-                try store.compact(to: temporary)
+                try store.compact(to: temporary, operation: .compactOnLaunch)
             } catch {
                 for file in [temporary, temporary + ".lock", temporary + ".log"] { unlink(file) }
                 throw error

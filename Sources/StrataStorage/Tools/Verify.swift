@@ -395,6 +395,7 @@ extension Store {
     /// free (never both, never neither). Also reports what each meta slot holds.
     ///
     /// Runs on a read transaction, so it can check a file that is in use. Cost is proportional to the file size.
+    /// With ``StoreOptions/events``, each problem listed is also reported as ``StoreEvent/damage(_:)``.
     public func verify() throws(StorageError) -> VerifyReport {
         try verify(rowTrees: { _ in false })
     }
@@ -409,7 +410,13 @@ extension Store {
     public func verify(rowTrees: @escaping (_ name: String) -> Bool) throws(StorageError) -> VerifyReport {
         let transaction = try read()
         var verifier = Verifier(transaction: transaction, rowTrees: rowTrees)
-        return verifier.run(metaSlots: metaSlotDescriptions(transaction))
+        let report = verifier.run(metaSlots: metaSlotDescriptions(transaction))
+        if let events {
+            for problem in report.problems {
+                events(.damage(StoreEvent.Damage(path: path, page: problem.page, reason: problem.description)))
+            }
+        }
+        return report
     }
 
     /// The pages reachable from the newest version (for tests that damage live pages on purpose).

@@ -40,6 +40,14 @@ final class SharedFile: @unchecked Sendable {
     let validated: ValidatedPages
     /// Why the open passed over the newest commit in the file, if it did.
     let recovery: RecoveryNotice?
+    /// Commits the open replayed from the commit log into the main file (see ``StoreEvent/Opened``).
+    let replayedCommits: Int
+    /// Checkpoints of the commit log made by the commit in progress, when its handle reports events (nil: not
+    /// collected). Touched only by the writer, with the write lock held.
+    nonisolated(unsafe) private(set) var checkpoints: [StoreEvent.Checkpoint]?
+    /// The pinned version last reported and how far behind it was (see ``PinnedVersionWatch``). Touched only by
+    /// the writer, with the write lock held.
+    nonisolated(unsafe) var pinnedVersionReported: (version: UInt64, behind: UInt64)?
 
     struct State {
         var latest: Meta
@@ -58,7 +66,7 @@ final class SharedFile: @unchecked Sendable {
 
     private init(
         file: any PageFile, lockFile: LockFile?, commitLog: CommitLog?, meta: Meta, mapping: Mapping,
-        options: StoreOptions, registryKey: String?, recovery: RecoveryNotice? = nil
+        options: StoreOptions, registryKey: String?, recovery: RecoveryNotice? = nil, replayedCommits: Int = 0
     ) {
         self.file = file
         self.commitLog = commitLog
@@ -72,6 +80,7 @@ final class SharedFile: @unchecked Sendable {
         self.segmentCache = SegmentCache(budget: options.segmentCacheBytes)
         self.validated = ValidatedPages()
         self.recovery = recovery
+        self.replayedCommits = replayedCommits
         self.state = Locked(State(latest: meta, mapping: mapping))
     }
 
@@ -141,11 +150,12 @@ final class SharedFile: @unchecked Sendable {
             }
             let logPath = path + ".log"
             var log: CommitLog?
+            var replayed = 0
             if disk.isWritable, try pendingLogVersion(logPath) != nil {
                 // Commits the main file may lack (a power loss): replay them before reading the metas.
                 if lock == nil { lock = try LockFile.shared(forDataFile: path, optional: false) }
                 log = try openCommitLog(
-                    path: logPath, main: disk, lock: lock, options: options, pageSize: nil)
+                    path: logPath, main: disk, lock: lock, options: options, pageSize: nil, replayed: &replayed)
             }
             // Recognise the file before creating a lock file beside it. Another process may be committing while
             // this first look reads the metas (they can then fail validation spuriously): when a lock file is
@@ -186,7 +196,8 @@ final class SharedFile: @unchecked Sendable {
             if let lock, !lock.isStillAtItsPath { return nil }
             if log == nil {
                 log = try openCommitLog(
-                    path: logPath, main: disk, lock: lock, options: options, pageSize: meta.pageSize)
+                    path: logPath, main: disk, lock: lock, options: options, pageSize: meta.pageSize,
+                    replayed: &replayed)
             }
             var counter: UInt64 = 0
             if let lock {
@@ -195,7 +206,8 @@ final class SharedFile: @unchecked Sendable {
             }
             let shared = SharedFile(
                 file: disk, lockFile: lock, commitLog: log, meta: meta, mapping: mapping, options: options,
-                registryKey: key, recovery: try recoveryNotice(disk, opened: meta, mapping: mapping, lock: lock))
+                registryKey: key, recovery: try recoveryNotice(disk, opened: meta, mapping: mapping, lock: lock),
+                replayedCommits: replayed)
             shared.state.withLock { $0.counterSeen = counter }
             files[key] = WeakFile(shared)
             return shared
@@ -255,11 +267,15 @@ final class SharedFile: @unchecked Sendable {
     {
         if try file.size() == 0 { try initializeEmptyFile(file, lock: nil, options: options) }
         var log: CommitLog?
-        if let logFile { log = try prepareCommitLog(logFile, main: file, lock: nil, options: options) }
+        var replayed = 0
+        if let logFile {
+            log = try prepareCommitLog(logFile, main: file, lock: nil, options: options, replayed: &replayed)
+        }
         let (meta, mapping) = try recover(file)
         return SharedFile(
             file: file, lockFile: nil, commitLog: log, meta: meta, mapping: mapping, options: options, registryKey: nil,
-            recovery: recoveryNotice(opened: meta, mapping: mapping, fileSize: try file.size()))
+            recovery: recoveryNotice(opened: meta, mapping: mapping, fileSize: try file.size()),
+            replayedCommits: replayed)
     }
 
     /// Reads the metas while other processes may commit, like a sequence lock: the change counter is sampled
@@ -367,14 +383,14 @@ final class SharedFile: @unchecked Sendable {
     /// and keeps it for small durable commits when durability is `.full`. A log that does not exist is not
     /// created here but by the first commit that goes through it (given `pageSize`, the main file's).
     private static func openCommitLog(
-        path: String, main: DiskFile, lock: LockFile?, options: StoreOptions, pageSize: Int?
+        path: String, main: DiskFile, lock: LockFile?, options: StoreOptions, pageSize: Int?, replayed: inout Int
     ) throws(StorageError) -> CommitLog? {
         guard main.isWritable else { return nil }
         guard let file = try openIfPresent(path, writable: true) else {
             guard options.durability == .full, let pageSize else { return nil }
             return CommitLog.onDemand(path: path, pageSize: pageSize)
         }
-        let log = try prepareCommitLog(file, path: path, main: main, lock: lock, options: options)
+        let log = try prepareCommitLog(file, path: path, main: main, lock: lock, options: options, replayed: &replayed)
         return options.durability == .full ? log : nil
     }
 
@@ -383,8 +399,10 @@ final class SharedFile: @unchecked Sendable {
     /// Complete records of the log's epoch are replayed (page images, then metas) into the main file, which is
     /// then synced, and a new epoch starts. A missing or damaged log is created afresh at the main file's
     /// version after syncing the main file. Done under the writer lock, since another process may be appending.
+    /// `replayed` is set to the number of commits replayed.
     static func prepareCommitLog(
-        _ file: any PageFile, path: String? = nil, main: any PageFile, lock: LockFile?, options: StoreOptions
+        _ file: any PageFile, path: String? = nil, main: any PageFile, lock: LockFile?, options: StoreOptions,
+        replayed: inout Int
     ) throws(StorageError) -> CommitLog {
         if let (log, records) = try CommitLog.read(file, path: path), records.isEmpty { return log }
         try lock?.lockWriter(timeout: options.writeLockTimeout)
@@ -392,6 +410,7 @@ final class SharedFile: @unchecked Sendable {
         let log: CommitLog
         if let (existing, records) = try CommitLog.read(file, path: path) {
             try existing.replay(records, into: main)
+            replayed = records.count
             log = existing
         } else {
             let (meta, _) = try recover(main)
@@ -808,9 +827,26 @@ final class SharedFile: @unchecked Sendable {
     /// exists. Called with the write lock held; `meta` must be the newest committed version.
     func checkpointLog(_ meta: Meta, keeping: Int? = nil) throws(StorageError) {
         guard let log = commitLog, try refreshLog(log, create: false) else { return }
+        let started = Clock.monotonicNanoseconds()
+        let folded = log.recordCount
         try writeMetaPage(meta, slot: Int(meta.version % 2), durable: true)
         try log.checkpoint(at: meta.version, keeping: keeping)
         lockFile?.logState = log.position
+        checkpoints?.append(
+            StoreEvent.Checkpoint(
+                path: path, version: meta.version, commitsFolded: folded,
+                nanoseconds: Clock.monotonicNanoseconds() &- started))
+    }
+
+    /// Starts collecting the checkpoints the commit in progress makes, for its handle's events. Called with the
+    /// write lock held.
+    func collectCheckpoints() { checkpoints = [] }
+
+    /// The checkpoints made since ``collectCheckpoints()``, oldest first; collecting stops. Called with the write
+    /// lock held.
+    func takeCheckpoints() -> [StoreEvent.Checkpoint] {
+        defer { checkpoints = nil }
+        return checkpoints ?? []
     }
 
     /// Brings this process's view of the log up to date with what the last writer recorded in the lock file,
