@@ -274,23 +274,17 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
             let storage = object[keyPath: storageKeyPath]
             if let owner = storage.owner {
                 let value = owner._withUnsafeGuaranteedRef { $0.read(column: storage.property, as: Value.self) }
-                if object.isObservationTracked() {
-                    object.observationAccess(object, keyPath: wrappedKeyPath, property: storage.property)
-                }
+                if object.isObservationTracked() { object.observationAccess(property: storage.property, box: nil) }
                 return value
             }
             let box = storage.box.unsafelyUnwrapped
             guard let managed = object.managed else {
-                if object.isObservationTracked() {
-                    object.observationAccess(object, keyPath: wrappedKeyPath, property: -1)
-                }
+                if object.isObservationTracked() { object.observationAccess(property: -1, box: box) }
                 return box.value(as: Value.self)
             }
             let column = managed.column(of: box, object: object)
             let value = managed.read(column: column, as: Value.self)
-            if object.isObservationTracked() {
-                object.observationAccess(object, keyPath: wrappedKeyPath, property: column)
-            }
+            if object.isObservationTracked() { object.observationAccess(property: column, box: nil) }
             return value
         }
         set {
@@ -304,7 +298,7 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
                 if object.observation == nil {
                     box.stored = newValue._stored
                 } else {
-                    object.observedMutation(object, keyPath: wrappedKeyPath) { box.stored = newValue._stored }
+                    object.observedMutation(box: box) { box.stored = newValue._stored }
                 }
                 return
             }

@@ -59,7 +59,13 @@ extension ObjectBase {
         }
         let realm = managed.realm
         guard !realm.frozen else { return false }
-        let spare = realm.observationSpare
+        let spare: ObservationRegistrar
+        if let existing = realm.observationSpare {
+            spare = existing
+        } else {
+            spare = ObservationRegistrar()
+            realm.observationSpare = spare
+        }
         let before = ObservationProbeIndex.detections.load(ordering: .relaxed)
         spare.access(self, keyPath: Self.observationProbeKeyPath)
         // Another thread's tracking may also have counted: then this object merely gets a registrar early.
@@ -72,31 +78,41 @@ extension ObjectBase {
         return true
     }
 
-    /// Registers a read of property `property` (its index in the schema; -1 for an unmanaged box) with the
-    /// running tracking, remembering how to report a change of it.
+    /// Registers a read of property `property` (its index in the schema) — or, unmanaged, of the property whose
+    /// storage is `box` — with the running tracking.
     @usableFromInline
-    final func observationAccess<Object: ObjectBase, Value>(
-        _ object: Object, keyPath: KeyPath<Object, Value>, property: Int
-    ) {
+    final func observationAccess(property: Int, box: AnyObject?) {
         guard let observation else { return }
-        observation.registrar.access(object, keyPath: keyPath)
-        if observation.mutations[property] == nil {
-            let registrar = observation.registrar
-            observation.mutations[property] = { [weak object] in
-                guard let object else { return }
-                registrar.withMutation(of: object, keyPath: keyPath) {}
-            }
-        }
+        let observed = ObservedProperty(index: property, box: box.map(ObjectIdentifier.init))
+        observation.registrar.access(self, keyPath: \ObjectBase.[strataObserved: observed])
+        if box == nil { observation.properties.insert(property) }
     }
 
-    /// Sets an unmanaged property's value, telling the trackings of this object's `keyPath`.
+    /// Sets an unmanaged property's value (`box` is its storage), telling the trackings that read it.
     @usableFromInline
-    final func observedMutation<Object: ObjectBase, Value>(
-        _ object: Object, keyPath: KeyPath<Object, Value>, _ mutation: () -> Void
-    ) {
+    final func observedMutation(box: AnyObject, _ mutation: () -> Void) {
         guard let observation else { return mutation() }
-        observation.registrar.withMutation(of: object, keyPath: keyPath, mutation)
+        let observed = ObservedProperty(index: -1, box: ObjectIdentifier(box))
+        observation.registrar.withMutation(of: self, keyPath: \ObjectBase.[strataObserved: observed], mutation)
     }
+
+    /// The key path a tracking records for a property: the registrar is the object's own, so the property's
+    /// index identifies it (building it costs an allocation, paid only under tracking; the property's own key
+    /// path would be materialised on every read).
+    subscript(strataObserved property: ObservedProperty) -> Int { 0 }
+
+    /// Tells the trackings of property `index` that it changed.
+    func reportChange(ofProperty index: Int) {
+        observation?.registrar.withMutation(
+            of: self, keyPath: \ObjectBase.[strataObserved: ObservedProperty(index: index, box: nil)]
+        ) {}
+    }
+}
+
+/// A property as Swift Observation sees it: its index in the object's schema, or its storage while unmanaged.
+struct ObservedProperty: Hashable, Sendable {
+    let index: Int
+    let box: ObjectIdentifier?
 }
 
 /// Every model object can be observed with Swift Observation: reading a persisted property in
@@ -118,8 +134,8 @@ extension ObjectBase: Observable {}
 @usableFromInline
 final class ObjectObservation {
     let registrar: ObservationRegistrar
-    /// By property index (-1 for the reads of an unmanaged object's box, which fire when set instead).
-    var mutations: [Int: () -> Void] = [:]
+    /// The indices of the managed properties trackings read.
+    var properties: Set<Int> = []
     /// Whether the object's Realm reports its changes (set once the object is managed and tracked).
     var reportedByRealm = false
 
@@ -137,7 +153,7 @@ final class ObservationTracker: RealmObserver {
 
     private var entries: [Entry] = []
     /// Changes to report at the next delivery, once per object and property.
-    private var pending: [PendingKey: () -> Void] = [:]
+    private var pending: [PendingKey: (object: ObjectBase, property: Int)] = [:]
     private var registered = false
     private unowned let realm: Realm
 
@@ -163,21 +179,21 @@ final class ObservationTracker: RealmObserver {
         let changes = step.changes
         for entry in entries {
             guard let object = entry.object, let managed = object.managed, let observation = object.observation,
-                !observation.mutations.isEmpty
+                !observation.properties.isEmpty
             else { continue }
             let table = managed.binding.table
             let classChanges = changes.classes[managed.binding.className]
             let id = ObjectIdentifier(object)
             if changes.unknown || classChanges?.insertedOrDeleted.contains(managed.key) == true {
-                for (property, mutation) in observation.mutations {
-                    pending[PendingKey(object: id, property: property)] = mutation
+                for property in observation.properties {
+                    pending[PendingKey(object: id, property: property)] = (object, property)
                 }
                 continue
             }
             guard let names = classChanges?.modified[managed.key] else { continue }
             for name in names {
-                if let index = table.propertyIndex(named: name), let mutation = observation.mutations[index] {
-                    pending[PendingKey(object: id, property: index)] = mutation
+                if let index = table.propertyIndex(named: name), observation.properties.contains(index) {
+                    pending[PendingKey(object: id, property: index)] = (object, index)
                 }
             }
         }
@@ -187,7 +203,7 @@ final class ObservationTracker: RealmObserver {
         // A change handler may read (and so track) again: it works on the list as it is now.
         let due = pending.values
         pending = [:]
-        for mutation in due { mutation() }
+        for (object, property) in due { object.reportChange(ofProperty: property) }
     }
 
     func end() {}
