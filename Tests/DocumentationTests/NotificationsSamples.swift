@@ -1,5 +1,7 @@
 import Foundation
+import Observation
 import Strata
+import Synchronization
 import Testing
 
 // Documentation/Notifications.md
@@ -183,6 +185,23 @@ struct NotificationsSampleTests {
         token.invalidate()
     }
 
+    @Test func swiftObservation() throws {
+        let realm = try Self.realm("notifications-observation")
+        let fired = ObservationSampleFlag()
+        let rex = realm.object(ofType: Dog.self, forPrimaryKey: 1)!
+        withObservationTracking {
+            print(rex.name)  // Rex
+            #expect(rex.name == "Rex")
+        } onChange: {
+            print("Rex's name changed")
+            fired.set()
+        }
+        try realm.write { rex.age = 3 }  // another property: nothing
+        #expect(!fired.isSet)
+        try realm.write { rex.name = "Max" }  // Rex's name changed
+        #expect(fired.isSet)
+    }
+
     @Test func mapAndRealmCallbacks() throws {
         let realm = try Self.realm("notifications-map")
         let rex = realm.object(ofType: Dog.self, forPrimaryKey: 1)!
@@ -320,4 +339,11 @@ struct NotificationsSampleTests {
 
         func close() { realm = nil }
     }
+}
+
+/// Set by the Observation sample's `onChange` (which is `@Sendable`).
+final class ObservationSampleFlag: Sendable {
+    private let flag = Mutex(false)
+    var isSet: Bool { flag.withLock { $0 } }
+    func set() { flag.withLock { $0 = true } }
 }

@@ -6,6 +6,8 @@ open class ObjectBase {
     @exclusivity(unchecked) @usableFromInline var managed: ManagedObject?
     /// The `@Persisted` boxes of this object, in initialisation order (empty if they could not be claimed).
     @exclusivity(unchecked) var boxes: [PersistedBox] = []
+    /// Set once a Swift Observation tracking read one of the object's properties (see `ObservationSupport`).
+    @exclusivity(unchecked) @usableFromInline var observation: ObjectObservation?
 
     /// A new, unmanaged instance with each property's initial value.
     public required init() {

@@ -273,12 +273,19 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
         get {
             let storage = object[keyPath: storageKeyPath]
             if let owner = storage.owner {
-                return owner._withUnsafeGuaranteedRef { $0.read(column: storage.property, as: Value.self) }
+                let value = owner._withUnsafeGuaranteedRef { $0.read(column: storage.property, as: Value.self) }
+                if object.isObservationTracked() { object.observationAccess(property: storage.property, box: nil) }
+                return value
             }
             let box = storage.box.unsafelyUnwrapped
-            guard let managed = object.managed else { return box.value(as: Value.self) }
+            guard let managed = object.managed else {
+                if object.isObservationTracked() { object.observationAccess(property: -1, box: box) }
+                return box.value(as: Value.self)
+            }
             let column = managed.column(of: box, object: object)
-            return managed.read(column: column, as: Value.self)
+            let value = managed.read(column: column, as: Value.self)
+            if object.isObservationTracked() { object.observationAccess(property: column, box: nil) }
+            return value
         }
         set {
             let storage = object[keyPath: storageKeyPath]
@@ -288,7 +295,11 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
             }
             let box = storage.box.unsafelyUnwrapped
             guard let managed = object.managed else {
-                box.stored = newValue._stored
+                if object.observation == nil {
+                    box.stored = newValue._stored
+                } else {
+                    object.observedMutation(box: box) { box.stored = newValue._stored }
+                }
                 return
             }
             let column = managed.column(of: box, object: object)

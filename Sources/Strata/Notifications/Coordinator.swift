@@ -1,8 +1,11 @@
+import Foundation
 import StrataStorage
 
 /// One per file per process: knows the Realms with observers that live on an actor (confined to one, or opened on
-/// the main thread) and, after every commit (of this process, or of another one, noticed through the file),
-/// refreshes each of them on its actor, which delivers their observers' changes there. Realms without observers
+/// the main thread) or on a plain thread and, after every commit (of this process, or of another one, noticed
+/// through the file), refreshes each of them on its actor, which delivers their observers' changes there — or, for
+/// a thread's Realm, on that thread's run loop, whenever the thread runs it (as the Realm SDK does); a thread that
+/// never runs its run loop gets its changes when it refreshes or writes. Realms without observers
 /// are left alone: they advance when they write or refresh, so writers do not pay for each other's Realms.
 ///
 /// A refresh is scheduled at most once per Realm at a time: commits that land while one is pending are covered
@@ -15,6 +18,8 @@ final class Coordinator: Sendable {
     private struct Member {
         weak var realm: Realm?
         weak var actor: (any Actor)?
+        /// For a Realm confined to a plain thread: that thread's run loop.
+        var runLoop: ThreadRunLoop?
         /// The version the Realm read when it last advanced (as far as the coordinator knows).
         var snapshot: ReadTransaction?
         var store: Store?
@@ -63,7 +68,16 @@ final class Coordinator: Sendable {
     /// `realm` gained an observer: refresh it on its actor after each commit from now on (while both live), and
     /// watch the file for other processes' commits.
     func observing(_ realm: Realm, prepared: (any AnyPreparedIdentities)? = nil) {
-        if let actor = realm.ownerActor {
+        if realm.ownerActor == nil && !realm.isActorConfined && !realm.frozen && !Self.isInTask {
+            // A Realm on a plain thread (outside any task, so not a pool thread): refreshed on its run loop.
+            realm.coordinated = true
+            let runLoop = ThreadRunLoop(runLoop: RunLoop.current)
+            state.withLock { state in
+                state.members = state.members.filter { $0.value.realm != nil }
+                let id = ObjectIdentifier(realm)
+                if state.members[id] == nil { state.members[id] = Member(realm: realm, runLoop: runLoop) }
+            }
+        } else if let actor = realm.ownerActor {
             realm.coordinated = true
             let snapshot = realm.currentSnapshot
             let store = realm.store
@@ -108,6 +122,15 @@ final class Coordinator: Sendable {
             state.lastSeen = max(state.lastSeen, version)
             var due: [Due] = []
             for (id, member) in state.members where !member.scheduled && id != skip && (only == nil || id == only) {
+                if let runLoop = member.runLoop {
+                    guard let realm = member.realm else {
+                        state.members[id] = nil
+                        continue
+                    }
+                    state.members[id]?.scheduled = true
+                    runLoop.refresh(realm, coordinator: self)
+                    continue
+                }
                 guard let realm = member.realm, let actor = member.actor, let store = member.store else {
                     state.members[id] = nil
                     continue
@@ -234,6 +257,14 @@ final class Coordinator: Sendable {
         }
     }
 
+    /// A thread-confined member's run loop fired its refresh: later commits may schedule another.
+    fileprivate func ranRefresh(of realm: ObjectIdentifier) {
+        state.withLock { $0.members[realm]?.scheduled = false }
+    }
+
+    /// Whether the caller runs in a task (its thread is a pool's or an executor's, not one with its own run loop).
+    private static var isInTask: Bool { withUnsafeCurrentTask { $0 != nil } }
+
     /// Runs `body` isolated to `actor`.
     static func run<A: Actor>(on actor: A, _ body: @Sendable (isolated A) -> Void) async {
         await body(actor)
@@ -254,4 +285,30 @@ private struct WeakStore: Sendable {
 struct UncheckedRealm: @unchecked Sendable {
     let realm: Realm
     init(_ realm: Realm) { self.realm = realm }
+}
+
+/// The run loop of a thread whose Realm has observers. The coordinator adds a timer to it from whichever thread
+/// commits, which Foundation allows from any thread (and which wakes the loop if it is waiting); the timer runs on
+/// the Realm's own thread.
+struct ThreadRunLoop: @unchecked Sendable {
+    let runLoop: RunLoop
+
+    /// Refreshes `realm` (delivering its observers' changes) the next time its thread runs its run loop, in any
+    /// common mode (a default-mode `run(until:)` and XCTest's `wait(for:)` included). Nothing happens while the
+    /// thread does not run it: the Realm then delivers when it refreshes or writes.
+    func refresh(_ realm: Realm, coordinator: Coordinator) {
+        let target = WeakRealm(realm: realm)
+        let id = ObjectIdentifier(realm)
+        let timer = Timer(timeInterval: 0, repeats: false) { _ in
+            coordinator.ranRefresh(of: id)
+            guard let realm = target.realm, realm.autorefresh, !realm.isInWriteTransaction else { return }
+            realm.refresh()
+        }
+        runLoop.add(timer, forMode: .common)
+    }
+}
+
+/// A Realm carried to its own thread's run loop, held weakly (the thread may have released it meanwhile).
+private struct WeakRealm: @unchecked Sendable {
+    weak var realm: Realm?
 }

@@ -1,4 +1,5 @@
 public import Foundation
+import Observation
 import StrataStorage
 
 #if canImport(Glibc)
@@ -42,6 +43,10 @@ public final class Realm {
     let observers = ObserverList()
     /// Whether the coordinator refreshes this Realm after commits (it follows the versions it reads).
     var coordinated = false
+    /// Swift Observation: the registrar the next tracked object takes, and the objects tracked so far (see
+    /// `ObservationSupport`).
+    @exclusivity(unchecked) var observationSpare: ObservationRegistrar?
+    lazy var observationTracker = ObservationTracker(realm: self)
     /// For projections: how to read the property each key path reads on a root object, when it is one persisted
     /// property (see `ManagedObject.projectedReader`).
     @exclusivity(unchecked) var projectedReaders: [ObjectIdentifier: (keyPath: AnyKeyPath, reader: AnyObject?)] = [:]

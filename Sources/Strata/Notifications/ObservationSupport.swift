@@ -1,0 +1,210 @@
+public import Observation
+import Synchronization
+
+// How objects take part in Swift Observation (`withObservationTracking`, SwiftUI's `@Observable` views).
+//
+// Every object is `Observable`. A property read registers with the object's `ObservationRegistrar` only while
+// some `withObservationTracking` runs on the calling thread, which Strata cannot ask directly: the tracking
+// state is private to the Observation library, and the only way to consult it is a registrar's `access`. So a
+// managed object's read offers a fixed probe key path to a spare registrar its Realm keeps: only a running
+// tracking records the access, and recording it hashes the probe's index (see `ObservationProbeIndex`), which
+// counts. When the count moved, the spare becomes the object's registrar (the tracking just registered with it,
+// so nothing is left behind in a shared registrar) and the Realm makes a new spare. Without tracking, a read
+// costs one call that finds no tracking, and no allocation; objects that were never tracked carry no registrar.
+//
+// A tracked object's Realm keeps a weak list of them (`ObservationTracker`, one of the Realm's observers); when
+// the Realm advances to a version that changed a tracked property, the tracker calls the registrar's
+// `withMutation` for that property on the Realm's isolation (where it delivers its other notifications), which
+// fires the tracking's `onChange`. Frozen Realms have no spare: frozen objects are never tracked.
+
+/// The index of the probe key path: hashing it (which only a running tracking does, to record the access) counts.
+struct ObservationProbeIndex: Hashable, Sendable {
+    static let detections = Atomic<Int>(0)
+
+    static func == (lhs: Self, rhs: Self) -> Bool { true }
+
+    func hash(into hasher: inout Hasher) {
+        Self.detections.add(1, ordering: .relaxed)
+        hasher.combine(0)
+    }
+}
+
+extension ObjectBase {
+    /// The probe's property: never read, never mutated; its key path only detects a running tracking.
+    subscript(strataObservationProbe index: ObservationProbeIndex) -> Int { 0 }
+
+    /// `\ObjectBase.[strataObservationProbe:]`, built once.
+    /// (A key path is immutable; its index is `Sendable`.)
+    nonisolated(unsafe) static let observationProbeKeyPath: KeyPath<ObjectBase, Int> =
+        \ObjectBase.[
+            strataObservationProbe: ObservationProbeIndex()]
+
+    /// Whether a read of this object's properties must register with Swift Observation: the object is already
+    /// tracked, or a tracking runs now on this thread (the object then gets its registrar). False for frozen
+    /// objects. Not inlined: the common answer (no tracking) costs one call into the Observation library.
+    @usableFromInline @inline(never)
+    final func isObservationTracked() -> Bool {
+        if let observation {
+            // An object tracked while unmanaged and added to a Realm since: its Realm now reports its changes.
+            if let managed, !observation.reportedByRealm, !managed.realm.frozen {
+                observation.reportedByRealm = true
+                managed.realm.observationTracker.track(self)
+            }
+            return true
+        }
+        guard let managed else {
+            // Unmanaged: reads through property accessors are not a hot path, so the registrar is made at once.
+            observation = ObjectObservation()
+            return true
+        }
+        let realm = managed.realm
+        guard !realm.frozen else { return false }
+        let spare: ObservationRegistrar
+        if let existing = realm.observationSpare {
+            spare = existing
+        } else {
+            spare = ObservationRegistrar()
+            realm.observationSpare = spare
+        }
+        let before = ObservationProbeIndex.detections.load(ordering: .relaxed)
+        spare.access(self, keyPath: Self.observationProbeKeyPath)
+        // Another thread's tracking may also have counted: then this object merely gets a registrar early.
+        guard ObservationProbeIndex.detections.load(ordering: .relaxed) != before else { return false }
+        let tracked = ObjectObservation(registrar: spare)
+        tracked.reportedByRealm = true
+        observation = tracked
+        realm.observationSpare = ObservationRegistrar()
+        realm.observationTracker.track(self)
+        return true
+    }
+
+    /// Registers a read of property `property` (its index in the schema) — or, unmanaged, of the property whose
+    /// storage is `box` — with the running tracking.
+    @usableFromInline
+    final func observationAccess(property: Int, box: AnyObject?) {
+        guard let observation else { return }
+        let observed = ObservedProperty(index: property, box: box.map(ObjectIdentifier.init))
+        observation.registrar.access(self, keyPath: \ObjectBase.[strataObserved: observed])
+        if box == nil { observation.properties.insert(property) }
+    }
+
+    /// Sets an unmanaged property's value (`box` is its storage), telling the trackings that read it.
+    @usableFromInline
+    final func observedMutation(box: AnyObject, _ mutation: () -> Void) {
+        guard let observation else { return mutation() }
+        let observed = ObservedProperty(index: -1, box: ObjectIdentifier(box))
+        observation.registrar.withMutation(of: self, keyPath: \ObjectBase.[strataObserved: observed], mutation)
+    }
+
+    /// The key path a tracking records for a property: the registrar is the object's own, so the property's
+    /// index identifies it (building it costs an allocation, paid only under tracking; the property's own key
+    /// path would be materialised on every read).
+    subscript(strataObserved property: ObservedProperty) -> Int { 0 }
+
+    /// Tells the trackings of property `index` that it changed.
+    func reportChange(ofProperty index: Int) {
+        observation?.registrar.withMutation(
+            of: self, keyPath: \ObjectBase.[strataObserved: ObservedProperty(index: index, box: nil)]
+        ) {}
+    }
+}
+
+/// A property as Swift Observation sees it: its index in the object's schema, or its storage while unmanaged.
+struct ObservedProperty: Hashable, Sendable {
+    let index: Int
+    let box: ObjectIdentifier?
+}
+
+/// Every model object can be observed with Swift Observation: reading a persisted property in
+/// `withObservationTracking`'s `apply` closure (or in a SwiftUI view's body) registers it. For a managed object
+/// the tracking's `onChange` fires once a version that changed that property (a commit of any Realm, thread or
+/// process) reaches the object's Realm, on the Realm's isolation; for an unmanaged object, when the property is
+/// set. Frozen objects never change, so they never fire.
+///
+/// ```swift
+/// withObservationTracking {
+///     _ = dog.name
+/// } onChange: {
+///     print("the dog's name changed")
+/// }
+/// ```
+extension ObjectBase: Observable {}
+
+/// A tracked object's registrar, and how to report a change of each property a tracking read.
+@usableFromInline
+final class ObjectObservation {
+    let registrar: ObservationRegistrar
+    /// The indices of the managed properties trackings read.
+    var properties: Set<Int> = []
+    /// Whether the object's Realm reports its changes (set once the object is managed and tracked).
+    var reportedByRealm = false
+
+    init(registrar: ObservationRegistrar = ObservationRegistrar()) {
+        self.registrar = registrar
+    }
+}
+
+/// The objects of one Realm read under Swift Observation: when the Realm advances, those whose read properties
+/// changed (or that were deleted) are reported to their registrars.
+final class ObservationTracker: RealmObserver {
+    private struct Entry {
+        weak var object: ObjectBase?
+    }
+
+    private var entries: [Entry] = []
+    /// Changes to report at the next delivery, once per object and property.
+    private var pending: [PendingKey: (object: ObjectBase, property: Int)] = [:]
+    private var registered = false
+    private unowned let realm: Realm
+
+    private struct PendingKey: Hashable {
+        let object: ObjectIdentifier
+        let property: Int
+    }
+
+    init(realm: Realm) {
+        self.realm = realm
+    }
+
+    func track(_ object: ObjectBase) {
+        if !registered {
+            registered = true
+            realm.addObserver(self)
+        }
+        entries.removeAll { $0.object == nil }
+        entries.append(Entry(object: object))
+    }
+
+    func advanced(_ step: VersionStep) {
+        let changes = step.changes
+        for entry in entries {
+            guard let object = entry.object, let managed = object.managed, let observation = object.observation,
+                !observation.properties.isEmpty
+            else { continue }
+            let table = managed.binding.table
+            let classChanges = changes.classes[managed.binding.className]
+            let id = ObjectIdentifier(object)
+            if changes.unknown || classChanges?.insertedOrDeleted.contains(managed.key) == true {
+                for property in observation.properties {
+                    pending[PendingKey(object: id, property: property)] = (object, property)
+                }
+                continue
+            }
+            guard let names = classChanges?.modified[managed.key] else { continue }
+            for name in names {
+                if let index = table.propertyIndex(named: name), observation.properties.contains(index) {
+                    pending[PendingKey(object: id, property: index)] = (object, index)
+                }
+            }
+        }
+    }
+
+    func deliver() {
+        // A change handler may read (and so track) again: it works on the list as it is now.
+        let due = pending.values
+        pending = [:]
+        for (object, property) in due { object.reportChange(ofProperty: property) }
+    }
+
+    func end() {}
+}
