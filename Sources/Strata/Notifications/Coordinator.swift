@@ -68,7 +68,7 @@ final class Coordinator: Sendable {
     /// `realm` gained an observer: refresh it on its actor after each commit from now on (while both live), and
     /// watch the file for other processes' commits.
     func observing(_ realm: Realm, prepared: (any AnyPreparedIdentities)? = nil) {
-        if realm.ownerActor == nil && !realm.isActorConfined && !realm.frozen && !Self.isInTask {
+        if realm.ownerActor == nil, case .thread = realm.confinement, !Self.isInTask {
             // A Realm on a plain thread (outside any task, so not a pool thread): refreshed on its run loop.
             realm.coordinated = true
             let runLoop = ThreadRunLoop(runLoop: RunLoop.current)
