@@ -205,7 +205,8 @@ struct RealmEventTests {
         watchedConfiguration.events = log.handler
         let watched = try Realm(configuration: watchedConfiguration)
         let before = log.all.count
-        let quiet = try Realm(configuration: scratch.configuration([Gauge.self]))
+        // Another instance (as another thread's would be: on this one the cache would return `watched`).
+        let quiet = try Realm.independent(scratch.configuration([Gauge.self]))
         #expect(quiet.configuration.events == nil)
         for id in 0..<5 { try quiet.write { quiet.add(Gauge(value: ["id": id])) } }
         try quiet.writeCopy(toFile: scratch.url.appendingPathComponent("quiet-copy.strata"))
