@@ -88,6 +88,54 @@ import Testing
         #expect(listed == books)
     }
 
+    @Test func closeReturnsOnlyAfterTheWritesInProgressFinished() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("library.strata")
+        let library = try await StrataLibrary.open(
+            configuration: strataConfiguration(path: path, logger: testLogger), logger: testLogger)
+        _ = try await library.createAuthor(NewAuthor(id: "a", name: "A"))
+        _ = try await library.createBook(NewBook(id: "b", title: "B", year: 2000, authorID: "a"))
+        // Likes wait for the write lock inside `asyncWrite`, giving the actor up: the close arrives among them.
+        enum Outcome: Sendable {
+            case liked
+            case refused(LibraryError)
+            case closed(likesInFile: Int)
+        }
+        let outcomes = await withTaskGroup(of: Outcome.self) { group in
+            for number in 0..<40 {
+                group.addTask {
+                    if number == 20 {
+                        await library.close()
+                        return .closed(likesInFile: (try? likes(path)) ?? -1)
+                    }
+                    do {
+                        _ = try await library.likeBook(id: "b")
+                        return .liked
+                    } catch {
+                        return .refused(LibraryError.from(error))
+                    }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let liked = outcomes.filter { if case .liked = $0 { true } else { false } }.count
+        let refused = outcomes.compactMap { if case .refused(let error) = $0 { error } else { nil } }
+        let atClose = outcomes.compactMap { if case .closed(let likes) = $0 { likes } else { nil } }
+        // A like either committed or was refused before it started; none failed half-way.
+        #expect(refused.allSatisfy { $0 == .unavailable("the library is closed") }, "\(refused)")
+        #expect(liked + refused.count == 39)
+        // When `close` returned, every like that had started was in the file: nothing was written after it.
+        #expect(atClose == [liked])
+        #expect(try likes(path) == liked)
+    }
+
+    /// The likes of book "b" in the file at `path`. Synchronous: the Realm lives and dies here.
+    func likes(_ path: String) throws -> Int {
+        let realm = try Realm(configuration: strataConfiguration(path: path, logger: testLogger))
+        return realm.object(ofType: Book.self, forPrimaryKey: "b")?.likes ?? -1
+    }
+
     /// The book ids in the file, and those in the author's list. Synchronous: the Realm lives and dies here.
     func storedBooks(_ path: String) throws -> (books: Set<String>, listed: Set<String>) {
         let realm = try Realm(configuration: strataConfiguration(path: path, logger: testLogger))
