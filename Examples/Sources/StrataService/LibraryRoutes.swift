@@ -67,16 +67,16 @@ public struct LibraryRoutes: Sendable {
 
     /// The query of `GET /books` from its parameters; a malformed number or sort order is a 400.
     static func search(_ request: Request) throws -> BookSearch {
-        let parameters = request.uri.queryParameters
+        let parameters = formParameters(request)
         var search = BookSearch()
-        search.authorID = parameters.get("author")
-        search.titleContains = parameters.get("title")
+        search.authorID = parameters["author"]
+        search.titleContains = parameters["title"]
         search.minYear = try integer("minYear", in: request)
         search.maxYear = try integer("maxYear", in: request)
         search.minLikes = try integer("minLikes", in: request)
         search.limit = try integer("limit", in: request)
-        search.filter = parameters.get("filter")
-        if let sort = parameters.get("sort") {
+        search.filter = parameters["filter"]
+        if let sort = parameters["sort"] {
             guard let order = BookSearch.Order(rawValue: sort) else {
                 throw LibraryError.badInput("sort must be one of id, title, year, likes, not \(sort)")
             }
@@ -85,8 +85,23 @@ public struct LibraryRoutes: Sendable {
         return search
     }
 
+    /// The query string's parameters decoded as a form (`application/x-www-form-urlencoded`): `+` is a space,
+    /// `%2B` a plus. What `curl --data-urlencode` and browsers send; an RQL filter has spaces and may have pluses.
+    static func formParameters(_ request: Request) -> [String: String] {
+        var parameters: [String: String] = [:]
+        for pair in (request.uri.query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decoded(_ text: Substring) -> String {
+                let spaced = text.replacingOccurrences(of: "+", with: " ")
+                return spaced.removingPercentEncoding ?? spaced
+            }
+            parameters[decoded(parts[0])] = parts.count > 1 ? decoded(parts[1]) : ""
+        }
+        return parameters
+    }
+
     static func integer(_ name: String, in request: Request) throws -> Int? {
-        guard let text = request.uri.queryParameters.get(name) else { return nil }
+        guard let text = formParameters(request)[name] else { return nil }
         guard let value = Int(text), value >= 0 else {
             throw LibraryError.badInput("\(name) must be a non-negative integer, not \(text)")
         }

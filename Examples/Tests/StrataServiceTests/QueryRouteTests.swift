@@ -35,6 +35,10 @@ import Testing
             let filter = "year%20%3C%201970%20AND%20title%20BEGINSWITH%20'The'"
             #expect(try await ids(client, "/books?filter=\(filter)") == ["left-hand"])
             #expect(try await ids(client, "/books?author=herbert&filter=\(filter)") == [])
+            // A form-encoded query string (`curl --data-urlencode`, browsers): `+` is a space, `%2B` a plus.
+            #expect(try await ids(client, "/books?filter=year+%3D%3D+1965") == ["dune"])
+            #expect(try await ids(client, "/books?filter=title+CONTAINS+'%2B'") == [])
+            #expect(try await ids(client, "/books?title=the+left") == ["left-hand"])
         }
     }
 
