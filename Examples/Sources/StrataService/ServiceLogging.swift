@@ -18,5 +18,7 @@ public func makeServiceLogger(label: String = "strata-server", level: Logger.Lev
 public func strataConfiguration(path: String, logger: Logger) -> Realm.Configuration {
     var configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path))
     configuration.objectTypes = [Author.self, Book.self]
+    // Strata's own events (file opened, commits, checkpoints, ...) are to be logged here, through `logger`, by
+    // the library's event hook on the configuration.
     return configuration
 }
