@@ -1,0 +1,24 @@
+import Foundation
+import Logging
+import Strata
+
+// Logging in one place: the service's Logger, and the Strata configuration that logs through it. This is where
+// the library's event hook (`Realm.Configuration.events`) is wired to swift-log.
+
+/// The service's logger at `level` (`STRATA_LOG_LEVEL`, default info), printing to standard error.
+public func makeServiceLogger(label: String = "strata-server", level: Logger.Level? = nil) -> Logger {
+    var logger = Logger(label: label)
+    let environment = ProcessInfo.processInfo.environment["STRATA_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+    logger.logLevel = level ?? environment ?? .info
+    return logger
+}
+
+/// The configuration of the service's file at `path`: the library's two object types only, logging through
+/// `logger`.
+public func strataConfiguration(path: String, logger: Logger) -> Realm.Configuration {
+    var configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path))
+    configuration.objectTypes = [Author.self, Book.self]
+    // Strata's own events (file opened, commits, checkpoints, ...) are to be logged here, through `logger`, by
+    // the library's event hook on the configuration.
+    return configuration
+}
