@@ -18,7 +18,15 @@ public func makeServiceLogger(label: String = "strata-server", level: Logger.Lev
 public func strataConfiguration(path: String, logger: Logger) -> Realm.Configuration {
     var configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path))
     configuration.objectTypes = [Author.self, Book.self]
-    // Strata's own events (file opened, commits, checkpoints, ...) are to be logged here, through `logger`, by
-    // the library's event hook on the configuration.
+    // Strata's own events, one log line each: every commit at debug (a busy service makes many), what an
+    // operator should look at (a reader holding old versions, damage) at warning and error.
+    configuration.events = { event in
+        switch event {
+        case .committed, .checkpointed, .copyProgress, .migrationProgress: logger.debug("\(event)")
+        case .pinnedVersions: logger.warning("\(event)")
+        case .damage: logger.error("\(event)")
+        case .opened: logger.info("\(event)")
+        }
+    }
     return configuration
 }

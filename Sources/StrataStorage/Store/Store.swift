@@ -86,7 +86,8 @@ public final class Store: Sendable {
     static func inMemory(identifier: String, over file: any PageFile, options: StoreOptions = StoreOptions())
         throws(StorageError) -> Store
     {
-        Store(shared: try SharedFile.openInMemory(identifier: identifier, over: file, options: options), options: options)
+        Store(
+            shared: try SharedFile.openInMemory(identifier: identifier, over: file, options: options), options: options)
     }
 
     /// The file's path (for in-memory stores, a descriptive name).
