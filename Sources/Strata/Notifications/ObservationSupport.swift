@@ -19,13 +19,35 @@ import Synchronization
 
 /// The index of the probe key path: hashing it (which only a running tracking does, to record the access) counts.
 struct ObservationProbeIndex: Hashable, Sendable {
-    static let detections = Atomic<Int>(0)
-
     static func == (lhs: Self, rhs: Self) -> Bool { true }
 
     func hash(into hasher: inout Hasher) {
-        Self.detections.add(1, ordering: .relaxed)
+        observationDetections.count.add(1, ordering: .relaxed)
         hasher.combine(0)
+    }
+}
+
+/// How many times a tracking recorded the probe. A class instance in a global rather than a static `Atomic`:
+/// reaching a global generic value (`Atomic<Int>`) looked its type metadata up on every read.
+let observationDetections = ObservationDetections()
+
+/// The counter behind ``observationDetections``.
+final class ObservationDetections: Sendable {
+    let count = Atomic<Int>(0)
+}
+
+/// A Realm's spare registrar, in a class of its own: `ObservationRegistrar` is a resilient type, so holding it
+/// in an optional of the Realm copied it through its value witnesses on every read; here it is used in place.
+final class ObservationSpare {
+    let registrar = ObservationRegistrar()
+
+    /// Whether a tracking runs on this thread: it records the probe's access, which counts.
+    @inline(__always)
+    func detectsTracking(of object: ObjectBase) -> Bool {
+        let before = observationDetections.count.load(ordering: .relaxed)
+        registrar.access(object, keyPath: ObjectBase.observationProbeKeyPath)
+        // Another thread's tracking may also have counted: then this object merely gets a registrar early.
+        return observationDetections.count.load(ordering: .relaxed) != before
     }
 }
 
@@ -59,21 +81,18 @@ extension ObjectBase {
         }
         let realm = managed.realm
         guard !realm.frozen else { return false }
-        let spare: ObservationRegistrar
+        let spare: ObservationSpare
         if let existing = realm.observationSpare {
             spare = existing
         } else {
-            spare = ObservationRegistrar()
+            spare = ObservationSpare()
             realm.observationSpare = spare
         }
-        let before = ObservationProbeIndex.detections.load(ordering: .relaxed)
-        spare.access(self, keyPath: Self.observationProbeKeyPath)
-        // Another thread's tracking may also have counted: then this object merely gets a registrar early.
-        guard ObservationProbeIndex.detections.load(ordering: .relaxed) != before else { return false }
-        let tracked = ObjectObservation(registrar: spare)
+        guard spare.detectsTracking(of: self) else { return false }
+        let tracked = ObjectObservation(registrar: spare.registrar)
         tracked.reportedByRealm = true
         observation = tracked
-        realm.observationSpare = ObservationRegistrar()
+        realm.observationSpare = ObservationSpare()
         realm.observationTracker.track(self)
         return true
     }

@@ -45,7 +45,7 @@ public final class Realm {
     var coordinated = false
     /// Swift Observation: the registrar the next tracked object takes, and the objects tracked so far (see
     /// `ObservationSupport`).
-    @exclusivity(unchecked) var observationSpare: ObservationRegistrar?
+    @exclusivity(unchecked) var observationSpare: ObservationSpare?
     lazy var observationTracker = ObservationTracker(realm: self)
     /// For projections: how to read the property each key path reads on a root object, when it is one persisted
     /// property (see `ManagedObject.projectedReader`).
