@@ -304,24 +304,41 @@ func propertyReadComparison(size: Int, directory: URL) throws -> (property: Dura
     return (property / reads, lookup / reads)
 }
 
-/// The same property reads on a Realm confined to an actor (each read checks it runs on that actor).
-actor ActorReads {
-    /// Time per read of `Item.count` on 1,000 objects of an actor-confined Realm over the file written by
-    /// ``propertyReadComparison(size:directory:)``.
-    func measure(directory: URL) async throws -> Duration {
-        let realm = try await Realm(
-            configuration: Realm.Configuration(
-                fileURL: directory.appendingPathComponent("read.strata"), objectTypes: [Item.self]),
-            actor: self)
-        let objects = Array(realm.objects(Item.self).prefix(1000))
-        let reads = 1_000_000
-        var sum = 0
-        let property = time {
-            for round in 0..<reads { sum &+= objects[round % objects.count].count }
-        }
-        try check(sum > 0, "actor read comparison")
-        return property / reads
+/// Time per property read (`Item.count` of 1,000 objects, a million reads) and per small `asyncWrite` (200
+/// commits) on a Realm opened where the caller runs: an actor's (the main actor's too) or, in nonisolated code,
+/// the task's. The file is the one ``propertyReadComparison(size:directory:)`` wrote.
+func confinedCosts(directory: URL, _isolation: isolated (any Actor)? = #isolation) async throws
+    -> (read: Duration, write: Duration)
+{
+    let realm = try Realm(
+        configuration: Realm.Configuration(
+            fileURL: directory.appendingPathComponent("read.strata"), objectTypes: [Item.self]))
+    let objects = Array(realm.objects(Item.self).prefix(1000))
+    let reads = 1_000_000
+    var sum = 0
+    let property = time {
+        for round in 0..<reads { sum &+= objects[round % objects.count].count }
     }
+    try check(sum > 0, "confined read comparison")
+    let writes = 200
+    let clock = ContinuousClock()
+    let start = clock.now
+    for round in 0..<writes {
+        try await realm.asyncWrite { objects[round % objects.count].count += 1 }
+    }
+    return (property / reads, (clock.now - start) / writes)
+}
+
+/// The costs of ``confinedCosts(directory:_isolation:)`` on a Realm confined to an actor.
+actor ActorReads {
+    func measure(directory: URL) async throws -> (read: Duration, write: Duration) {
+        try await confinedCosts(directory: directory)
+    }
+}
+
+/// The costs of ``confinedCosts(directory:_isolation:)`` on a Realm confined to the main actor.
+@MainActor func mainActorCosts(directory: URL) async throws -> (read: Duration, write: Duration) {
+    try await confinedCosts(directory: directory)
 }
 
 func median(_ runs: [[Workload: Duration]], _ workload: Workload) -> Duration {
@@ -456,10 +473,17 @@ do {
     print(
         "Managed property read: \(nanoseconds(property)) per read; Dictionary<Int, Int> lookup: "
             + "\(nanoseconds(dictionary)) per lookup; ratio \(String(format: "%.1f×", property / dictionary)).")
+    // The same reads and small durable writes on each confinement: an actor, the main actor, a task.
     let onActor = try await ActorReads().measure(directory: directory)
-    print(
-        "Managed property read on an actor-confined Realm: \(nanoseconds(onActor)) per read; ratio to the "
-            + "Dictionary lookup \(String(format: "%.1f×", onActor / dictionary)).")
+    let onMain = try await mainActorCosts(directory: directory)
+    let inTask = try await Task.detached { try await confinedCosts(directory: directory) }.value
+    for (name, costs) in [("an actor-confined", onActor), ("a main-actor", onMain), ("a task-confined", inTask)] {
+        print(
+            "Managed property read on \(name) Realm: \(nanoseconds(costs.read)) per read "
+                + "(\(String(format: "%.2f×", costs.read / onActor.read)) the actor's); asyncWrite of one property: "
+                + "\(nanoseconds(costs.write)) per commit (\(String(format: "%.2f×", costs.write / onActor.write)) the "
+                + "actor's).")
+    }
 } catch {
     log("failed: \(error)")
     exit(1)
