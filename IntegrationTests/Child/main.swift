@@ -79,11 +79,7 @@ func run() throws {
             done.signal()
         }
         done.wait()
-        say("stored")
-        let thread = Thread { say("read \(stored.note!.text)") }
-        thread.start()
-        while !thread.isFinished { usleep(1000) }
-        say("no trap")
+        readOnAnotherThread(stored)
     case "trap-wrong-task":
         let stored = Smuggled()
         let done = DispatchSemaphore(value: 0)
@@ -101,11 +97,7 @@ func run() throws {
             done.signal()
         }
         done.wait()
-        say("stored")
-        let thread = Thread { say("read \(stored.note!.text)") }
-        thread.start()
-        while !thread.isFinished { usleep(1000) }
-        say("no trap")
+        readOnAnotherThread(stored)
     case "crash-in-migration":
         var configuration = Realm.Configuration(
             fileURL: URL(fileURLWithPath: path), schemaVersion: 1, objectTypes: [WordyNote.self])
@@ -250,6 +242,15 @@ final class Tally: Object {
 /// Carries an object out of its actor past the compiler (trap-wrong-actor).
 final class Smuggled: @unchecked Sendable {
     var note: Note?
+}
+
+/// Says "stored", then reads the smuggled note on a new thread, which must trap; says "no trap" if it did not.
+func readOnAnotherThread(_ stored: Smuggled) {
+    say("stored")
+    let thread = Thread { say("read \(stored.note!.text)") }
+    thread.start()
+    while !thread.isFinished { usleep(1000) }
+    say("no trap")
 }
 
 /// Stores a note through a Realm confined to this actor (trap-wrong-actor).

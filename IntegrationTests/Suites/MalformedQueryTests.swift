@@ -43,7 +43,7 @@ struct MalformedQueryTests {
         let process = Process()
         private let output = Pipe()
         private let errors: URL
-        private var buffer: [UInt8] = []
+        private lazy var lines = OutputLines(output.fileHandleForReading)
 
         init(_ arguments: [String], errors: URL) throws {
             self.errors = errors
@@ -56,18 +56,7 @@ struct MalformedQueryTests {
         }
 
         /// The next line the child printed, or nil at the end of its output.
-        func readLine() -> String? {
-            while true {
-                if let newline = buffer.firstIndex(of: 10) {
-                    let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                    buffer.removeSubrange(...newline)
-                    return line
-                }
-                let data = output.fileHandleForReading.availableData
-                if data.isEmpty { return nil }
-                buffer += data
-            }
-        }
+        func readLine() -> String? { lines.next() }
 
         /// Waits for the child to end: its status (or signal) and what it wrote to standard error.
         func finish() -> (status: Int32, signalled: Bool, errors: String) {

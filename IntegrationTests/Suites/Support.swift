@@ -26,7 +26,7 @@ final class Child {
     private let output = Pipe()
     private let input = Pipe()
     private let errors = Pipe()
-    private var buffer: [UInt8] = []
+    private lazy var lines = OutputLines(output.fileHandleForReading)
 
     init(_ arguments: [String]) throws {
         process.executableURL = childExecutable
@@ -43,18 +43,7 @@ final class Child {
     }
 
     /// The next line the child printed, or nil at end of output. Blocks until it arrives.
-    func readLine() -> String? {
-        while true {
-            if let newline = buffer.firstIndex(of: 10) {
-                let line = String(decoding: buffer[..<newline], as: UTF8.self)
-                buffer.removeSubrange(...newline)
-                return line
-            }
-            let data = output.fileHandleForReading.availableData
-            if data.isEmpty { return nil }
-            buffer += data
-        }
-    }
+    func readLine() -> String? { lines.next() }
 
     func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
 
@@ -67,5 +56,27 @@ final class Child {
     func wait() -> Int32 {
         process.waitUntilExit()
         return process.terminationStatus
+    }
+}
+
+/// A child's standard output, line by line as it arrives.
+struct OutputLines {
+    private let handle: FileHandle
+    private var buffer: [UInt8] = []
+
+    init(_ handle: FileHandle) { self.handle = handle }
+
+    /// The next line, or nil at the end of the output. Blocks until it arrives.
+    mutating func next() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 10) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                return line
+            }
+            let data = handle.availableData
+            if data.isEmpty { return nil }
+            buffer += data
+        }
     }
 }
