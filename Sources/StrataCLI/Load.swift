@@ -245,22 +245,14 @@ private func checkClasses(of inputs: [LoadInput], in realm: Realm, path: String,
 private func loadInOneWrite(
     _ realm: Realm, path: String, lines: [LoadLine], inputs: [LoadInput], onFailure: () -> Void = {}
 ) -> [(String, Int)] {
-    do {
-        try realm.beginWrite()
-    } catch {
-        onFailure()
-        fail("cannot write to \(path): \(error)")
-    }
+    // `write` rather than `beginWrite()`: a Realm that cannot start a write (read-only, damaged) is an error the
+    // tool reports, not a trap.
     let reader = ObjectReader(realm: realm, path: path)
     do {
-        try reader.load(lines)
-    } catch {
-        realm.cancelWrite()
+        try realm.write { try reader.load(lines) }
+    } catch let error as LoadError {
         onFailure()
         fail("cannot load \(error.input) line \(error.line): \(error.reason); nothing was written")
-    }
-    do {
-        try realm.commitWrite()
     } catch {
         onFailure()
         fail("cannot load into \(path): \(error); nothing was written")

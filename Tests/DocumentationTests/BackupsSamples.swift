@@ -29,7 +29,7 @@ enum BackupsSample {
     /// The byte-copy sample, holding the write lock.
     static func copyFiles(of realm: Realm, in folder: URL) throws {
         let files = folder.appendingPathComponent("dogs.strata")
-        try realm.beginWrite()
+        realm.beginWrite()
         defer { realm.cancelWrite() }
         for suffix in ["", ".log"] where FileManager.default.fileExists(atPath: files.path + suffix) {
             try FileManager.default.copyItem(atPath: files.path + suffix, toPath: files.path + ".bak" + suffix)

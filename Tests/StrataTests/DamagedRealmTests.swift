@@ -142,7 +142,7 @@ struct DamagedRealmTests {
                 try realm.write { realm.create(Note.self, value: ["text": "built on \(name)"]) }
             }
             #expect(!realm.isInWriteTransaction)
-            #expect(throws: damage) { try realm.beginWrite() }
+            #expect(throws: damage) { try realm.write {} }
             #expect(throws: damage) { _ = try realm.objects(Note.self).checkedFilter("text == 'later'") }
             #expect(throws: damage) { try realm.writeCopy(toFile: scratch.url.appendingPathComponent("copy.strata")) }
             // Another Realm on the file learns of it when it opens.
@@ -161,7 +161,7 @@ struct DamagedRealmTests {
         do {
             let realm = try Realm(configuration: configuration)
             let item = try #require(realm.object(ofType: Item.self, forPrimaryKey: 2))
-            try realm.beginWrite()
+            realm.beginWrite()
             realm.create(Note.self, value: ["text": "in the same write"])
             let copy = realm.create(Item.self, value: ["id": 20, "name": item.name])  // reads the damaged page
             #expect(copy.name == "")

@@ -474,8 +474,7 @@ struct ObjectLayerTests {
         let done = DispatchSemaphore(value: 0)
         let thread = Thread {
             do {
-                try shared.beginWrite()
-                outcome.withLock { $0 = "began" }
+                try shared.write { outcome.withLock { $0 = "began" } }
             } catch {
                 outcome.withLock { $0 = "\(error)" }
             }
@@ -498,7 +497,7 @@ struct ObjectLayerTests {
         readOnly.readOnly = true
         let realm = try Realm(configuration: readOnly)
         #expect(realm.object(ofType: Person.self, forPrimaryKey: 1)?.name == "Ann")
-        #expect(throws: Realm.Error.readOnly(path: configuration.fileURL!.path)) { try realm.beginWrite() }
+        #expect(throws: Realm.Error.readOnly(path: configuration.fileURL!.path)) { try realm.write {} }
         var missing = readOnly
         missing.fileURL = scratch.url.appendingPathComponent("missing.strata")
         #expect(throws: Realm.Error.fileNotFound(path: missing.fileURL!.path)) { _ = try Realm(configuration: missing) }

@@ -439,7 +439,7 @@ public final class Realm {
     /// rethrown.
     @discardableResult
     public func write<Result>(_ block: () throws -> Result) throws -> Result {
-        try beginWrite()
+        try openWrite()
         return try finishWrite(block)
     }
 
@@ -457,8 +457,28 @@ public final class Realm {
     }
 
     /// Starts a write transaction, waiting for the file's write lock, and advances the Realm to the newest
-    /// version.
-    public func beginWrite() throws {
+    /// version. End it with ``commitWrite()`` (which throws what went wrong in it) or ``cancelWrite()``.
+    ///
+    /// Like the Realm SDK's, this does not throw: when the transaction cannot start — a write already in
+    /// progress, a frozen or read-only Realm, use from another isolation, a damaged file, an I/O error taking the
+    /// lock — it traps with a message naming the cause. ``write(_:)`` and ``asyncWrite(_isolation:_:)`` throw
+    /// those errors instead and are the recommended way to write.
+    ///
+    /// ```swift
+    /// realm.beginWrite()
+    /// realm.add(Dog(value: ["name": "Rex"]))
+    /// try realm.commitWrite()
+    /// ```
+    public func beginWrite() {
+        do {
+            try openWrite()
+        } catch {
+            fatalError("beginWrite(): the write transaction cannot start: \(error); use write { } to handle this error")
+        }
+    }
+
+    /// Starts a write transaction as ``beginWrite()`` does, throwing what prevents it.
+    func openWrite() throws(Realm.Error) {
         try checkThreadThrowing()
         try checkWritable()
         let started: WriteTransaction

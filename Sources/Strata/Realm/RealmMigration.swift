@@ -75,7 +75,7 @@ extension Realm {
 
     /// Runs the migration to `tables` in one write transaction; on any failure nothing of it is applied.
     private func migrate(to tables: [TableSchema]) throws {
-        try beginWrite()
+        try openWrite()
         do {
             // Another Realm may have migrated the file while this one waited for the write lock.
             guard let fileVersion = fileSchemaVersion, fileVersion < configuration.schemaVersion else {
