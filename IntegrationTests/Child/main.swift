@@ -206,6 +206,7 @@ func run() throws {
     case "damaged-file-probe": try runDamagedFileProbe(arguments)  // see DamagedFileProbe.swift
     default:
         if try runBadInputMode(arguments) { return }
+        if try runObjectTrapMode(arguments) { return }  // see ObjectTraps.swift
         fail("unknown mode \(arguments[1])")
     }
 }

@@ -7,6 +7,9 @@ final class ManagedObject {
     @usableFromInline let realm: Realm
     @usableFromInline let binding: TableBinding
     let key: Int64
+    /// The Realm's ``Realm/invalidations`` when this accessor was made: once the Realm was invalidated since, the
+    /// object is invalidated too, as in the Realm SDK.
+    let invalidation: UInt32
 
     /// Set on accessors that record the properties key paths read instead of reading them.
     @usableFromInline var recorder: KeyPathRecorder?
@@ -43,6 +46,20 @@ final class ManagedObject {
         self.realm = realm
         self.binding = binding
         self.key = key
+        invalidation = realm.invalidations
+    }
+
+    /// Whether the Realm was invalidated (``Realm/invalidate()``) after this accessor was made.
+    var isInvalidatedByRealm: Bool { invalidation != realm.invalidations }
+
+    /// The trap for a read of property `index` when the object is deleted or invalidated, with the Realm SDK's
+    /// message first and then which property and why.
+    func invalidatedRead(property index: Int) -> Never {
+        fatalError(
+            "Object has been deleted or invalidated. (reading \(table.className).\(table.schema.properties[index].name): "
+                + (isInvalidatedByRealm
+                    ? "its Realm was invalidated with invalidate(); read the object from the Realm again)"
+                    : "the object was deleted)"))
     }
 
     /// An object whose row, read from the Realm at `generation`, is already at hand (iteration, queries).
@@ -72,7 +89,7 @@ final class ManagedObject {
     /// records the damage and answers true: the object was not deleted, as far as anyone can tell.
     var exists: Bool {
         realm.checkThread()
-        guard key != Self.placeholderKey else { return false }
+        guard key != Self.placeholderKey, !isInvalidatedByRealm else { return false }
         do {
             return try realm.withRow(tree: binding.rowsTree, key: key) { _ in true } == true
         } catch {
@@ -119,6 +136,7 @@ final class ManagedObject {
             return nil
         }
         realm.checkThread()
+        if isInvalidatedByRealm { invalidatedRead(property: index) }
         do {
             guard let bytes = try realm.stableRow(binding, key: key) else {
                 cachedView = nil
@@ -165,9 +183,7 @@ final class ManagedObject {
         let value = row(property: index).map { RowCodec.get($0, column: binding.columns[index], info: info) }
         guard let value else {
             if isDamaged { return .null }
-            fatalError(
-                "\(table.className).\(table.schema.properties[index].name) read from a deleted object: \(Realm.Error.invalidatedObject)"
-            )
+            invalidatedRead(property: index)
         }
         if case .mixed(let bytes) = value {
             do {
@@ -363,6 +379,7 @@ final class ManagedObject {
         let name = "\(table.className).\(table.schema.properties[index].name)"
         guard realm.transactionForMutation("setting \(name)") != nil else { return }
         do {
+            if isInvalidatedByRealm { throw Realm.Error.invalidatedObject }
             if table.infos[index].type == .linkingObjects {
                 throw Realm.Error.invalidValue(
                     type: table.className, property: table.schema.properties[index].name,

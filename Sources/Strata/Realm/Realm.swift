@@ -658,10 +658,16 @@ public final class Realm {
 
     /// Releases the version this Realm reads; the next access reads the newest one. Observers' `AsyncSequence`s
     /// end.
+    ///
+    /// As in the Realm SDK, every object read from this Realm before the call is invalidated
+    /// (``ObjectBase/isInvalidated`` is true): reading one of its properties traps with "Object has been deleted or
+    /// invalidated.", and setting one in a write fails the transaction with ``Error/invalidatedObject``. Read the
+    /// objects again from the Realm (by primary key, or from a query) to use them.
     public func invalidate() {
         checkThread()
         if transaction != nil { cancelWrite() }
         guard !frozen else { return }
+        invalidations &+= 1
         do {
             try refreshSnapshot()
         } catch {
@@ -706,6 +712,10 @@ public final class Realm {
             damage(in: error) ?? (error as? Realm.Error) ?? (error as? StorageError).map { .storage($0, path: path) }
             ?? .fileAccess(path: path, reason: "\(error)")
     }
+
+    /// Counts ``invalidate()`` calls: an accessor made before the latest one (``ManagedObject/invalidation``) is
+    /// invalidated.
+    @exclusivity(unchecked) var invalidations: UInt32 = 0
 
     /// Bumped whenever what this Realm reads may have changed (a new version, or a change in its write
     /// transaction); accessors holding row bytes refetch when it moves.
@@ -1081,6 +1091,8 @@ public final class Realm {
                 : "only objects managed by this Realm can be deleted"
             throw Realm.Error.invalidValue(type: type(of: object).className(), property: "", reason: reason)
         }
+        // Read before `invalidate()`: invalidated, as in the SDK, even though its row may still be stored.
+        guard !managed.isInvalidatedByRealm else { throw Realm.Error.invalidatedObject }
         guard managed.binding.table.kind != .asymmetric else {
             throw Realm.Error.invalidValue(
                 type: managed.binding.className, property: "",

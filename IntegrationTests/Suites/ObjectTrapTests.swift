@@ -1,0 +1,48 @@
+import Foundation
+import Strata
+import Testing
+
+/// The Realm SDK's object API reports some misuse only by stopping the process (its methods do not throw): here,
+/// in a child, the message names the cause, and the file keeps what was committed.
+@Suite("Object API traps")
+struct ObjectTrapTests {
+    private func trap(_ misuse: String) throws -> (lines: [String], errors: String) {
+        let directory = TemporaryDirectory()
+        let path = directory.file("kites.strata")
+        let child = try Child(["object-trap", path, misuse])
+        var lines: [String] = []
+        while let line = child.readLine() { lines.append(line) }
+        let errors = child.errorOutput()
+        #expect(child.wait() != 0)
+        #expect(child.process.terminationReason == .uncaughtSignal)
+        let realm = try Realm(
+            configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [TrapKite.self]))
+        #expect(realm.objects(TrapKite.self).map(\.color) == ["red"])
+        return (lines, errors)
+    }
+
+    /// `beginWrite()` does not throw (as in the SDK), so a write that cannot start stops the process naming why;
+    /// the half-built transaction is not committed.
+    @Test func beginWriteInsideAWriteTrapsNamingTheCause() throws {
+        let outcome = try trap("nested-begin-write")
+        #expect(outcome.lines == ["stored"])
+        #expect(outcome.errors.contains("beginWrite(): the write transaction cannot start"))
+        #expect(outcome.errors.contains("a write transaction is already in progress"))
+    }
+
+    /// After `realm.invalidate()`, an object read before it is invalidated: reading it stops with the SDK's
+    /// message, not a wrong-thread one.
+    @Test func readingAnObjectAfterInvalidateTrapsAsInvalidated() throws {
+        let outcome = try trap("invalidated-read")
+        #expect(outcome.lines == ["stored"])
+        #expect(outcome.errors.contains("Object has been deleted or invalidated."))
+        #expect(outcome.errors.contains("Kite.color"))
+        #expect(!outcome.errors.contains("thread"))
+    }
+}
+
+/// The child's model, under the same persisted name.
+final class TrapKite: Object {
+    @Persisted var color = ""
+    override class func className() -> String { "Kite" }
+}
