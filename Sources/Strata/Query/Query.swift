@@ -168,17 +168,6 @@ extension Query where T: Equatable {
     }
 }
 
-extension Query where T: _QueryOptional, T.Wrapped: ObjectBase {
-    /// Links to `object` (nil: links to nothing).
-    public static func == (lhs: Query<T>, rhs: T.Wrapped?) -> Query<Bool> {
-        Query<Bool>(.compare(lhs.node, .equal, .value(rhs), []))
-    }
-    /// Does not link to `object`.
-    public static func != (lhs: Query<T>, rhs: T.Wrapped?) -> Query<Bool> {
-        Query<Bool>(.compare(lhs.node, .notEqual, .value(rhs), []))
-    }
-}
-
 extension Query where T: Comparable {
     /// Less than `value`.
     public static func < (lhs: Query<T>, rhs: T) -> Query<Bool> {
