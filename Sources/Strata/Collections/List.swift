@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Type-erased operations on a collection (`List`, `MutableSet`), for dynamic access, `init(value:)` and
 /// writing a new object's collections.
 protocol AnyRealmList: AnyObject {
@@ -254,6 +256,10 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         let target = element._stored
         return indices.first { ListElements.equal(self[$0]._stored, target) }
     }
+
+    /// The elements at `indexes`, in order, as the SDK's `objects(at:)`. An index out of range traps naming the list,
+    /// the index and the count.
+    public func objects(at indexes: IndexSet) -> [Element] { indexes.map { self[$0] } }
 }
 
 /// `List` and `MutableSet` share how their elements are listed and converted.

@@ -171,15 +171,23 @@ extension ObjectBase: _Persistable {
     public var _stored: _StoredValue { .object(self) }
 }
 
-/// An object of any stored class, read and written by property name: `object["name"]`. Returned by
-/// `Realm.dynamicObjects(_:)`; links read as `DynamicObject`s of their target class.
+/// An object of any stored class, read and written by property name: `object["name"]`, or as a member
+/// (`object.name`, as in the Realm SDK). Returned by `Realm.dynamicObjects(_:)`; links read as `DynamicObject`s of
+/// their target class.
 ///
 /// ```swift
 /// for dog in realm.dynamicObjects("Dog") {
-///     print(dog["name"] as? String ?? "")
+///     print(dog["name"] as? String ?? "", dog.age as? Int ?? 0)
 /// }
 /// ```
+@dynamicMemberLookup
 public final class DynamicObject: Object {
+    /// The property `member`, as ``ObjectBase/subscript(_:)`` reads and writes it: `dog.name` is `dog["name"]`.
+    public subscript(dynamicMember member: String) -> Any? {
+        get { self[member] }
+        set { self[member] = newValue }
+    }
+
     /// The stored class this object belongs to ("DynamicObject" while unmanaged).
     public var className: String { managed?.table.className ?? "DynamicObject" }
 

@@ -47,6 +47,9 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
     public var objectClassName: String?
     /// The Swift name of the property (equal to ``name`` unless the type maps names).
     public var swiftName: String
+    /// The name of the property's column in the file: the persisted name, as the SDK's `columnName` (equal to
+    /// ``name`` in Strata, whose ``name`` is the persisted name too).
+    public var columnName: String { name }
     /// Whether the property is a `List` of ``type`` values.
     public var isArray = false
     /// Whether the property is a `MutableSet` of ``type`` values.
