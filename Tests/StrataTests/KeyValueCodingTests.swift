@@ -106,6 +106,11 @@ struct KeyValueCodingTests {
         #expect(schema.className == "KVCWalker")
         #expect(schema.primaryKeyProperty?.name == "id")
         #expect(Object.sharedSchema() == nil)
+        // Linking objects are computed properties, listed apart, as in the SDK.
+        let beagle = try #require(KVCBeagle.sharedSchema())
+        #expect(beagle.properties.map(\.name) == ["name", "age"])
+        #expect(beagle.computedProperties.map(\.name) == ["walkers"])
+        #expect(KVCBeagle().objectSchema == beagle)
         let renamed = try #require(KVCRenamedWalker.sharedSchema()?.properties.first)
         #expect(renamed.columnName == "first_name")
         #expect(renamed.swiftName == "firstName")

@@ -17,7 +17,7 @@ extension ObjectBase {
         guard self != ObjectBase.self, self != Object.self, self != EmbeddedObject.self,
             self != AsymmetricObject.self, self != DynamicObject.self
         else { return nil }
-        return try? SchemaRegistry.shared.table(for: self).schema
+        return (try? SchemaRegistry.shared.table(for: self).schema)?.withComputedPropertiesApart
     }
 
     /// The value of the property with persisted or Swift name `key`, as ``subscript(_:)`` reads it (a list or set

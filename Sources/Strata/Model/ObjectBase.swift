@@ -83,11 +83,12 @@ open class ObjectBase {
     /// Maps Swift property names to persisted names (`["firstName": "first_name"]`). Default: none.
     open class func propertiesMapping() -> [String: String] { [:] }
 
-    /// The schema of this object's type; for a managed ``DynamicObject``, the schema of its stored class.
+    /// The schema of this object's type; for a managed ``DynamicObject``, the schema of its stored class. As in the
+    /// SDK, linking objects are in ``ObjectSchema/computedProperties``, not in ``ObjectSchema/properties``.
     public var objectSchema: ObjectSchema {
-        if let managed { return managed.table.schema }
+        if let managed { return managed.table.schema.withComputedPropertiesApart }
         do {
-            return try SchemaRegistry.shared.table(for: type(of: self)).schema
+            return try SchemaRegistry.shared.table(for: type(of: self)).schema.withComputedPropertiesApart
         } catch {
             fatalError("\(error)")
         }

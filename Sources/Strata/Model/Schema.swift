@@ -86,8 +86,13 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
 public struct ObjectSchema: Sendable, Hashable, CustomStringConvertible {
     /// The persisted class name (``ObjectBase/className()``).
     public var className: String
-    /// The persisted properties, in declaration order.
+    /// The persisted properties, in declaration order. In ``ObjectBase/objectSchema`` and
+    /// ``ObjectBase/sharedSchema()``, as in the SDK, without the computed ones (``computedProperties``).
     public var properties: [Property]
+    /// The computed properties — `LinkingObjects` — in declaration order, as the SDK lists them apart from
+    /// ``properties`` in ``ObjectBase/objectSchema`` and ``ObjectBase/sharedSchema()``. Empty in ``Schema``s, which
+    /// keep them in ``properties``.
+    public var computedProperties: [Property] = []
     /// Whether the type is an `EmbeddedObject`.
     public var isEmbedded: Bool
     /// Whether the type is an `AsymmetricObject`.
@@ -96,12 +101,24 @@ public struct ObjectSchema: Sendable, Hashable, CustomStringConvertible {
     /// The primary key property, if the type has one.
     public var primaryKeyProperty: Property? { properties.first { $0.isPrimary } }
 
-    /// The property with the persisted name `name`.
-    public subscript(propertyName name: String) -> Property? { properties.first { $0.name == name } }
+    /// The property with the persisted name `name`, computed ones included (as in the SDK).
+    public subscript(propertyName name: String) -> Property? {
+        properties.first { $0.name == name } ?? computedProperties.first { $0.name == name }
+    }
 
     /// A multi-line description listing the properties.
     public var description: String {
-        "\(className) {\n" + properties.map { "    \($0)\n" }.joined() + "}"
+        "\(className) {\n" + (properties + computedProperties).map { "    \($0)\n" }.joined() + "}"
+    }
+
+    /// This schema as the SDK shows it for one type: linking objects moved from ``properties`` to
+    /// ``computedProperties``. (Inside Strata, a schema's ``properties`` are indexed by column, linking objects
+    /// included.)
+    var withComputedPropertiesApart: ObjectSchema {
+        var schema = self
+        schema.properties = properties.filter { $0.type != .linkingObjects }
+        schema.computedProperties = computedProperties + properties.filter { $0.type == .linkingObjects }
+        return schema
     }
 }
 
