@@ -50,7 +50,7 @@ struct ObjectEqualityTests {
         let realm = try Self.realm()
         let (rex, fido) = try Self.kennel(realm)
         let all = realm.objects(Terrier.self)
-        let seen = Set(all) // a fresh accessor per element
+        let seen = Set(all)  // a fresh accessor per element
         #expect(seen.count == 2)
         #expect(seen.contains(rex))
         #expect(Set([rex, fido, all[0], all[1]]).count == 2)

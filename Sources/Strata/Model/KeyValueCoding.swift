@@ -94,7 +94,8 @@ enum KeyValueCoding {
         case "@avg": return numbers.isEmpty ? nil : numbers.reduce(0, +) / Double(numbers.count)
         case "@min": return values.min(by: less)
         case "@max": return values.max(by: less)
-        default: fatalError("value(forKeyPath:): unknown collection operator \(name) (use @count, @sum, @avg, @min, @max)")
+        default:
+            fatalError("value(forKeyPath:): unknown collection operator \(name) (use @count, @sum, @avg, @min, @max)")
         }
     }
 
@@ -114,8 +115,8 @@ enum KeyValueCoding {
     private static func less(_ a: Any, _ b: Any) -> Bool {
         if let x = number(a), let y = number(b) { return x < y }
         switch (a, b) {
-        case let (x as String, y as String): return x < y
-        case let (x as Date, y as Date): return x < y
+        case (let x as String, let y as String): return x < y
+        case (let x as Date, let y as Date): return x < y
         default: return false
         }
     }
