@@ -111,7 +111,7 @@ enum ObjectJSON {
         case let date as Date: return .string(DateText.format(date))
         case let id as ObjectId: return .string(id.stringValue)
         case let uuid as UUID: return .string(uuid.uuidString)
-        case let decimal as Decimal128: return .string(decimal.stringValue)
+        case let decimal as Decimal128: return .string(decimal.canonicalString)
         case let mixed as AnyRealmValue: return self.mixed(mixed)
         case let object as ObjectBase:
             if object.objectSchema.isEmbedded { return .object(properties(of: object)) }
@@ -184,7 +184,7 @@ enum ObjectJSON {
         case .data(let data): return tagged("$data", .string(data.base64EncodedString()))
         case .date(let date): return tagged("$date", .string(DateText.format(date)))
         case .objectId(let id): return tagged("$objectId", .string(id.stringValue))
-        case .decimal128(let decimal): return tagged("$decimal128", .string(decimal.stringValue))
+        case .decimal128(let decimal): return tagged("$decimal128", .string(decimal.canonicalString))
         case .uuid(let uuid): return tagged("$uuid", .string(uuid.uuidString))
         case .object(let object): return mixedLink(to: object)
         case .list(let list): return .array(list.map(mixed))

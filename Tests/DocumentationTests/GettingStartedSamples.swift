@@ -94,8 +94,8 @@ extension DefaultConfigurationSamples {
                     realm.add(Person(value: ["name": "Ann"]))  // Ann exists: the whole write fails
                 }
             } catch let error as Realm.Error {
-                print(error)  // an object of type Person with primary key Ann already exists
-                #expect(error == .primaryKeyExists(type: "Person", value: "Ann"))
+                print(error)  // Attempting to create an object of type 'Person' with an existing primary key…
+                #expect(error == .primaryKeyExists(type: "Person", property: "name", value: "Ann"))
             }
             print(dogs.count)  // 1: nothing of the failed write was applied
             #expect(dogs.count == 1)

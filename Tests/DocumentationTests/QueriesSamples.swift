@@ -62,7 +62,7 @@ enum QueriesSample {
     static func realm() throws -> Realm {
         let realm = try Realm(configuration: inMemoryConfiguration("queries"))
         try realm.write {
-            let acme = realm.create(Company.self, value: ["id": acmeId, "name": "Acme"])
+            let acme = realm.create(Company.self, value: ["id": acmeId, "name": "Acme"] as [String: Any])
             let initech = realm.create(Company.self, value: ["name": "Initech"])
             func pet(_ name: String, _ species: String, _ age: Int) -> Pet {
                 realm.create(Pet.self, value: ["name": name, "species": species, "age": age])

@@ -2,5 +2,5 @@ import Strata
 import Testing
 
 @Test func versionIsSemantic() {
-    #expect(Strata.version.split(separator: ".").count == 3)
+    #expect(StrataInfo.version.split(separator: ".").count == 3)
 }

@@ -16,6 +16,13 @@ protocol ManagedCollectionFactory {
     static func managedCollection(owner: ManagedObject, property: Int) -> Any
 }
 
+/// A `List`, `MutableSet` or `Map` that an unmanaged object holds, which `add` turns into the managed collection
+/// of the new object (as the SDK does), so that a reference taken before `add` keeps working.
+protocol AdoptableCollection: AnyObject {
+    /// Becomes the live view of property `property` of `owner`; false (and unchanged) if already managed.
+    func adopt(owner: ManagedObject, property: Int) -> Bool
+}
+
 /// `List`, `MutableSet` and `Map`: how they are persisted. Part of the machinery behind ``_Persistable``; not for
 /// direct use.
 public protocol _PersistedCollection: _Persistable, AnyObject {
@@ -304,9 +311,15 @@ extension List: ElementCollection {
     }
 }
 
-extension List: ManagedCollectionFactory {
+extension List: ManagedCollectionFactory, AdoptableCollection {
     static func managedCollection(owner: ManagedObject, property: Int) -> Any {
         List(owner: owner, property: property)
+    }
+
+    func adopt(owner: ManagedObject, property: Int) -> Bool {
+        guard case .unmanaged = backing else { return false }
+        backing = .managed(owner, property: property)
+        return true
     }
 }
 

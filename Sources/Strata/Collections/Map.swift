@@ -221,9 +221,15 @@ extension Map: AnyRealmMap {
     }
 }
 
-extension Map: ManagedCollectionFactory {
+extension Map: ManagedCollectionFactory, AdoptableCollection {
     static func managedCollection(owner: ManagedObject, property: Int) -> Any {
         Map(owner: owner, property: property)
+    }
+
+    func adopt(owner: ManagedObject, property: Int) -> Bool {
+        guard case .unmanaged = backing else { return false }
+        backing = .managed(owner, property: property)
+        return true
     }
 }
 

@@ -158,9 +158,15 @@ extension MutableSet: ElementCollection {
     }
 }
 
-extension MutableSet: ManagedCollectionFactory {
+extension MutableSet: ManagedCollectionFactory, AdoptableCollection {
     static func managedCollection(owner: ManagedObject, property: Int) -> Any {
         MutableSet(owner: owner, property: property)
+    }
+
+    func adopt(owner: ManagedObject, property: Int) -> Bool {
+        guard case .unmanaged = backing else { return false }
+        backing = .managed(owner, property: property)
+        return true
     }
 }
 

@@ -29,6 +29,41 @@ public struct SortDescriptor: Sendable, Hashable {
         self.ascending = ascending
         swiftKeyPath = ImmutableKeyPath(keyPath: keyPath)
     }
+
+    private init(keyPath: String, ascending: Bool, swiftKeyPath: ImmutableKeyPath?) {
+        self.keyPath = keyPath
+        self.ascending = ascending
+        self.swiftKeyPath = swiftKeyPath
+    }
+
+    /// The same key path in the opposite direction, as in the SDK:
+    ///
+    /// ```swift
+    /// let newestFirst = SortDescriptor(keyPath: "created").reversed()   // ascending == false
+    /// ```
+    ///
+    /// - Returns: A descriptor that orders by the same property, descending if this one ascends and vice versa.
+    public func reversed() -> SortDescriptor {
+        SortDescriptor(keyPath: keyPath, ascending: !ascending, swiftKeyPath: swiftKeyPath)
+    }
+}
+
+extension SortDescriptor: CustomStringConvertible {
+    /// The descriptor as the SDK prints it: `SortDescriptor(keyPath: name, direction: ascending)` (or
+    /// `descending`).
+    public var description: String {
+        "SortDescriptor(keyPath: \(keyPath), direction: \(ascending ? "ascending" : "descending"))"
+    }
+}
+
+extension SortDescriptor: ExpressibleByStringLiteral {
+    /// An ascending descriptor for the key path in the literal, as in the SDK:
+    /// `results.sorted(by: ["name", SortDescriptor(keyPath: "age", ascending: false)])`.
+    ///
+    /// - Parameter value: The property, or a key path through to-one links.
+    public init(stringLiteral value: String) {
+        self.init(keyPath: value)
+    }
 }
 
 /// A key path held in a `Sendable` value: key paths are immutable once formed, so sharing one is safe.

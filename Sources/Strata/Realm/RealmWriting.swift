@@ -31,7 +31,9 @@ extension Realm {
             let encoded = try encodedPrimaryKey(values[index], binding: binding, property: index)
             if let found = try lookupPrimaryKey(binding, encoded) {
                 guard update != .error else {
-                    throw .primaryKeyExists(type: binding.className, value: KeyEncoding.describe(values[index]))
+                    throw .primaryKeyExists(
+                        type: binding.className, property: binding.table.schema.properties[index].name,
+                        value: KeyEncoding.describe(values[index]))
                 }
                 key = found
                 existing = true
@@ -51,7 +53,21 @@ extension Realm {
         if existing { try deleteEmbedded(binding: binding, key: key) }
         try writeRow(binding: binding, key: key, values: values, update: update, old: old)
         try writeCollections(binding: binding, key: key, values: values)
+        adoptCollections(of: values, binding: binding, managed: managed)
         return key
+    }
+
+    /// Turns the added object's own `List`, `MutableSet` and `Map` instances into its managed collections, now
+    /// that their elements are written: as in the SDK, `let tags = dog.tags; realm.add(dog); tags.append("x")`
+    /// appends to the stored list, and `dog.tags` is still that instance.
+    private func adoptCollections(of values: [_StoredValue], binding: TableBinding, managed: ManagedObject) {
+        for property in binding.table.infos.indices where binding.table.infos[property].isCollection {
+            guard case .collection(let container) = values[property],
+                let collection = container as? any AdoptableCollection,
+                collection.adopt(owner: managed, property: property)
+            else { continue }
+            managed.collections.accessors[property] = ManagedObject.WeakAccessor(object: collection)
+        }
     }
 
     private func activeTransactionForWrite() throws(Realm.Error) -> WriteTransaction {

@@ -7,9 +7,13 @@ public import Foundation
 /// `-6176...6111`. Besides finite values there are positive and negative infinity and NaN.
 ///
 /// Values keep the exponent they were written with, so `"1.50"` and `"1.5"` are different representations (members
-/// of the same *cohort*) of the same number: ``stringValue`` preserves trailing zeros and
-/// `Decimal128(string: x.stringValue)` reproduces `x` bit for bit (NaN payloads and signs excepted: every NaN prints
-/// as `NaN`).
+/// of the same *cohort*) of the same number: ``canonicalString`` preserves trailing zeros and
+/// `Decimal128(string: x.canonicalString)` reproduces `x` bit for bit (NaN payloads and signs excepted: every NaN
+/// prints as `NaN`). ``stringValue`` and ``description`` print as the SDK does (`1.5E2`, `1.50`, `Inf`), and
+/// read back to an equal value.
+///
+/// As in the SDK, the type is `Numeric`, `SignedNumeric` and `Strideable`, and has ``min``, ``max`` and
+/// ``init(value:)``.
 ///
 /// ## Equality, hashing and ordering
 ///
@@ -101,14 +105,14 @@ extension Decimal128 {
     }
 
     /// The decoded form of a value.
-    private enum Kind {
+    enum Kind {
         case nan
         case infinity
         /// `coefficient × 10^exponent`, with a canonical coefficient (non-canonical ones are already zero).
         case finite(coefficient: UInt128, exponent: Int)
     }
 
-    private var kind: Kind {
+    var kind: Kind {
         if isNaN { return .nan }
         if isInfinite { return .infinity }
         if high & 0x6000_0000_0000_0000 == 0x6000_0000_0000_0000 {
@@ -363,15 +367,15 @@ extension Decimal128 {
             sticky: sticky)
     }
 
-    /// The canonical text of the value, which ``init(string:)`` parses back to the same bits (for every value but
-    /// NaNs with a sign or payload, which print as plain `"NaN"`).
+    /// The value in the IEEE 754 / BSON "to-scientific-string" form, which ``init(string:)`` parses back to the
+    /// same bits (for every value but NaNs with a sign or payload, which print as plain `"NaN"`). The CLI's dumps
+    /// use it; ``stringValue`` and ``description`` print the SDK's form instead.
     ///
-    /// This is the IEEE 754 / BSON "to-scientific-string" conversion: with an exponent of at most zero and an
-    /// adjusted exponent (the exponent of the leading digit) of at least -6, plain notation with all coefficient
-    /// digits (`"123"`, `"1.50"`, `"-0.001"`, `"0.000001"`); otherwise scientific notation with one digit before
-    /// the point (`"1E+3"`, `"1.23E+40"`, `"1E-7"`). Infinities print as `"Infinity"` and `"-Infinity"`, every NaN
-    /// as `"NaN"`.
-    public var stringValue: String {
+    /// With an exponent of at most zero and an adjusted exponent (the exponent of the leading digit) of at least
+    /// -6, plain notation with all coefficient digits (`"123"`, `"1.50"`, `"-0.001"`, `"0.000001"`); otherwise
+    /// scientific notation with one digit before the point (`"1E+3"`, `"1.23E+40"`, `"1E-7"`). Infinities print
+    /// as `"Infinity"` and `"-Infinity"`, every NaN as `"NaN"`.
+    public var canonicalString: String {
         let coefficient: UInt128
         let exponent: Int
         switch kind {
@@ -406,11 +410,6 @@ extension Decimal128 {
     }
 }
 
-extension Decimal128: CustomStringConvertible {
-    /// The canonical text of the value, the same as ``stringValue``.
-    public var description: String { stringValue }
-}
-
 // MARK: - Codable
 
 extension Decimal128: Codable {
@@ -438,7 +437,7 @@ extension Decimal128: Codable {
         }
     }
 
-    /// Encodes the value as a single string, its ``stringValue``, which preserves every digit and the exponent.
+    /// Encodes the value as a single string, its ``stringValue``, as the SDK does (`"1.23456789E132"`).
     ///
     /// - Parameter encoder: The encoder to write to.
     /// - Throws: The encoder's error.
@@ -690,7 +689,7 @@ extension Decimal128 {
             return infinity(negative: rhsNegative)
         case (.finite(0, let lhsExponent), .finite(0, let rhsExponent)):
             return Decimal128(
-                sign: lhsNegative && rhsNegative, coefficient: 0, exponent: min(lhsExponent, rhsExponent))
+                sign: lhsNegative && rhsNegative, coefficient: 0, exponent: Swift.min(lhsExponent, rhsExponent))
         case (.finite(0, let zeroExponent), .finite(let coefficient, let exponent)):
             return padded(negative: rhsNegative, coefficient: coefficient, exponent: exponent, toward: zeroExponent)
         case (.finite(let coefficient, let exponent), .finite(0, let zeroExponent)):
@@ -746,7 +745,7 @@ extension Decimal128 {
         guard target < exponent else {
             return Decimal128(sign: negative, coefficient: coefficient, exponent: exponent)
         }
-        let shift = min(exponent - target, precision - digitCount(coefficient))
+        let shift = Swift.min(exponent - target, precision - digitCount(coefficient))
         return Decimal128(sign: negative, coefficient: coefficient * pow10[shift], exponent: exponent - shift)
     }
 
@@ -761,7 +760,7 @@ extension Decimal128 {
         let digits = digitCount(coefficient)
         var result = coefficient
         var exponent = exponent
-        let drop = max(0, digits - precision, minExponent - exponent)
+        let drop = Swift.max(0, digits - precision, minExponent - exponent)
         if drop > 38 {
             // Even 2^128 - 1 is below half of 10^39: rounds to zero.
             result = 0
@@ -830,7 +829,7 @@ extension Decimal128 {
         var digits = ((128 - value.leadingZeroBitCount) * 1233) >> 12
         while digits < pow10.count && value >= pow10[digits] { digits += 1 }
         while digits > 1 && value < pow10[digits - 1] { digits -= 1 }
-        return max(digits, 1)
+        return Swift.max(digits, 1)
     }
 
     /// The number of decimal digits of `value`, which must be at least 2^128 (so it has at least 39 digits).

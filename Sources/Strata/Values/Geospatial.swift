@@ -381,6 +381,31 @@ public struct GeoPolygon: GeoShape, Hashable {
         self.init(outerRing: outer, holes: holePoints)
     }
 
+    /// Creates a polygon from its outer ring and any number of holes, each passed as its own argument (the SDK's
+    /// variadic form), or returns `nil` if a ring is not closed or has fewer than three distinct points.
+    ///
+    /// ```swift
+    /// let withTwoHoles = GeoPolygon(outerRing: outer, holes: firstHole, secondHole)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - outerRing: At least four points, the last equal to the first, with at least three distinct.
+    ///   - holes: Rings of the same form inside the outer ring.
+    public init?(outerRing: [GeoPoint], holes: [GeoPoint]...) {
+        self.init(outerRing: outerRing, holes: holes)
+    }
+
+    /// Creates a polygon from `(latitude, longitude)` pairs with any number of holes, each passed as its own
+    /// argument (the SDK's variadic form), or returns `nil` if a point is out of range, a ring is not closed, or
+    /// a ring has fewer than three distinct points.
+    ///
+    /// - Parameters:
+    ///   - outerRing: At least four pairs, the last equal to the first, with at least three distinct.
+    ///   - holes: Rings of the same form inside the outer ring.
+    public init?(outerRing: [(Double, Double)], holes: [(Double, Double)]...) {
+        self.init(outerRing: outerRing, holes: holes)
+    }
+
     /// The polygon in the query language: `geoPolygon({[lon, lat], …}, {…})`, the outer ring first.
     public var description: String {
         let rings = ([outerRing] + holes).map { ring in

@@ -41,6 +41,35 @@ public struct ObjectId: Hashable, Comparable, Sendable {
         low = UInt32(truncatingIfNeeded: unique & 0xFF) << 24 | counter & 0xFF_FFFF
     }
 
+    /// Creates an identifier from a creation time, a machine identifier and a process identifier, as the SDK's
+    /// initialiser of the same name does.
+    ///
+    /// Bytes 0–3 hold `timestamp` in whole seconds since the Unix epoch (big-endian), bytes 4–6 the low three
+    /// bytes of `machineId` and bytes 7–8 the low two bytes of `processId` (both least significant byte first,
+    /// as the SDK stores them), and bytes 9–11 the next value of the per-process counter that ``generate()``
+    /// uses, so two identifiers made from the same arguments still differ.
+    ///
+    /// ```swift
+    /// let id = ObjectId(timestamp: Date(timeIntervalSince1970: 1_700_000_000), machineId: 10, processId: 20)
+    /// id.timestamp  // 2023-11-14 22:13:20 +0000
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - timestamp: The creation time; only whole seconds since 1970 (modulo 2^32) are kept.
+    ///   - machineId: The machine identifier; only its low 24 bits are kept.
+    ///   - processId: The process identifier; only its low 16 bits are kept.
+    public init(timestamp: Date, machineId: Int, processId: Int) {
+        let seconds = UInt32(truncatingIfNeeded: Int64(timestamp.timeIntervalSince1970.rounded(.down)))
+        let machine = UInt64(truncatingIfNeeded: machineId)
+        let process = UInt64(truncatingIfNeeded: processId)
+        // Bytes 4-8 in order: machine bytes 0, 1, 2 (least significant first), then process bytes 0, 1.
+        let middle =
+            (machine & 0xFF) << 32 | (machine >> 8 & 0xFF) << 24 | (machine >> 16 & 0xFF) << 16
+            | (process & 0xFF) << 8 | (process >> 8 & 0xFF)
+        let counter = Generator.counter.wrappingAdd(1, ordering: .relaxed).oldValue
+        self.init(timestamp: seconds, processUnique: middle, counter: counter)
+    }
+
     /// Creates an identifier from its 12-byte binary form, as produced by ``bytes``.
     ///
     /// - Parameter bytes: Exactly 12 bytes.
@@ -161,6 +190,37 @@ public struct ObjectId: Hashable, Comparable, Sendable {
 extension ObjectId: CustomStringConvertible {
     /// The 24-character lowercase hexadecimal form, the same as ``stringValue``.
     public var description: String { stringValue }
+}
+
+extension ObjectId: ExpressibleByStringLiteral {
+    /// Creates an identifier from a 24-character hexadecimal literal, as in the SDK:
+    /// `let id: ObjectId = "6543a1b2c3d4e5f60718293a"`.
+    ///
+    /// A literal that is not exactly 24 hexadecimal characters is a programming error and stops the program with
+    /// a message naming the literal (the SDK aborts too). Parse text that comes from outside the program with
+    /// ``init(string:)``, which throws instead.
+    ///
+    /// As with the SDK, a dictionary literal whose values are an `ObjectId` and strings is inferred as
+    /// `[String: ObjectId]`, turning the strings into identifiers: write `["id": id, "name": "Acme"] as [String: Any]`
+    /// when passing one to `init(value:)` or `create(_:value:)`.
+    ///
+    /// - Parameter value: Exactly 24 hexadecimal characters.
+    public init(stringLiteral value: String) {
+        do {
+            try self.init(string: value)
+        } catch {
+            fatalError("ObjectId literal: \(error.description)")
+        }
+    }
+
+    /// Creates an identifier from a 24-character hexadecimal static string, as the SDK's `ObjectId(_:)` does;
+    /// an invalid string stops the program with a message naming it (use ``init(string:)`` for text from
+    /// outside the program).
+    ///
+    /// - Parameter string: Exactly 24 hexadecimal characters.
+    public init(_ string: StaticString) {
+        self.init(stringLiteral: string.description)
+    }
 }
 
 extension ObjectId: Codable {
