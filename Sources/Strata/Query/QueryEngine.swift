@@ -99,6 +99,16 @@ struct CompareOptions {
     var diacriticInsensitive = false
 }
 
+/// An `Optional` seen through `Any`: query arguments are taken as `Any`, where a nil `String?` is not `nil`.
+protocol OptionalQueryArgument {
+    /// The wrapped value, or nil.
+    var wrappedQueryArgument: Any? { get }
+}
+
+extension Optional: OptionalQueryArgument {
+    var wrappedQueryArgument: Any? { map { $0 as Any } }
+}
+
 /// Resolves parsed queries against a class's schema and arguments.
 struct QueryBinder {
     let realm: Realm
@@ -133,6 +143,13 @@ struct QueryBinder {
                 throw failure("BETWEEN needs a property on its left", at: position)
             }
             let path = try bindPath(components, at: at)
+            if case .argument(let number, let position) = low, case .argument(number, position) = high {
+                // `BETWEEN %@` / `BETWEEN $0`: one argument holding both bounds (see `RQLParser.comparison`).
+                guard case .values(let bounds) = try bindOperand(low, for: path), bounds.count == 2 else {
+                    throw failure("BETWEEN takes an array of two bounds, the low one first", at: position)
+                }
+                return .between(path, bounds[0], bounds[1], quantifier: quantifier)
+            }
             let bounds = try [low, high].map { (bound) throws(Realm.Error) -> _StoredValue in
                 guard case .value(let value) = try bindOperand(bound, for: path) else {
                     throw failure("BETWEEN bounds must be values", at: bound.position)
@@ -145,7 +162,13 @@ struct QueryBinder {
         case .geoWithin(let operand, let shape, let position):
             return try bindGeoWithin(operand, shape, at: position)
         case .compare(var comparison):
+            var elementOfCollection = false
             if comparison.left.isPath {
+            } else if comparison.op == .in, comparison.right.isPath {
+                // `'big' IN tags`: the value is one of the collection's elements, that is `ANY tags == 'big'`.
+                swap(&comparison.left, &comparison.right)
+                comparison.op = .equal
+                elementOfCollection = true
             } else if comparison.right.isPath, let mirrored = Self.mirror(comparison.op) {
                 swap(&comparison.left, &comparison.right)
                 comparison.op = mirrored
@@ -154,6 +177,11 @@ struct QueryBinder {
             }
             guard let path = try bindPathOperand(comparison.left) else {
                 throw failure("the left side of \(comparison.op.rawValue) must be a property", at: comparison.position)
+            }
+            if elementOfCollection, !path.isMultiple {
+                throw failure(
+                    "IN with a value on its left needs a collection on its right; \(path.text) is a single value",
+                    at: comparison.left.position)
             }
             if case .type? = path.steps.last {
                 return try bindTypeComparison(path, comparison)
@@ -591,6 +619,12 @@ struct QueryBinder {
         case ObjectIdentifier(Set<String>.self): return .values((argument as! Set<String>).map { .string($0) })
         default: break
         }
+        // `String?` and other optionals arrive boxed in `Any` (`filter("email == %@", email)`), and NSPredicate
+        // code passes `NSNull()` for nil: both stand for their value or nil.
+        if let optional = argument as? any OptionalQueryArgument {
+            return try convert(optional.wrappedQueryArgument, for: path, at: position)
+        }
+        if argument is NSNull { return .value(.null) }
         if let value = argument as? AnyRealmValue {
             switch value {
             case .none: return .value(.null)
