@@ -20,6 +20,7 @@ final class QueryTown: Object {
     @Persisted var ratings: List<Int>
     @Persisted var parks: Map<String, String>
     @Persisted var visitors: Map<String, Int>
+    @Persisted var wardens: Map<String, QueryCitizen?>
     @Persisted var mayor: QueryCitizen?
     @Persisted var citizens: List<QueryCitizen>
 }
@@ -39,7 +40,7 @@ final class QueryCitizen: Object {
 /// | Bergen | 285000 | 465.0 (yes) | 1070-01-01 | old, wet | port | 3 | Bergen: Nygård | summer 10 | nil | Cy (61) |
 /// | Moss | 50000 | 63.0 (no) | 1720-01-01 | — | — | — | — | — | empty | — |
 ///
-/// Dee (20) lives nowhere. Oslo's mayor is Ada. Oslo has code `6553a6f3c5b2a1e4d8f00001`, registry
+/// Dee (20) lives nowhere. Oslo's mayor is Ada, its north warden (a map of links) Bo; Bergen's south warden is Dee. Oslo has code `6553a6f3c5b2a1e4d8f00001`, registry
 /// `E621E1F8-C36C-495A-93FC-0C247A3E6E5F` and budget 12.5; the others have nil.
 struct QueryTowns {
     let realm: Realm
@@ -81,6 +82,7 @@ struct QueryTowns {
             oslo.visitors["winter"] = 5
             oslo.citizens.append(objectsIn: [people[0], people[1]])
             oslo.mayor = people[0]
+            oslo.wardens["north"] = people[1]
             let bergen = realm.create(
                 QueryTown.self,
                 value: ["name": "Bergen", "population": 285_000, "area": 465.0, "founded": year(1070), "coastal": true]
@@ -91,6 +93,7 @@ struct QueryTowns {
             bergen.parks["Bergen"] = "Nygård"
             bergen.visitors["summer"] = 10
             bergen.citizens.append(people[2])
+            bergen.wardens["south"] = people[3]
             let moss = realm.create(
                 QueryTown.self,
                 value: ["name": "Moss", "population": 50_000, "area": 63.0, "founded": year(1720)] as [String: Any])

@@ -12,6 +12,8 @@ struct BoundPath {
         case aggregate(String)
         /// `@keys` of the map before it.
         case keys
+        /// `map['key']`: the value at this key of the map before it (nil when the key is absent).
+        case mapValue(String)
         /// The objects linking to the object before it through any of these (origin class, link property) pairs:
         /// a `LinkingObjects` property, `@links.Class.property`, or (all of them) `@links`.
         case backlinks([(origin: TableBinding, property: Int)])
@@ -395,7 +397,7 @@ struct QueryBinder {
         path.steps.allSatisfy { step in
             switch step {
             case .property(let binding, _): binding.table.type != DynamicObject.self
-            case .count, .aggregate, .keys, .type: true
+            case .count, .aggregate, .keys, .mapValue, .type: true
             case .backlinks, .subqueryCount: false
             }
         }
@@ -408,6 +410,8 @@ struct QueryBinder {
             text: root.className)
         var atCollection: _CollectionKind?
         var atObject = true
+        /// Whether the path produced several values before the collection it is at (a map subscript takes one).
+        var multipleBeforeCollection = false
         var offset = components.startIndex
         while offset < components.endIndex {
             let component = components[offset]
@@ -455,6 +459,19 @@ struct QueryBinder {
                 path.type = .object
                 path.isMultiple = true
                 atCollection = .list
+                continue
+            }
+            if component.hasPrefix("[") {
+                let key = String(component.dropFirst())
+                guard atCollection == .map else {
+                    throw failure("['\(key)'] needs a map; \(path.text) is not one", at: position)
+                }
+                path.steps.append(.mapValue(key))
+                path.isOptional = true
+                path.isMultiple = multipleBeforeCollection
+                path.text += "['\(key)']"
+                atCollection = nil
+                atObject = path.type == .object
                 continue
             }
             if component.hasPrefix("@") {
@@ -554,6 +571,7 @@ struct QueryBinder {
             path.isOptional = property.isOptional || path.isOptional
             path.objectClassName = property.objectClassName
             atCollection = info.collection
+            multipleBeforeCollection = path.isMultiple
             if info.collection != nil { path.isMultiple = true }
             atObject = property.type == .object
         }
@@ -839,6 +857,22 @@ extension Realm {
                             values += try queryMapKeys(binding, property: property, key: object).map { .string($0) }
                             continue
                         }
+                        if kind == .map, case .mapValue(let mapKey)? = next {
+                            let value =
+                                try queryMapEntries(binding, property: property, key: object)
+                                .first { $0.key == mapKey }?.value ?? .null
+                            let after = index + 2 < path.steps.count ? path.steps[index + 2] : nil
+                            if info.type == .object, after?.followsObjects == true {
+                                if case .int(let target) = value {
+                                    nextObjects.append(target)
+                                } else if !path.isMultiple {
+                                    return [.null]
+                                }
+                            } else {
+                                values.append(value)
+                            }
+                            continue
+                        }
                         let elements = try queryCollectionValues(binding, property: property, key: object)
                         if case .subqueryCount(let predicate)? = next {
                             values.append(.int(try queryCount(predicate, in: elements)))
@@ -879,6 +913,7 @@ extension Realm {
                 objects = nextObjects
                 if case .count? = next, info.collection != nil { index += 1 }
                 if case .keys? = next, info.collection == .map { index += 1 }
+                if case .mapValue? = next, info.collection == .map { index += 1 }
                 if case .subqueryCount? = next { index += 1 }
                 if case .type? = next, info.type == .any { index += 1 }
             case .backlinks(let origins):
@@ -923,7 +958,7 @@ extension Realm {
                 }
             case .aggregate(let name):
                 values = [QueryValues.aggregate(name, values)]
-            case .keys:
+            case .keys, .mapValue:
                 break
             }
             index += 1

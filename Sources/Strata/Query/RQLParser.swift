@@ -374,11 +374,11 @@ struct RQLParser {
                 let name = identifier()
                 guard !name.isEmpty else { throw failure("expected an operator name after @", at: start) }
                 tokens.append((.at(name.lowercased()), start))
-            case 0x5B:  // [ options ] after an operator, or [ in a coordinate pair
+            case 0x5B:  // [ options ] after an operator; [ of a map subscript or a coordinate pair
                 var end = at + 1
                 while end < bytes.count, bytes[end] != 0x5D { end += 1 }
                 let content = String(decoding: bytes[(at + 1)..<end], as: UTF8.self)
-                guard end < bytes.count, content.allSatisfy(\.isLetter) else {
+                guard end < bytes.count, content.allSatisfy(\.isLetter), Self.takesOptions(tokens.last?.token) else {
                     tokens.append((.symbol("["), start))
                     at += 1
                     continue
@@ -435,6 +435,17 @@ struct RQLParser {
             }
         }
         tokens.append((.end, bytes.count))
+    }
+
+    /// Whether `[c]`, `[d]` or `[cd]` after `token` are options: only right after a comparison operator (after a
+    /// property, `[` opens a map subscript such as `parks['Oslo']`).
+    private static func takesOptions(_ token: Token?) -> Bool {
+        switch token {
+        case .symbol(let symbol)?: ["==", "=", "!=", "<>", "<", "<=", ">", ">=", "=<", "=>"].contains(symbol)
+        case .identifier(let word)?:
+            ["BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "IN"].contains(word.uppercased())
+        default: false
+        }
     }
 
     private var current: Token { tokens[index].token }
@@ -870,6 +881,17 @@ struct RQLParser {
                 throw failure("expected a property name, found \(describe(current))", at: position)
             }
             advance()
+            while current == .symbol("[") {
+                // `parks['Oslo']`: the value at a key of a map, as a component `[Oslo` (no property name starts
+                // with `[`).
+                advance()
+                guard case .string(let key) = current else {
+                    throw failure("expected a quoted map key inside [ ], found \(describe(current))", at: position)
+                }
+                advance()
+                try expect(symbol: "]", "] to close the map key")
+                components.append("[" + key)
+            }
             guard accept(symbol: ".") else { break }
         }
         return .keyPath(components, position: start)
