@@ -189,6 +189,9 @@ struct QueryBinder {
                 return try bindTypeComparison(path, comparison)
             }
             let right = try bindOperand(comparison.right, for: path, op: comparison.op)
+            if case .values(let values) = right, comparison.op != .in || comparison.listQuantifier != nil {
+                return try bindListComparison(path, comparison, values)
+            }
             try check(comparison.op, path: path, right: right, at: comparison.right.position)
             if comparison.quantifier != nil && !path.isMultiple {
                 throw failure(
@@ -200,6 +203,42 @@ struct QueryBinder {
                 options: CompareOptions(
                     caseInsensitive: comparison.caseInsensitive, diacriticInsensitive: comparison.diacriticInsensitive),
                 quantifier: comparison.quantifier)
+        }
+    }
+
+    /// A comparison with a list on its right (`age == {18, 21}`, `age > ALL {1, 2}`, `age == NONE $0`): with `ANY`
+    /// (the default) it holds when it holds for some value of the list, with `ALL` for every one and with `NONE` for
+    /// none, as the Realm Query Language reference defines. `IN` is `== ANY`. A path through a collection takes the
+    /// default `ANY` on both sides only: `ALL tags == NONE {…}` has no single meaning here and is an error.
+    private func bindListComparison(_ path: BoundPath, _ comparison: RQLComparison, _ values: [_StoredValue])
+        throws(Realm.Error) -> BoundPredicate
+    {
+        let listQuantifier = comparison.listQuantifier ?? .any
+        let op = comparison.op == .in ? RQLOperator.equal : comparison.op
+        if op == .equal, listQuantifier == .any {
+            // `== {…}` and `== ANY {…}` are IN, whatever the quantifier on the left.
+            try check(.in, path: path, right: .values(values), at: comparison.right.position)
+            return .compare(
+                path, .in, .values(values),
+                options: CompareOptions(
+                    caseInsensitive: comparison.caseInsensitive, diacriticInsensitive: comparison.diacriticInsensitive),
+                quantifier: comparison.quantifier)
+        }
+        if path.isMultiple, (comparison.quantifier ?? .any) != .any || listQuantifier != .any {
+            throw failure(
+                "\(path.text) passes through a collection: compare it with ANY {…} (or IN), or use SUBQUERY",
+                at: comparison.position)
+        }
+        let options = CompareOptions(
+            caseInsensitive: comparison.caseInsensitive, diacriticInsensitive: comparison.diacriticInsensitive)
+        let tests = try values.map { (value) throws(Realm.Error) -> BoundPredicate in
+            try check(op, path: path, right: .value(value), at: comparison.right.position)
+            return .compare(path, op, .value(value), options: options, quantifier: comparison.quantifier)
+        }
+        switch listQuantifier {
+        case .any: return tests.isEmpty ? .constant(false) : .or(tests)
+        case .all: return tests.isEmpty ? .constant(true) : .and(tests)
+        case .none: return tests.isEmpty ? .constant(true) : .not(.or(tests))
         }
     }
 

@@ -63,6 +63,8 @@ struct RQLComparison {
     var caseInsensitive = false
     var diacriticInsensitive = false
     var quantifier: RQLQuantifier?
+    /// `ANY`, `ALL` or `NONE` before a list on the right (`age == NONE {18, 21}`); a list without one means `ANY`.
+    var listQuantifier: RQLQuantifier?
     var position: Int
 }
 
@@ -136,6 +138,8 @@ struct RQLParser {
         case option(String)
         /// The value of `oid(…)` or `uuid(…)` written without quotes.
         case bareValue(String)
+        /// `B64"…"`: binary data written in base 64.
+        case data(Data)
         case end
     }
 
@@ -416,6 +420,22 @@ struct RQLParser {
                     throw failure("malformed number \(literal)", at: start)
                 }
             default:
+                if byte == UInt8(ascii: "B"), peek(1) == UInt8(ascii: "6"), peek(2) == UInt8(ascii: "4"),
+                    let quote = peek(3), quote == 0x22 || quote == 0x27
+                {
+                    // `B64"AQID"`: the quoted base-64 text as data.
+                    at += 4
+                    let textStart = at
+                    while let next = peek(), next != quote { at += 1 }
+                    guard at < bytes.count else { throw failure("the string is not closed", at: start) }
+                    let encoded = String(decoding: bytes[textStart..<at], as: UTF8.self)
+                    at += 1
+                    guard let data = Data(base64Encoded: encoded) else {
+                        throw failure("B64\"\(encoded)\" is not base 64", at: start)
+                    }
+                    tokens.append((.data(data), start))
+                    continue
+                }
                 if isIdentifierByte(byte) {
                     let name = identifier()
                     tokens.append((.identifier(name), start))
@@ -444,6 +464,14 @@ struct RQLParser {
         case .symbol(let symbol)?: ["==", "=", "!=", "<>", "<", "<=", ">", ">=", "=<", "=>"].contains(symbol)
         case .identifier(let word)?:
             ["BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "IN"].contains(word.uppercased())
+        default: false
+        }
+    }
+
+    /// Whether `token` can start a key path after a quantifier: a name, `@links`, or a SUBQUERY variable.
+    private static func startsKeyPath(_ token: Token) -> Bool {
+        switch token {
+        case .identifier, .at, .variable: true
         default: false
         }
     }
@@ -499,6 +527,7 @@ struct RQLParser {
         case .symbol(let symbol): "'\(symbol)'"
         case .option(let option): "[\(option)]"
         case .bareValue(let value): "'\(value)'"
+        case .data(let value): "B64\"\(value.base64EncodedString())\""
         case .end: "the end of the query"
         }
     }
@@ -622,7 +651,7 @@ struct RQLParser {
         try countTerm(at: start)
         var quantifier: RQLQuantifier?
         if let word = keyword(current), ["ANY", "SOME", "ALL", "NONE"].contains(word),
-            index + 1 < tokens.count, case .identifier = tokens[index + 1].token
+            index + 1 < tokens.count, Self.startsKeyPath(tokens[index + 1].token)
         {
             quantifier = word == "ALL" ? .all : word == "NONE" ? RQLQuantifier.none : .any
             advance()
@@ -678,6 +707,14 @@ struct RQLParser {
             comparison.diacriticInsensitive = option.contains("d")
             advance()
         }
+        if let word = keyword(current), ["ANY", "SOME", "ALL", "NONE"].contains(word), index + 1 < tokens.count {
+            switch tokens[index + 1].token {
+            case .symbol("{"), .argument:
+                comparison.listQuantifier = word == "ALL" ? .all : word == "NONE" ? RQLQuantifier.none : .any
+                advance()
+            default: break
+            }
+        }
         comparison.right = try operand()
         return .compare(comparison)
     }
@@ -697,6 +734,9 @@ struct RQLParser {
         case .date(let value):
             advance()
             return .literal(.date(value), position: start)
+        case .data(let value):
+            advance()
+            return .literal(.data(value), position: start)
         case .argument(let number):
             advance()
             return .argument(number, position: start)
