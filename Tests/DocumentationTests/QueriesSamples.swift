@@ -168,7 +168,46 @@ struct QueriesSampleTests {
 
         let listed = people.filter("age IN {17, 41}")  // Dan, Zoë
         let fromArgument = people.filter("name IN $0", ["Ann", "Dan"])  // Ann, Dan
+        let sameAsIn = people.filter("age == ANY {17, 41}")  // Dan, Zoë: == {17, 41} means the same
+        let notListed = people.filter("age == NONE {17, 41}")  // Ann, Bob
+        let olderThanAll = people.filter("age > ALL {17, 28}")  // Bob, Zoë
+        let devTagged = people.filter("'dev' IN tags")  // Ann, Bob: a value in a list of values
         #expect(names(listed) == ["Dan", "Zoë"] && names(fromArgument) == ["Ann", "Dan"])
+        #expect(names(sameAsIn) == ["Dan", "Zoë"] && names(notListed) == ["Ann", "Bob"])
+        #expect(names(olderThanAll) == ["Bob", "Zoë"] && names(devTagged) == ["Ann", "Bob"])
+    }
+
+    @Test func formatArguments() throws {
+        let realm = try QueriesSample.realm()
+        let people = realm.objects(Person.self)
+
+        let olderThan = people.filter("age > %@", 29)  // Bob, Zoë
+        let byKey = people.filter("%K == %@", "name", "Dan")  // Dan: %K takes a key path
+        let manyPets = people.filter("%K.@count >= %d", "pets", 2)  // Bob
+        let inArray = people.filter("name IN %@", ["Ann", "Zoë"])  // Ann, Zoë
+        let inRange = people.filter("age BETWEEN %@", [18, 30])  // Ann, Bob: an array of the two bounds
+        let noMail = people.filter("email == %@", NSNull())  // Bob: NSNull or a nil optional is nil
+        #expect(names(olderThan) == ["Bob", "Zoë"] && names(byKey) == ["Dan"] && names(manyPets) == ["Bob"])
+        #expect(names(inArray) == ["Ann", "Zoë"] && names(inRange) == ["Ann", "Bob"] && names(noMail) == ["Bob"])
+    }
+
+    @Test func mapSubscriptsAndAggregates() throws {
+        let realm = try QueriesSample.realm()
+        let people = realm.objects(Person.self)
+
+        let goodAtMath = people.filter("scores['math'] >= 90")  // Ann, Dan
+        let noArt = people.filter("scores['art'] == nil")  // Bob, Zoë: a missing key reads as nil
+        let artGraded = people.filter("'art' IN scores.@keys")  // Ann, Dan
+        let topScore = people.filter("ANY scores.@values > 95")  // Dan
+        let scoreTotal = people.filter("scores.@sum > 150")  // Ann, Dan
+        let artTyped = people.where { $0.scores["art"] > 80 }  // Dan
+        let sixtyOrSeventy = people.where { $0.scores.containsAny(in: [60, 70]) }  // Ann, Bob
+        let typedTotal = people.where { $0.scores.sum > 150 }  // Ann, Dan
+        #expect(names(goodAtMath) == ["Ann", "Dan"] && names(noArt) == ["Bob", "Zoë"])
+        #expect(
+            names(artGraded) == ["Ann", "Dan"] && names(topScore) == ["Dan"] && names(scoreTotal) == ["Ann", "Dan"])
+        #expect(names(artTyped) == ["Dan"] && names(sixtyOrSeventy) == ["Ann", "Bob"])
+        #expect(names(typedTotal) == ["Ann", "Dan"])
     }
 
     @Test func argumentsAndLiterals() throws {

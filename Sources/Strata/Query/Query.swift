@@ -335,6 +335,33 @@ extension Query where T: _QueryMap {
     public func contains(_ value: T.Value) -> Query<Bool> {
         Query<Bool>(.compare(node.appending(.operation("@values")), .equal, .value(value), []))
     }
+
+    /// Whether any value is one of `values`.
+    ///
+    /// ```swift
+    /// realm.objects(Town.self).where { $0.parks.containsAny(in: ["Frogner", "Nygård"]) }
+    /// ```
+    public func containsAny<S: Sequence>(in values: S) -> Query<Bool> where S.Element == T.Value {
+        Query<Bool>(.compare(node.appending(.operation("@values")), .in, .values(values.map { $0 }), []))
+    }
+
+    /// The value at `key` (nil when the map has no such key), as `parks['Oslo']` in the query language.
+    ///
+    /// ```swift
+    /// realm.objects(Town.self).where { $0.parks["Oslo"] == "Frogner" }
+    /// ```
+    public subscript(member: T.Key) -> Query<T.Value> {
+        Query<T.Value>(node.appending(.operation("[" + String(describing: member))))
+    }
+
+    /// The smallest value.
+    public var min: Query<T.Value> { Query<T.Value>(node.appending(.operation("@min"))) }
+    /// The largest value.
+    public var max: Query<T.Value> { Query<T.Value>(node.appending(.operation("@max"))) }
+    /// The sum of the values.
+    public var sum: Query<T.Value> { Query<T.Value>(node.appending(.operation("@sum"))) }
+    /// The mean of the values.
+    public var avg: Query<Double> { Query<Double>(node.appending(.operation("@avg"))) }
 }
 
 // MARK: Logic

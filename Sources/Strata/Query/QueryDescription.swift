@@ -71,6 +71,9 @@ extension QueryNode {
         case .path(let components):
             return components.enumerated().map { index, component in
                 switch component {
+                case .operation(let name) where name.hasPrefix("["):
+                    // A map subscript: `[` and the key (see `Query.subscript(member:)`).
+                    return "[\"\(name.dropFirst())\"]"
                 case .operation(let name): return name
                 case .keyPath(let keyPath):
                     // `\Person.dog` then `\Dog.name` reads `\Person.dog.name`. A `@Persisted` property's key path
@@ -83,7 +86,7 @@ extension QueryNode {
                     guard index > 0, let dot = text.firstIndex(of: ".") else { return text }
                     return String(text[text.index(after: dot)...])
                 }
-            }.joined(separator: ".")
+            }.joined(separator: ".").replacingOccurrences(of: ".[\"", with: "[\"")
         case .value(let single): return value(single)
         case .values(let list): return "{" + list.map(value).joined(separator: ", ") + "}"
         case .compare(let left, let op, let right, let stringOptions):

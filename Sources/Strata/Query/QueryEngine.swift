@@ -12,6 +12,8 @@ struct BoundPath {
         case aggregate(String)
         /// `@keys` of the map before it.
         case keys
+        /// `map['key']`: the value at this key of the map before it (nil when the key is absent).
+        case mapValue(String)
         /// The objects linking to the object before it through any of these (origin class, link property) pairs:
         /// a `LinkingObjects` property, `@links.Class.property`, or (all of them) `@links`.
         case backlinks([(origin: TableBinding, property: Int)])
@@ -99,6 +101,16 @@ struct CompareOptions {
     var diacriticInsensitive = false
 }
 
+/// An `Optional` seen through `Any`: query arguments are taken as `Any`, where a nil `String?` is not `nil`.
+protocol OptionalQueryArgument {
+    /// The wrapped value, or nil.
+    var wrappedQueryArgument: Any? { get }
+}
+
+extension Optional: OptionalQueryArgument {
+    var wrappedQueryArgument: Any? { map { $0 as Any } }
+}
+
 /// Resolves parsed queries against a class's schema and arguments.
 struct QueryBinder {
     let realm: Realm
@@ -133,6 +145,13 @@ struct QueryBinder {
                 throw failure("BETWEEN needs a property on its left", at: position)
             }
             let path = try bindPath(components, at: at)
+            if case .argument(let number, let position) = low, case .argument(number, position) = high {
+                // `BETWEEN %@` / `BETWEEN $0`: one argument holding both bounds (see `RQLParser.comparison`).
+                guard case .values(let bounds) = try bindOperand(low, for: path), bounds.count == 2 else {
+                    throw failure("BETWEEN takes an array of two bounds, the low one first", at: position)
+                }
+                return .between(path, bounds[0], bounds[1], quantifier: quantifier)
+            }
             let bounds = try [low, high].map { (bound) throws(Realm.Error) -> _StoredValue in
                 guard case .value(let value) = try bindOperand(bound, for: path) else {
                     throw failure("BETWEEN bounds must be values", at: bound.position)
@@ -145,7 +164,13 @@ struct QueryBinder {
         case .geoWithin(let operand, let shape, let position):
             return try bindGeoWithin(operand, shape, at: position)
         case .compare(var comparison):
+            var elementOfCollection = false
             if comparison.left.isPath {
+            } else if comparison.op == .in, comparison.right.isPath {
+                // `'big' IN tags`: the value is one of the collection's elements, that is `ANY tags == 'big'`.
+                swap(&comparison.left, &comparison.right)
+                comparison.op = .equal
+                elementOfCollection = true
             } else if comparison.right.isPath, let mirrored = Self.mirror(comparison.op) {
                 swap(&comparison.left, &comparison.right)
                 comparison.op = mirrored
@@ -155,10 +180,18 @@ struct QueryBinder {
             guard let path = try bindPathOperand(comparison.left) else {
                 throw failure("the left side of \(comparison.op.rawValue) must be a property", at: comparison.position)
             }
+            if elementOfCollection, !path.isMultiple {
+                throw failure(
+                    "IN with a value on its left needs a collection on its right; \(path.text) is a single value",
+                    at: comparison.left.position)
+            }
             if case .type? = path.steps.last {
                 return try bindTypeComparison(path, comparison)
             }
             let right = try bindOperand(comparison.right, for: path, op: comparison.op)
+            if case .values(let values) = right, comparison.op != .in || comparison.listQuantifier != nil {
+                return try bindListComparison(path, comparison, values)
+            }
             try check(comparison.op, path: path, right: right, at: comparison.right.position)
             if comparison.quantifier != nil && !path.isMultiple {
                 throw failure(
@@ -170,6 +203,42 @@ struct QueryBinder {
                 options: CompareOptions(
                     caseInsensitive: comparison.caseInsensitive, diacriticInsensitive: comparison.diacriticInsensitive),
                 quantifier: comparison.quantifier)
+        }
+    }
+
+    /// A comparison with a list on its right (`age == {18, 21}`, `age > ALL {1, 2}`, `age == NONE $0`): with `ANY`
+    /// (the default) it holds when it holds for some value of the list, with `ALL` for every one and with `NONE` for
+    /// none, as the Realm Query Language reference defines. `IN` is `== ANY`. A path through a collection takes the
+    /// default `ANY` on both sides only: `ALL tags == NONE {…}` has no single meaning here and is an error.
+    private func bindListComparison(_ path: BoundPath, _ comparison: RQLComparison, _ values: [_StoredValue])
+        throws(Realm.Error) -> BoundPredicate
+    {
+        let listQuantifier = comparison.listQuantifier ?? .any
+        let op = comparison.op == .in ? RQLOperator.equal : comparison.op
+        if op == .equal, listQuantifier == .any {
+            // `== {…}` and `== ANY {…}` are IN, whatever the quantifier on the left.
+            try check(.in, path: path, right: .values(values), at: comparison.right.position)
+            return .compare(
+                path, .in, .values(values),
+                options: CompareOptions(
+                    caseInsensitive: comparison.caseInsensitive, diacriticInsensitive: comparison.diacriticInsensitive),
+                quantifier: comparison.quantifier)
+        }
+        if path.isMultiple, (comparison.quantifier ?? .any) != .any || listQuantifier != .any {
+            throw failure(
+                "\(path.text) passes through a collection: compare it with ANY {…} (or IN), or use SUBQUERY",
+                at: comparison.position)
+        }
+        let options = CompareOptions(
+            caseInsensitive: comparison.caseInsensitive, diacriticInsensitive: comparison.diacriticInsensitive)
+        let tests = try values.map { (value) throws(Realm.Error) -> BoundPredicate in
+            try check(op, path: path, right: .value(value), at: comparison.right.position)
+            return .compare(path, op, .value(value), options: options, quantifier: comparison.quantifier)
+        }
+        switch listQuantifier {
+        case .any: return tests.isEmpty ? .constant(false) : .or(tests)
+        case .all: return tests.isEmpty ? .constant(true) : .and(tests)
+        case .none: return tests.isEmpty ? .constant(true) : .not(.or(tests))
         }
     }
 
@@ -367,7 +436,7 @@ struct QueryBinder {
         path.steps.allSatisfy { step in
             switch step {
             case .property(let binding, _): binding.table.type != DynamicObject.self
-            case .count, .aggregate, .keys, .type: true
+            case .count, .aggregate, .keys, .mapValue, .type: true
             case .backlinks, .subqueryCount: false
             }
         }
@@ -380,6 +449,8 @@ struct QueryBinder {
             text: root.className)
         var atCollection: _CollectionKind?
         var atObject = true
+        /// Whether the path produced several values before the collection it is at (a map subscript takes one).
+        var multipleBeforeCollection = false
         var offset = components.startIndex
         while offset < components.endIndex {
             let component = components[offset]
@@ -427,6 +498,19 @@ struct QueryBinder {
                 path.type = .object
                 path.isMultiple = true
                 atCollection = .list
+                continue
+            }
+            if component.hasPrefix("[") {
+                let key = String(component.dropFirst())
+                guard atCollection == .map else {
+                    throw failure("['\(key)'] needs a map; \(path.text) is not one", at: position)
+                }
+                path.steps.append(.mapValue(key))
+                path.isOptional = true
+                path.isMultiple = multipleBeforeCollection
+                path.text += "['\(key)']"
+                atCollection = nil
+                atObject = path.type == .object
                 continue
             }
             if component.hasPrefix("@") {
@@ -526,6 +610,7 @@ struct QueryBinder {
             path.isOptional = property.isOptional || path.isOptional
             path.objectClassName = property.objectClassName
             atCollection = info.collection
+            multipleBeforeCollection = path.isMultiple
             if info.collection != nil { path.isMultiple = true }
             atObject = property.type == .object
         }
@@ -591,6 +676,12 @@ struct QueryBinder {
         case ObjectIdentifier(Set<String>.self): return .values((argument as! Set<String>).map { .string($0) })
         default: break
         }
+        // `String?` and other optionals arrive boxed in `Any` (`filter("email == %@", email)`), and NSPredicate
+        // code passes `NSNull()` for nil: both stand for their value or nil.
+        if let optional = argument as? any OptionalQueryArgument {
+            return try convert(optional.wrappedQueryArgument, for: path, at: position)
+        }
+        if argument is NSNull { return .value(.null) }
         if let value = argument as? AnyRealmValue {
             switch value {
             case .none: return .value(.null)
@@ -805,6 +896,22 @@ extension Realm {
                             values += try queryMapKeys(binding, property: property, key: object).map { .string($0) }
                             continue
                         }
+                        if kind == .map, case .mapValue(let mapKey)? = next {
+                            let value =
+                                try queryMapEntries(binding, property: property, key: object)
+                                .first { $0.key == mapKey }?.value ?? .null
+                            let after = index + 2 < path.steps.count ? path.steps[index + 2] : nil
+                            if info.type == .object, after?.followsObjects == true {
+                                if case .int(let target) = value {
+                                    nextObjects.append(target)
+                                } else if !path.isMultiple {
+                                    return [.null]
+                                }
+                            } else {
+                                values.append(value)
+                            }
+                            continue
+                        }
                         let elements = try queryCollectionValues(binding, property: property, key: object)
                         if case .subqueryCount(let predicate)? = next {
                             values.append(.int(try queryCount(predicate, in: elements)))
@@ -845,6 +952,7 @@ extension Realm {
                 objects = nextObjects
                 if case .count? = next, info.collection != nil { index += 1 }
                 if case .keys? = next, info.collection == .map { index += 1 }
+                if case .mapValue? = next, info.collection == .map { index += 1 }
                 if case .subqueryCount? = next { index += 1 }
                 if case .type? = next, info.type == .any { index += 1 }
             case .backlinks(let origins):
@@ -889,7 +997,7 @@ extension Realm {
                 }
             case .aggregate(let name):
                 values = [QueryValues.aggregate(name, values)]
-            case .keys:
+            case .keys, .mapValue:
                 break
             }
             index += 1

@@ -130,7 +130,7 @@ extension BoundPath {
                         (try map(origin.origin), origin.property)
                     })
             case .subqueryCount(let predicate): .subqueryCount(try predicate.rebound(map))
-            case .count, .aggregate, .keys, .type: step
+            case .count, .aggregate, .keys, .mapValue, .type: step
             }
         }
         return moved

@@ -63,6 +63,8 @@ struct RQLComparison {
     var caseInsensitive = false
     var diacriticInsensitive = false
     var quantifier: RQLQuantifier?
+    /// `ANY`, `ALL` or `NONE` before a list on the right (`age == NONE {18, 21}`); a list without one means `ANY`.
+    var listQuantifier: RQLQuantifier?
     var position: Int
 }
 
@@ -136,6 +138,8 @@ struct RQLParser {
         case option(String)
         /// The value of `oid(…)` or `uuid(…)` written without quotes.
         case bareValue(String)
+        /// `B64"…"`: binary data written in base 64.
+        case data(Data)
         case end
     }
 
@@ -150,23 +154,37 @@ struct RQLParser {
     private var terms = 0
     /// How many SUBQUERYs enclose the current token: at most `QueryLimits.maximumSubqueryDepth`.
     private var subqueries = 0
+    /// The query's arguments, read while parsing only by `%K` (whose argument is a key path, part of the query's
+    /// structure rather than a value).
+    private let arguments: [Any?]
+    /// The NSPredicate-style specifiers (`%@`, `%K`, `%d`…) read so far: the next one takes this argument.
+    private var formatArguments = 0
+    /// Where the first `$n` and the first `%` specifier are: a query uses one style or the other.
+    private var firstDollar: Int?
+    private var firstPercent: Int?
 
-    static func parse(_ text: String) throws(Realm.Error) -> RQLQuery {
+    /// `text` parsed; `arguments` are needed only for `%K` (a query that uses it is not cached, since its
+    /// structure depends on them).
+    static func parse(_ text: String, arguments: [Any?] = []) throws(Realm.Error) -> RQLQuery {
         if let cached = ParsedQueries.shared.query(for: text) { return cached }
         guard text.utf8.count <= QueryLimits.maximumLength else {
             throw failure(in: text, QueryLimits.lengthReason, at: QueryLimits.maximumLength)
         }
-        var parser = RQLParser(text: text)
+        var parser = RQLParser(text: text, arguments: arguments)
         try parser.tokenize()
         let query = try parser.query()
-        ParsedQueries.shared.remember(query, for: text)
+        if !parser.substitutesKeys { ParsedQueries.shared.remember(query, for: text) }
         return query
     }
 
-    private init(text: String) {
+    private init(text: String, arguments: [Any?]) {
         self.text = text
+        self.arguments = arguments
         bytes = Array(text.utf8)
     }
+
+    /// Whether a `%K` took a key path from the arguments.
+    private var substitutesKeys = false
 
     private func failure(_ reason: String, at position: Int) -> Realm.Error {
         Self.failure(in: text, reason, at: position)
@@ -183,6 +201,84 @@ struct RQLParser {
             characters += 1
         }
         return .invalidQuery(query: query, position: characters, reason: reason)
+    }
+
+    // MARK: Format arguments
+
+    /// Records an argument of one style (`$n` when `dollar`, a `%` specifier otherwise) at `position`: NSPredicate
+    /// numbers its `%@`s in order and the Realm Query Language its `$n`s explicitly, and a query mixing the two
+    /// would number them inconsistently, so it is an error (as in the Realm SDK).
+    private mutating func noteArgumentStyle(dollar: Bool, at position: Int) throws(Realm.Error) {
+        if dollar {
+            if firstDollar == nil { firstDollar = position }
+        } else if firstPercent == nil {
+            firstPercent = position
+        }
+        if firstDollar != nil, firstPercent != nil {
+            throw failure(
+                "a query takes its arguments either as %@ (in order) or as $0, $1…, not both", at: position)
+        }
+    }
+
+    /// The conversion letters NSPredicate accepts for a value, after an optional length modifier (`%ld`, `%lf`,
+    /// `%lld`, `%hd`, `%qd`): each takes the next argument as it is.
+    private static let valueConversions: Set<UInt8> = Set("@difuxXeEgGcCsS".utf8)
+
+    /// An NSPredicate-style specifier at `at` (on its `%`): `%@`, `%d`, `%f`… become the next argument, `%K` the
+    /// key path its argument names. Consumed, with `at` past it.
+    private mutating func formatSpecifier(at: inout Int) throws(Realm.Error) {
+        let start = at
+        at += 1
+        while at < bytes.count, [UInt8(ascii: "l"), UInt8(ascii: "h"), UInt8(ascii: "q")].contains(bytes[at]) {
+            at += 1
+        }
+        guard at < bytes.count else { throw failure("a format specifier such as %@ or %K must follow %", at: start) }
+        let conversion = bytes[at]
+        let specifier = String(decoding: bytes[start...at], as: UTF8.self)
+        at += 1
+        try noteArgumentStyle(dollar: false, at: start)
+        let number = formatArguments
+        formatArguments += 1
+        if conversion == UInt8(ascii: "K"), at - start == 2 {
+            try keyPathArgument(number, at: start)
+        } else if Self.valueConversions.contains(conversion) {
+            tokens.append((.argument(number), start))
+        } else {
+            throw failure("unknown format specifier \(specifier) (use %@ for a value or %K for a key path)", at: start)
+        }
+    }
+
+    /// `%K`: the tokens of the key path that argument `number` names (`"name"`, `"owner.name"`, `"dogs.@count"`).
+    private mutating func keyPathArgument(_ number: Int, at start: Int) throws(Realm.Error) {
+        guard number < arguments.count else {
+            throw failure("%K has no argument (\(arguments.count) given)", at: start)
+        }
+        guard let path = arguments[number] as? String else {
+            throw failure(
+                "%K takes a key path string such as \"name\" or \"owner.name\", not \(Self.describeArgument(arguments[number]))",
+                at: start)
+        }
+        let components = path.split(separator: ".", omittingEmptySubsequences: false)
+        for (offset, component) in components.enumerated() {
+            let name = component.hasPrefix("@") ? component.dropFirst() : component[...]
+            guard !name.isEmpty, name.utf8.allSatisfy(Self.isIdentifierByte), !(name.first?.isNumber ?? true) else {
+                throw failure("%K: '\(path)' is not a key path (names joined by dots)", at: start)
+            }
+            if offset > 0 { tokens.append((.symbol("."), start)) }
+            tokens.append((component.hasPrefix("@") ? .at(name.lowercased()) : .identifier(String(name)), start))
+        }
+        substitutesKeys = true
+    }
+
+    private static func isIdentifierByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+            || byte == 0x5F || byte >= 0x80
+    }
+
+    /// An argument's type, for messages.
+    private static func describeArgument(_ argument: Any?) -> String {
+        guard let argument else { return "nil" }
+        return "\(type(of: argument))"
     }
 
     // MARK: Tokens
@@ -273,17 +369,20 @@ struct RQLParser {
                     at += 1
                 }
                 guard let number = Int(digits) else { throw failure("expected an argument number after $", at: start) }
+                try noteArgumentStyle(dollar: true, at: start)
                 tokens.append((.argument(number), start))
+            case 0x25:  // %
+                try formatSpecifier(at: &at)
             case 0x40:  // @
                 at += 1
                 let name = identifier()
                 guard !name.isEmpty else { throw failure("expected an operator name after @", at: start) }
                 tokens.append((.at(name.lowercased()), start))
-            case 0x5B:  // [ options ] after an operator, or [ in a coordinate pair
+            case 0x5B:  // [ options ] after an operator; [ of a map subscript or a coordinate pair
                 var end = at + 1
                 while end < bytes.count, bytes[end] != 0x5D { end += 1 }
                 let content = String(decoding: bytes[(at + 1)..<end], as: UTF8.self)
-                guard end < bytes.count, content.allSatisfy(\.isLetter) else {
+                guard end < bytes.count, content.allSatisfy(\.isLetter), Self.takesOptions(tokens.last?.token) else {
                     tokens.append((.symbol("["), start))
                     at += 1
                     continue
@@ -321,6 +420,22 @@ struct RQLParser {
                     throw failure("malformed number \(literal)", at: start)
                 }
             default:
+                if byte == UInt8(ascii: "B"), peek(1) == UInt8(ascii: "6"), peek(2) == UInt8(ascii: "4"),
+                    let quote = peek(3), quote == 0x22 || quote == 0x27
+                {
+                    // `B64"AQID"`: the quoted base-64 text as data.
+                    at += 4
+                    let textStart = at
+                    while let next = peek(), next != quote { at += 1 }
+                    guard at < bytes.count else { throw failure("the string is not closed", at: start) }
+                    let encoded = String(decoding: bytes[textStart..<at], as: UTF8.self)
+                    at += 1
+                    guard let data = Data(base64Encoded: encoded) else {
+                        throw failure("B64\"\(encoded)\" is not base 64", at: start)
+                    }
+                    tokens.append((.data(data), start))
+                    continue
+                }
                 if isIdentifierByte(byte) {
                     let name = identifier()
                     tokens.append((.identifier(name), start))
@@ -340,6 +455,25 @@ struct RQLParser {
             }
         }
         tokens.append((.end, bytes.count))
+    }
+
+    /// Whether `[c]`, `[d]` or `[cd]` after `token` are options: only right after a comparison operator (after a
+    /// property, `[` opens a map subscript such as `parks['Oslo']`).
+    private static func takesOptions(_ token: Token?) -> Bool {
+        switch token {
+        case .symbol(let symbol)?: ["==", "=", "!=", "<>", "<", "<=", ">", ">=", "=<", "=>"].contains(symbol)
+        case .identifier(let word)?:
+            ["BEGINSWITH", "ENDSWITH", "CONTAINS", "LIKE", "IN"].contains(word.uppercased())
+        default: false
+        }
+    }
+
+    /// Whether `token` can start a key path after a quantifier: a name, `@links`, or a SUBQUERY variable.
+    private static func startsKeyPath(_ token: Token) -> Bool {
+        switch token {
+        case .identifier, .at, .variable: true
+        default: false
+        }
     }
 
     private var current: Token { tokens[index].token }
@@ -393,6 +527,7 @@ struct RQLParser {
         case .symbol(let symbol): "'\(symbol)'"
         case .option(let option): "[\(option)]"
         case .bareValue(let value): "'\(value)'"
+        case .data(let value): "B64\"\(value.base64EncodedString())\""
         case .end: "the end of the query"
         }
     }
@@ -516,13 +651,19 @@ struct RQLParser {
         try countTerm(at: start)
         var quantifier: RQLQuantifier?
         if let word = keyword(current), ["ANY", "SOME", "ALL", "NONE"].contains(word),
-            index + 1 < tokens.count, case .identifier = tokens[index + 1].token
+            index + 1 < tokens.count, Self.startsKeyPath(tokens[index + 1].token)
         {
             quantifier = word == "ALL" ? .all : word == "NONE" ? RQLQuantifier.none : .any
             advance()
         }
         let left = try operand()
         if accept(keyword: "BETWEEN") {
+            if case .argument = current {
+                // `age BETWEEN %@` with an array of two bounds (NSPredicate's form): the argument stands for both
+                // bounds, and the binder takes them from it.
+                let bounds = try operand()
+                return .between(left, low: bounds, high: bounds, quantifier: quantifier, position: start)
+            }
             try expect(symbol: "{", "{ after BETWEEN")
             let low = try operand()
             try expect(symbol: ",", ", between the bounds of BETWEEN")
@@ -566,6 +707,14 @@ struct RQLParser {
             comparison.diacriticInsensitive = option.contains("d")
             advance()
         }
+        if let word = keyword(current), ["ANY", "SOME", "ALL", "NONE"].contains(word), index + 1 < tokens.count {
+            switch tokens[index + 1].token {
+            case .symbol("{"), .argument:
+                comparison.listQuantifier = word == "ALL" ? .all : word == "NONE" ? RQLQuantifier.none : .any
+                advance()
+            default: break
+            }
+        }
         comparison.right = try operand()
         return .compare(comparison)
     }
@@ -585,6 +734,9 @@ struct RQLParser {
         case .date(let value):
             advance()
             return .literal(.date(value), position: start)
+        case .data(let value):
+            advance()
+            return .literal(.data(value), position: start)
         case .argument(let number):
             advance()
             return .argument(number, position: start)
@@ -769,6 +921,17 @@ struct RQLParser {
                 throw failure("expected a property name, found \(describe(current))", at: position)
             }
             advance()
+            while current == .symbol("[") {
+                // `parks['Oslo']`: the value at a key of a map, as a component `[Oslo` (no property name starts
+                // with `[`).
+                advance()
+                guard case .string(let key) = current else {
+                    throw failure("expected a quoted map key inside [ ], found \(describe(current))", at: position)
+                }
+                advance()
+                try expect(symbol: "]", "] to close the map key")
+                components.append("[" + key)
+            }
             guard accept(symbol: ".") else { break }
         }
         return .keyPath(components, position: start)

@@ -729,7 +729,7 @@ extension Results {
 
     func narrowed(_ text: String, _ args: [Any]) throws(Realm.Error) -> Results<Element> {
         owner.checkThread()
-        let parsed = try RQLParser.parse(text)
+        let parsed = try RQLParser.parse(text, arguments: args)
         let binder = queryBinder(text, args)
         var stages: [ResultsQuery.Stage] = [.filter(try binder.bind(parsed.predicate))]
         // SORT, DISTINCT and LIMIT apply in the order they are written (the Realm SDK's rule): `LIMIT(5)
@@ -973,7 +973,7 @@ extension Results {
     func firstIndex(matching predicate: String, _ args: [Any]) -> Int? {
         owner.checkThread()
         do {
-            let parsed = try RQLParser.parse(predicate)
+            let parsed = try RQLParser.parse(predicate, arguments: args)
             let bound = try queryBinder(predicate, args).bind(parsed.predicate)
             let (keys, rows) = try everyMatch()
             for (position, key) in keys.enumerated() {
