@@ -202,6 +202,23 @@ struct NotificationsSampleTests {
         #expect(fired.isSet)
     }
 
+    @Test func swiftObservationOfCollections() throws {
+        let realm = try Self.realm("notifications-observation-collections")
+        let fired = ObservationSampleFlag()
+        let puppies = realm.objects(Dog.self).where { $0.age < 3 }
+        withObservationTracking {
+            print(puppies.count)  // 2
+            #expect(puppies.count == 2)
+        } onChange: {
+            print("the puppies changed")
+            fired.set()
+        }
+        try realm.write { realm.object(ofType: Dog.self, forPrimaryKey: 2)!.name = "Bob" }  // not a puppy: nothing
+        #expect(!fired.isSet)
+        try realm.write { realm.create(Dog.self, value: ["id": 4, "name": "Pip", "age": 0]) }  // the puppies changed
+        #expect(fired.isSet)
+    }
+
     @Test func mapAndRealmCallbacks() throws {
         let realm = try Self.realm("notifications-map")
         let rex = realm.object(ofType: Dog.self, forPrimaryKey: 1)!

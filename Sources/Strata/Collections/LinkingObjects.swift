@@ -34,6 +34,7 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, _LinkingO
     /// The number of links to the object through the origin property.
     public var count: Int {
         guard let owner = source.owner else { return 0 }
+        owner.observeLinkingRead(property: source.property)
         return owner.realm.backlinkCount(owner, property: source.property)
     }
 
@@ -64,6 +65,7 @@ public struct LinkingObjects<Element: Object>: RandomAccessCollection, _LinkingO
 
     private var originKeys: [Int64] {
         guard let owner = source.owner else { return [] }
+        owner.observeLinkingRead(property: source.property)
         return owner.realm.backlinkKeys(owner, property: source.property)
     }
 

@@ -79,6 +79,19 @@ enum CollectionBacking<Stored> {
 /// outside a write transaction traps; an invalid element fails the write transaction.
 public final class List<Element: RealmCollectionValue>: RandomAccessCollection, MutableCollection {
     private var backing: CollectionBacking<Element>
+    /// While unmanaged: the registrar of the trackings that read the list (see `CollectionObservation`).
+    private var observation: CollectionObservation?
+
+    /// Registers a read of the unmanaged list with a running `withObservationTracking`.
+    private func observeUnmanagedRead() {
+        if let observation {
+            observation.access()
+        } else if let registrar = unmanagedTrackingRegistrar() {
+            let observation = CollectionObservation(registrar: registrar, contents: nil)
+            self.observation = observation
+            observation.access()
+        }
+    }
 
     /// The owning object and property while managed; nil while unmanaged.
     var managedSource: (owner: ManagedObject, property: Int)? { backing.managedSource }
@@ -112,8 +125,12 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// The number of elements.
     public var count: Int {
         switch backing {
-        case .unmanaged(let elements): elements.count
-        case .managed(let owner, let property): owner.realm.collectionCount(owner, property: property, nested: nested)
+        case .unmanaged(let elements):
+            observeUnmanagedRead()
+            return elements.count
+        case .managed(let owner, let property):
+            owner.observeCollectionRead(property: property, nested: nested)
+            return owner.realm.collectionCount(owner, property: property, nested: nested)
         }
     }
 
@@ -122,9 +139,11 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         get {
             switch backing {
             case .unmanaged(let elements):
+                observeUnmanagedRead()
                 CollectionIndex.check(position, count: elements.count, in: "List<\(Element.self)>")
                 return elements[position]
             case .managed(let owner, let property):
+                owner.observeCollectionRead(property: property, nested: nested)
                 CollectionIndex.check(
                     position, count: owner.realm.collectionCount(owner, property: property, nested: nested),
                     in: owner.realm.collectionName(owner, property))
@@ -142,8 +161,11 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// Iterates over the elements; a managed collection reads them all with one cursor when iteration starts.
     public func makeIterator() -> IndexingIterator<[Element]> {
         switch backing {
-        case .unmanaged(let elements): return elements.makeIterator()
+        case .unmanaged(let elements):
+            observeUnmanagedRead()
+            return elements.makeIterator()
         case .managed(let owner, let property):
+            owner.observeCollectionRead(property: property, nested: nested)
             return owner.realm.collectionElements(
                 owner, property: property, nested: nested, level: level, as: Element.self
             ).makeIterator()
@@ -181,6 +203,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             backing = .unmanaged([])
             elements.insert(element, at: index)
             backing = .unmanaged(elements)
+            observation?.changed()
         case .managed(let owner, let property):
             owner.realm.listInsert(owner, property: property, nested: nested, level: level, element._stored, at: index)
         }
@@ -199,6 +222,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             backing = .unmanaged([])
             elements.remove(at: index)
             backing = .unmanaged(elements)
+            observation?.changed()
         case .managed(let owner, let property):
             owner.realm.listRemove(owner, property: property, nested: nested, at: index)
         }
@@ -210,7 +234,9 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// Removes every element.
     public func removeAll() {
         switch backing {
-        case .unmanaged: backing = .unmanaged([])
+        case .unmanaged:
+            backing = .unmanaged([])
+            observation?.changed()
         case .managed(let owner, let property): owner.realm.listRemoveAll(owner, property: property, nested: nested)
         }
     }
@@ -223,6 +249,7 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
             backing = .unmanaged([])
             elements[index] = object
             backing = .unmanaged(elements)
+            observation?.changed()
         case .managed(let owner, let property):
             owner.realm.listReplace(
                 owner, property: property, nested: nested, level: level, at: index, with: object._stored)

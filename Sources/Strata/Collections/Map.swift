@@ -60,8 +60,10 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
     /// The number of entries.
     public var count: Int {
         switch backing {
-        case .unmanaged(let entries): entries.count
-        case .managed(let owner, let property): owner.realm.collectionCount(owner, property: property, nested: nested)
+        case .unmanaged(let entries): return entries.count
+        case .managed(let owner, let property):
+            owner.observeCollectionRead(property: property, nested: nested, isMap: true)
+            return owner.realm.collectionCount(owner, property: property, nested: nested)
         }
     }
 
@@ -72,6 +74,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
             CollectionIndex.check(position, count: entries.count, in: "Map<\(Key.self), \(Value.self)>")
             return entries[position]
         case .managed(let owner, let property):
+            owner.observeCollectionRead(property: property, nested: nested, isMap: true)
             CollectionIndex.check(
                 position, count: owner.realm.collectionCount(owner, property: property, nested: nested),
                 in: owner.realm.collectionName(owner, property))
@@ -87,6 +90,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
             switch backing {
             case .unmanaged(let entries): return entries.first { $0.key == key }?.value
             case .managed(let owner, let property):
+                owner.observeCollectionRead(property: property, nested: nested, isMap: true)
                 guard
                     let stored = owner.realm.mapValue(
                         owner, property: property, nested: nested, level: level, key: key._rawKey)
@@ -104,6 +108,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
         switch backing {
         case .unmanaged(let entries): return entries.makeIterator()
         case .managed(let owner, let property):
+            owner.observeCollectionRead(property: property, nested: nested, isMap: true)
             return owner.realm.collectionEntries(owner, property: property, nested: nested, level: level, keys: true)
                 .map { entry in
                     owner.realm.mapElement(

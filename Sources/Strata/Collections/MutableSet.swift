@@ -28,8 +28,10 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
     /// The number of elements.
     public var count: Int {
         switch backing {
-        case .unmanaged(let elements): elements.count
-        case .managed(let owner, let property): owner.realm.collectionCount(owner, property: property)
+        case .unmanaged(let elements): return elements.count
+        case .managed(let owner, let property):
+            owner.observeCollectionRead(property: property, nested: 0)
+            return owner.realm.collectionCount(owner, property: property)
         }
     }
 
@@ -40,6 +42,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
             CollectionIndex.check(position, count: elements.count, in: "MutableSet<\(Element.self)>")
             return elements[position]
         case .managed(let owner, let property):
+            owner.observeCollectionRead(property: property, nested: 0)
             CollectionIndex.check(
                 position, count: owner.realm.collectionCount(owner, property: property),
                 in: owner.realm.collectionName(owner, property))
@@ -56,6 +59,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
         switch backing {
         case .unmanaged(let elements): return elements.makeIterator()
         case .managed(let owner, let property):
+            owner.observeCollectionRead(property: property, nested: 0)
             return owner.realm.collectionElements(owner, property: property, as: Element.self).makeIterator()
         }
     }
@@ -79,6 +83,7 @@ public final class MutableSet<Element: RealmCollectionValue>: RandomAccessCollec
             let target = element._stored
             return elements.contains { ListElements.equal($0._stored, target) }
         case .managed(let owner, let property):
+            owner.observeCollectionRead(property: property, nested: 0)
             return owner.realm.setContains(owner, property: property, element._stored)
         }
     }

@@ -88,6 +88,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
     /// The number of objects in the Realm's current version.
     public var count: Int {
         owner.checkThread()
+        observeRead()
         if let keys = queryKeys() { return keys.count }
         return owner.rowCount(tree: binding.rowsTree)
     }
@@ -95,6 +96,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
     /// The object at `position`.
     public subscript(position: Int) -> Element {
         owner.checkThread()
+        observeRead()
         do {
             let key: Int64
             if let (keys, rows) = queryMatches() {
@@ -127,6 +129,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
     /// invalidated, its properties as their defaults).
     public func makeIterator() -> Iterator {
         owner.checkThread()
+        observeRead()
         do {
             if let (keys, rows) = queryMatches() {
                 var iterator = Iterator(realm: owner, binding: binding, cursor: nil, keys: keys)

@@ -49,7 +49,26 @@ final class ObservationSpare {
         // Another thread's tracking may also have counted: then this object merely gets a registrar early.
         return observationDetections.count.load(ordering: .relaxed) != before
     }
+
+    /// Whether a tracking runs on this thread, for a read that has no object (a collection's).
+    func detectsTracking() -> Bool {
+        let before = observationDetections.count.load(ordering: .relaxed)
+        registrar.access(collectionProbe, keyPath: CollectionProbe.keyPath)
+        return observationDetections.count.load(ordering: .relaxed) != before
+    }
 }
+
+/// The subject of the probe a collection's read offers (a registrar's `access` takes one; it is not kept).
+final class CollectionProbe: Observable, Sendable {
+    subscript(strataObservationProbe index: ObservationProbeIndex) -> Int { 0 }
+
+    /// `\CollectionProbe.[strataObservationProbe:]`, built once. (A key path is immutable.)
+    nonisolated(unsafe) static let keyPath: KeyPath<CollectionProbe, Int> =
+        \CollectionProbe.[strataObservationProbe: ObservationProbeIndex()]
+}
+
+/// The one ``CollectionProbe``.
+let collectionProbe = CollectionProbe()
 
 extension ObjectBase {
     /// The probe's property: never read, never mutated; its key path only detects a running tracking.
@@ -173,8 +192,10 @@ final class ObservationTracker: RealmObserver {
     private var entries: [Entry] = []
     /// Changes to report at the next delivery, once per object and property.
     private var pending: [PendingKey: (object: ObjectBase, property: Int)] = [:]
+    /// The collections read under tracking (see `CollectionObservation`).
+    var collections: [ObservedCollection: CollectionObservation] = [:]
     private var registered = false
-    private unowned let realm: Realm
+    unowned let realm: Realm
 
     private struct PendingKey: Hashable {
         let object: ObjectIdentifier
@@ -186,16 +207,24 @@ final class ObservationTracker: RealmObserver {
     }
 
     func track(_ object: ObjectBase) {
-        if !registered {
-            registered = true
-            realm.addObserver(self)
-        }
+        registerWithRealm()
         entries.removeAll { $0.object == nil }
         entries.append(Entry(object: object))
     }
 
+    /// Becomes one of the Realm's observers (once): it learns of every version the Realm advances to.
+    func registerWithRealm() {
+        guard !registered else { return }
+        registered = true
+        realm.addObserver(self)
+    }
+
     func advanced(_ step: VersionStep) {
         let changes = step.changes
+        for observation in collections.values {
+            observation.pending.merge(changes)
+            observation.advanced = true
+        }
         for entry in entries {
             guard let object = entry.object, let managed = object.managed, let observation = object.observation,
                 !observation.properties.isEmpty
@@ -223,7 +252,24 @@ final class ObservationTracker: RealmObserver {
         let due = pending.values
         pending = [:]
         for (object, property) in due { object.reportChange(ofProperty: property) }
+        deliverCollectionChanges()
     }
 
-    func end() {}
+    /// Fires the trackings of the collections the Realm's new version changed. A tracking fires once, so their
+    /// observations are dropped first: a change handler that tracks again makes a new one.
+    private func deliverCollectionChanges() {
+        var changed: [CollectionObservation] = []
+        for (identity, observation) in collections where observation.advanced {
+            let changes = observation.pending
+            observation.pending = VersionChanges()
+            observation.advanced = false
+            if observation.contents?.changed(in: realm, changes: changes) == true {
+                collections[identity] = nil
+                changed.append(observation)
+            }
+        }
+        for observation in changed { observation.changed() }
+    }
+
+    func end() { collections = [:] }
 }
