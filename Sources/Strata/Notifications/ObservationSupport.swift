@@ -38,16 +38,20 @@ final class ObservationDetections: Sendable {
 
 /// A Realm's spare registrar, in a class of its own: `ObservationRegistrar` is a resilient type, so holding it
 /// in an optional of the Realm copied it through its value witnesses on every read; here it is used in place.
+/// The spare also holds what the probe needs (the counter and the key path, which are globals), so that a read
+/// reaches no global: each global's first use check (`swift_once`) cost as much as the rest of the probe's setup.
 final class ObservationSpare {
+    let detections = observationDetections
+    let probeKeyPath = ObjectBase.observationProbeKeyPath
     let registrar = ObservationRegistrar()
 
     /// Whether a tracking runs on this thread: it records the probe's access, which counts.
     @inline(__always)
     func detectsTracking(of object: ObjectBase) -> Bool {
-        let before = observationDetections.count.load(ordering: .relaxed)
-        registrar.access(object, keyPath: ObjectBase.observationProbeKeyPath)
+        let before = detections.count.load(ordering: .relaxed)
+        registrar.access(object, keyPath: probeKeyPath)
         // Another thread's tracking may also have counted: then this object merely gets a registrar early.
-        return observationDetections.count.load(ordering: .relaxed) != before
+        return detections.count.load(ordering: .relaxed) != before
     }
 
     /// Whether a tracking runs on this thread, for a read that has no object (a collection's).
@@ -83,8 +87,56 @@ extension ObjectBase {
     /// Whether a read of this object's properties must register with Swift Observation: the object is already
     /// tracked, or a tracking runs now on this thread (the object then gets its registrar). False for frozen
     /// objects. Not inlined: the common answer (no tracking) costs one call into the Observation library.
+    ///
+    /// The common case (a managed object without registrar, whose Realm has a spare) works on borrowed references:
+    /// the object holds its managed state, which holds its Realm, which holds its spare until a tracking takes it,
+    /// and nothing in between can release them. Retaining them cost more than the probe itself (a Realm is
+    /// referenced weakly by the Realm cache, so its reference count lives in a side table, the slow path).
     @usableFromInline @inline(never)
     final func isObservationTracked() -> Bool {
+        switch observationProbe() {
+        case .untracked: return false
+        case .probe(let spare):
+            guard spare._withUnsafeGuaranteedRef({ $0.detectsTracking(of: self) }) else { return false }
+            adoptSpare()
+            return true
+        case .other: return isObservationTrackedSlowly()
+        }
+    }
+
+    /// What `isObservationTracked` does for this object, found without retaining anything.
+    private enum ObservationProbe {
+        /// Probe the Realm's spare.
+        case probe(Unmanaged<ObservationSpare>)
+        /// Never tracked (a frozen object).
+        case untracked
+        /// Already tracked, unmanaged, or a Realm without a spare yet.
+        case other
+    }
+
+    @inline(__always)
+    private func observationProbe() -> ObservationProbe {
+        guard observation == nil, let managed else { return .other }
+        return Unmanaged.passUnretained(managed)._withUnsafeGuaranteedRef { managed in
+            Unmanaged.passUnretained(managed.realm)._withUnsafeGuaranteedRef { realm in
+                if let spare = realm.observationSpare { return .probe(Unmanaged.passUnretained(spare)) }
+                return realm.frozen ? .untracked : .other
+            }
+        }
+    }
+
+    /// A tracking just registered with the Realm's spare: it becomes this object's registrar.
+    private func adoptSpare() {
+        guard let realm = managed?.realm, let spare = realm.observationSpare else { return }
+        let tracked = ObjectObservation(registrar: spare.registrar)
+        tracked.reportedByRealm = true
+        observation = tracked
+        realm.observationSpare = ObservationSpare()
+        realm.observationTracker.track(self)
+    }
+
+    /// `isObservationTracked` for an object already tracked, unmanaged, or of a Realm that has no spare yet.
+    private func isObservationTrackedSlowly() -> Bool {
         if let observation {
             // An object tracked while unmanaged and added to a Realm since: its Realm now reports its changes.
             if let managed, !observation.reportedByRealm, !managed.realm.frozen {
@@ -100,19 +152,10 @@ extension ObjectBase {
         }
         let realm = managed.realm
         guard !realm.frozen else { return false }
-        let spare: ObservationSpare
-        if let existing = realm.observationSpare {
-            spare = existing
-        } else {
-            spare = ObservationSpare()
-            realm.observationSpare = spare
-        }
+        let spare = ObservationSpare()
+        realm.observationSpare = spare
         guard spare.detectsTracking(of: self) else { return false }
-        let tracked = ObjectObservation(registrar: spare.registrar)
-        tracked.reportedByRealm = true
-        observation = tracked
-        realm.observationSpare = ObservationSpare()
-        realm.observationTracker.track(self)
+        adoptSpare()
         return true
     }
 
