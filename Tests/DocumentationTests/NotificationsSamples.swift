@@ -308,9 +308,16 @@ struct NotificationsSampleTests {
                 counts.withLock { $0.append(count) }
             }
         }
-        while counts.withLock({ $0.isEmpty }) { await Task.yield() }
+        // The time limit cancels this test if delivery is broken: the waits check for it.
+        while counts.withLock({ $0.isEmpty }) {
+            try Task.checkCancellation()
+            await Task.yield()
+        }
         try await writer.setAge(1, of: 2)  // Bo becomes a puppy: the task's loop sees it without a refresh
-        while counts.withLock({ $0.count < 2 }) { await Task.yield() }
+        while counts.withLock({ $0.count < 2 }) {
+            try Task.checkCancellation()
+            await Task.yield()
+        }
         following.cancel()
         try await following.value
         #expect(counts.withLock { $0 } == [2, 3])
