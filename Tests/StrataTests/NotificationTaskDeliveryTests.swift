@@ -37,9 +37,10 @@ private final class WeakTaskRealm: @unchecked Sendable {
     weak var realm: Realm?
 }
 
-/// Cancels `task` if it has not finished after `seconds`: only a guard against a hang when delivery is broken (the
-/// test then fails on what the loop saw), never part of what is asserted.
-private func hangGuard<T: Sendable>(_ task: Task<T, any Error>, seconds: Int = 20) -> Task<Void, Never> {
+/// Cancels `task` if it has not finished `seconds` after the test's commits returned: only a guard against a hang
+/// when delivery is broken (the test then fails on what the loop saw), never part of what is asserted. Generous:
+/// the whole suite runs at once on two cores, where a delivery can wait long for a thread.
+private func hangGuard<T: Sendable>(_ task: Task<T, any Error>, seconds: Int = 120) -> Task<Void, Never> {
     Task.detached {
         try? await Task.sleep(for: .seconds(seconds))
         task.cancel()
@@ -53,6 +54,7 @@ private func followInTask(
     _ configuration: Realm.Configuration, until: Int, outcome: TaskLoopOutcome,
     ready: AsyncStream<Void>.Continuation
 ) async throws {
+    defer { ready.finish() }  // a failed open must not leave the test waiting for readiness
     let realm = try Realm(configuration: configuration)
     outcome.realm.realm = realm
     let items = realm.objects(TaskFed.self)
@@ -90,12 +92,12 @@ struct NotificationTaskDeliveryTests {
         let loop = Task.detached {
             try await followInTask(configuration, until: 2, outcome: outcome, ready: signal)
         }
-        let guardTask = hangGuard(loop)
         var readiness = ready.makeAsyncIterator()
         _ = await readiness.next()
         let writer = FeedWriter(configuration: configuration)
         try await writer.add(1)
         try await writer.add(2)
+        let guardTask = hangGuard(loop)
         try await loop.value
         guardTask.cancel()
         let counts = outcome.state.withLock { $0.counts }
@@ -118,7 +120,6 @@ struct NotificationTaskDeliveryTests {
             for await version in versions { return version }
             return nil
         }
-        let guardTask = hangGuard(loop)
         var readiness = ready.makeAsyncIterator()
         _ = await readiness.next()
         let store = try Store.open(path: directory.file("feed.strata"))
@@ -127,6 +128,7 @@ struct NotificationTaskDeliveryTests {
             try transaction.put([UInt8(1)], [UInt8(2)], in: side)
         }
         let committed = try store.read().version
+        let guardTask = hangGuard(loop)
         let seen = try await loop.value
         guardTask.cancel()
         #expect(seen == committed)
@@ -161,10 +163,10 @@ struct NotificationTaskDeliveryTests {
         let loop = Task.detached {
             try await followInTask(configuration, until: 1, outcome: outcome, ready: signal)
         }
-        let guardTask = hangGuard(loop)
         var readiness = ready.makeAsyncIterator()
         _ = await readiness.next()
         try await FeedWriter(configuration: configuration).add(1)
+        let guardTask = hangGuard(loop)
         try await loop.value
         guardTask.cancel()
         #expect(outcome.state.withLock { $0.counts } == [1])
