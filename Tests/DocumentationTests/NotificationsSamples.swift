@@ -89,6 +89,18 @@ enum NotificationsSample {
         var counts: [Int] = []
         func show(_ count: Int) { counts.append(count) }
     }
+
+    struct PuppyCounter {
+        func follow(configuration: Realm.Configuration, report: @Sendable (Int) -> Void) async throws {
+            let realm = try Realm(configuration: configuration)  // nonisolated code: confined to this task
+            for await change in realm.objects(Dog.self).where({ $0.age < 3 }).changes {
+                switch change {
+                case .initial(let puppies), .update(let puppies, _, _, _): report(puppies.count)
+                case .error(let error): throw error
+                }
+            }
+        }
+    }
 }
 
 @Suite("Notifications")
@@ -300,6 +312,32 @@ struct NotificationsSampleTests {
         versionsTask.cancel()
         try await versionsTask.value
         #expect(await versions.versions.isEmpty == false)
+        await writer.close()
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aTaskConfinedLoopFollowsOtherRealmsCommits() async throws {
+        let configuration = inMemoryConfiguration("notifications-task-loop")
+        let writer = Writer()
+        try await writer.open(configuration: configuration)
+        let counts = Mutex<[Int]>([])
+        let following = Task.detached {
+            try await NotificationsSample.PuppyCounter().follow(configuration: configuration) { count in
+                counts.withLock { $0.append(count) }
+            }
+        }
+        // The time limit cancels this test if delivery is broken: the waits check for it.
+        while counts.withLock({ $0.isEmpty }) {
+            try Task.checkCancellation()
+            await Task.yield()
+        }
+        try await writer.setAge(1, of: 2)  // Bo becomes a puppy: the task's loop sees it without a refresh
+        while counts.withLock({ $0.count < 2 }) {
+            try Task.checkCancellation()
+            await Task.yield()
+        }
+        following.cancel()
+        try await following.value
+        #expect(counts.withLock { $0 } == [2, 3])
         await writer.close()
     }
 

@@ -24,6 +24,8 @@ struct Options {
     var directory: String?
     var only: Set<String> = ["latency", "throughput", "readers"]
     var tsv: String?
+    /// Besides the actor-confined observers: the other places latency observers' Realms live in.
+    var homes: [ObserverHome] = [.task, .mainActor]
 
     static let usage = """
         usage: strata-notify-bench [--commits 300] [--observers 1,100] [--writers 8] [--writes 1000] [--readers 4]
@@ -44,6 +46,9 @@ struct Options {
           --only       workloads to run, comma-separated: latency, throughput, readers (default: all)
           --tsv        also write the reader rows (the ones that depend on a size) as tab-separated lines to PATH
                        (for strata-report)
+          --homes      latency rows: where else observers' Realms live besides their own actors, compared with
+                       the actor-confined rows: task (opened in a nonisolated async function), main (the main
+                       actor), none (default: task,main)
         """
 
     init(_ arguments: [String]) {
@@ -87,6 +92,12 @@ struct Options {
                 }
                 if argument == "--duration" { duration = value } else { timeout = value }
             case "--dir": directory = text(argument)
+            case "--homes":
+                let names = text(argument).split(separator: ",").map { $0.lowercased() }
+                guard names.allSatisfy({ ["task", "main", "none"].contains($0) }) else {
+                    Options.fail("--homes takes task, main or none")
+                }
+                homes = names.compactMap { $0 == "task" ? .task : $0 == "main" ? .mainActor : nil }
             case "--tsv": tsv = text(argument)
             case "--only":
                 only = Set(text(argument).split(separator: ",").map { $0.lowercased() })
@@ -140,6 +151,44 @@ let timeout = Duration.milliseconds(Int(options.timeout * 1000))
 var notes: [String] = []
 var failed = false
 var results = ResultsFile(path: options.tsv, benchmark: "Change notifications (strata-notify-bench)")
+/// Latency runs of observers living elsewhere than on their own actors, each with the actor-confined run of the
+/// same observer count.
+var homeRuns: [(count: Int, home: ObserverHome, summary: LatencyRecorder.Summary, actor: LatencyRecorder.Summary)] =
+    []
+
+/// The second table: each home's collection-`changes` latency against the actor-confined observers' of the same
+/// run (the same writer, commits and observer count).
+func confinementRows(
+    _ runs: [(count: Int, home: ObserverHome, summary: LatencyRecorder.Summary, actor: LatencyRecorder.Summary)]
+) {
+    emit()
+    emit(
+        "Where the observers' Realms live: the same latency run (collection `changes`) with each observer's Realm "
+            + "confined to a task (opened in a nonisolated async function of a detached task; its `for await` is "
+            + "woken by the commit and refreshes the Realm in the task) or to the main actor (all observers share "
+            + "its one Realm), against the actor-confined observers above. Ratio = this / actor-confined.")
+    emit()
+    emit("| Workload | This confinement | Actor-confined | Ratio |")
+    emit("|---|---:|---:|---:|")
+    for run in runs {
+        for (title, path) in [
+            ("Latency from commit returned", \LatencyRecorder.Summary.fromReturn),
+            ("Latency from commit call", \LatencyRecorder.Summary.fromCall),
+        ] {
+            for fraction in [0.5, 0.99] {
+                let name = "\(title), p\(Int(fraction * 100)), \(observersText(run.count)), \(run.home.rawValue)"
+                guard !run.summary[keyPath: path].isEmpty, !run.actor[keyPath: path].isEmpty else {
+                    row(name, run.summary[keyPath: path].isEmpty ? "FAILED" : "", "", "—")
+                    continue
+                }
+                let value = percentile(run.summary[keyPath: path], fraction)
+                let actor = percentile(run.actor[keyPath: path], fraction)
+                let shown = value > .zero && actor > .zero ? ratio(seconds(value), seconds(actor)) : "—"
+                row(name, short(value), short(actor), shown)
+            }
+        }
+    }
+}
 
 /// A short time with three significant digits: "-13.5 µs", "152 µs", "1.92 ms", "1.23 s".
 func short(_ duration: Duration) -> String {
@@ -151,18 +200,21 @@ func short(_ duration: Duration) -> String {
     return String(format: "%.1f µs", value * 1e6)
 }
 
-/// One latency run on Strata: a writer actor and `count` observer actors, each with its own Realm on a new file.
-func strataLatency(observers count: Int, kind: ObservedKind, file: String) async throws -> LatencyRecorder.Summary {
+/// One latency run on Strata: a writer actor and `count` observers whose Realms live in `home` (by default each on
+/// an actor of its own, with its own Realm), on a new file.
+func strataLatency(observers count: Int, kind: ObservedKind, home: ObserverHome = .actor, file: String) async throws
+    -> LatencyRecorder.Summary
+{
     let configuration = strataConfiguration(root.appendingPathComponent(file), [NotifyTick.self])
     let total = options.warmup + options.commits
     let recorder = LatencyRecorder(observers: count, commits: total)
     let writer = StrataLatencyWriter()
     try await writer.open(configuration)
-    var observers: [StrataObserver] = []
+    var observers: [RunningObserver] = []
     for index in 0..<count {
-        let observer = StrataObserver(index: index, recorder: recorder)
-        try await observer.start(configuration, kind: kind)
-        observers.append(observer)
+        observers.append(
+            try await startObserver(
+                index: index, home: home, kind: kind, configuration: configuration, recorder: recorder))
     }
     let guardTask = watchdog(recorder, timeout: timeout)
     _ = try await writer.run(commits: total, recorder: recorder)
@@ -315,6 +367,13 @@ do {
                 observers: count, kind: .object, file: "latency-object-\(count).strata")
             describe(object, "Strata object `changes`, \(observersText(count))")
             latencyRows("\(observersText(count)), object `changes`", object, grdb)
+            for home in options.homes {
+                log("latency, \(observersText(count)): Strata, collection changes, \(home.rawValue)")
+                let elsewhere = try await strataLatency(
+                    observers: count, kind: .collection, home: home, file: "latency-\(home)-\(count).strata")
+                describe(elsewhere, "Strata collection `changes`, \(observersText(count)), \(home.rawValue)")
+                homeRuns.append((count, home, elsewhere, collection))
+            }
         }
     }
 
@@ -397,6 +456,7 @@ do {
 
     emit()
     emit("Ratio = Strata / GRDB: below 1 means Strata is faster.")
+    if !homeRuns.isEmpty { confinementRows(homeRuns) }
     if !notes.isEmpty {
         emit()
         for note in notes { emit("- \(note)") }

@@ -62,9 +62,12 @@ struct Options {
     var eachSize = false
     var tsv: String?
     var directory: String?
+    /// Only the property-read comparison and the confinement table (an actor, the main actor, a task).
+    var confinementOnly = false
 
     static let usage = """
         usage: strata-object-bench [--sizes 10000,100000] [--repeat 3] [--each-size] [--tsv PATH] [--dir PATH]
+                                   [--confinement-only]
 
           --sizes      object counts, comma-separated (default 10000,100000)
           --repeat     runs of the object workloads per size, each on fresh files; the table shows the median
@@ -74,6 +77,9 @@ struct Options {
                        STRATA_MAP_SIZE (100,000) and STRATA_PROJECTION_SIZE (100,000)
           --tsv        also write every cell as a tab-separated line to PATH (for strata-report)
           --dir        where to create the temporary databases (default: the system temporary directory)
+          --confinement-only
+                       only the property-read comparison and the confinement table: reads and small asyncWrites on
+                       an actor-, a main-actor- and a task-confined Realm, --repeat rounds, and one executor hop
         """
 
     init(_ arguments: [String]) {
@@ -96,6 +102,7 @@ struct Options {
                 }
                 repeats = number
             case "--each-size": eachSize = true
+            case "--confinement-only": confinementOnly = true
             case "--tsv": tsv = value(argument)
             case "--dir": directory = value(argument)
             case "--help", "-h":
@@ -304,43 +311,6 @@ func propertyReadComparison(size: Int, directory: URL) throws -> (property: Dura
     return (property / reads, lookup / reads)
 }
 
-/// Time per property read (`Item.count` of 1,000 objects, a million reads) and per small `asyncWrite` (200
-/// commits) on a Realm opened where the caller runs: an actor's (the main actor's too) or, in nonisolated code,
-/// the task's. The file is the one ``propertyReadComparison(size:directory:)`` wrote.
-func confinedCosts(directory: URL, _isolation: isolated (any Actor)? = #isolation) async throws
-    -> (read: Duration, write: Duration)
-{
-    let realm = try Realm(
-        configuration: Realm.Configuration(
-            fileURL: directory.appendingPathComponent("read.strata"), objectTypes: [Item.self]))
-    let objects = Array(realm.objects(Item.self).prefix(1000))
-    let reads = 1_000_000
-    var sum = 0
-    let property = time {
-        for round in 0..<reads { sum &+= objects[round % objects.count].count }
-    }
-    try check(sum > 0, "confined read comparison")
-    let writes = 200
-    let clock = ContinuousClock()
-    let start = clock.now
-    for round in 0..<writes {
-        try await realm.asyncWrite { objects[round % objects.count].count += 1 }
-    }
-    return (property / reads, (clock.now - start) / writes)
-}
-
-/// The costs of ``confinedCosts(directory:_isolation:)`` on a Realm confined to an actor.
-actor ActorReads {
-    func measure(directory: URL) async throws -> (read: Duration, write: Duration) {
-        try await confinedCosts(directory: directory)
-    }
-}
-
-/// The costs of ``confinedCosts(directory:_isolation:)`` on a Realm confined to the main actor.
-@MainActor func mainActorCosts(directory: URL) async throws -> (read: Duration, write: Duration) {
-    try await confinedCosts(directory: directory)
-}
-
 func median(_ runs: [[Workload: Duration]], _ workload: Workload) -> Duration {
     BenchSupport.median(runs.compactMap { $0[workload] })
 }
@@ -400,7 +370,7 @@ print(
         + "Median of \(options.repeats) runs, each on fresh files. Ratio = Strata / GRDB: below 1 means Strata is faster.\n"
 )
 do {
-    for size in options.sizes {
+    for size in options.confinementOnly ? [] : options.sizes {
         var generator = SystemRandomNumberGenerator()
         let order = Array(0..<size).shuffled(using: &generator)
         var strataRuns: [[Workload: Duration]] = []
@@ -443,7 +413,7 @@ do {
         print("")
     }
     let environment = ProcessInfo.processInfo.environment
-    if options.eachSize {
+    if options.eachSize && !options.confinementOnly {
         for size in options.sizes {
             let directory = root.appendingPathComponent("collections-\(size)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -456,7 +426,7 @@ do {
     }
     let directory = root.appendingPathComponent("reads")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    if !options.eachSize {
+    if !options.eachSize && !options.confinementOnly {
         try collectionsTable(
             listSize: Int(environment["STRATA_LIST_SIZE"] ?? "") ?? 1_000_000,
             mapSize: Int(environment["STRATA_MAP_SIZE"] ?? "") ?? 100_000, directory: directory,
@@ -474,16 +444,7 @@ do {
         "Managed property read: \(nanoseconds(property)) per read; Dictionary<Int, Int> lookup: "
             + "\(nanoseconds(dictionary)) per lookup; ratio \(String(format: "%.1f×", property / dictionary)).")
     // The same reads and small durable writes on each confinement: an actor, the main actor, a task.
-    let onActor = try await ActorReads().measure(directory: directory)
-    let onMain = try await mainActorCosts(directory: directory)
-    let inTask = try await Task.detached { try await confinedCosts(directory: directory) }.value
-    for (name, costs) in [("an actor-confined", onActor), ("a main-actor", onMain), ("a task-confined", inTask)] {
-        print(
-            "Managed property read on \(name) Realm: \(nanoseconds(costs.read)) per read "
-                + "(\(String(format: "%.2f×", costs.read / onActor.read)) the actor's); asyncWrite of one property: "
-                + "\(nanoseconds(costs.write)) per commit (\(String(format: "%.2f×", costs.write / onActor.write)) the "
-                + "actor's).")
-    }
+    try await confinementTable(directory: directory, rounds: options.repeats)
 } catch {
     log("failed: \(error)")
     exit(1)

@@ -28,7 +28,8 @@ extension Realm {
     }
 
     /// Each version this Realm advances to (its own commits included), in order; no initial element. Iterate it
-    /// where the Realm lives (its actor). Ends when the task is cancelled or the Realm is invalidated.
+    /// where the Realm lives: its actor, or its task (in a task-confined Realm, a `next()` woken by another commit
+    /// refreshes the Realm there). Ends when the task is cancelled or the Realm is invalidated.
     ///
     /// ```swift
     /// for await version in realm.changes { print("now at version", version) }
@@ -60,7 +61,7 @@ public struct RealmVersions: AsyncSequence {
         public mutating func next(isolation actor: isolated (any Actor)?) async -> UInt64? {
             while !observer.waiter.isEnded && !Task.isCancelled {
                 if let version = observer.popVersion() { return version }
-                await observer.waiter.wait()
+                await observer.waitForChange()
             }
             return nil
         }
@@ -100,7 +101,7 @@ public struct RealmCollectionChanges<Collection: RealmCollection>: AsyncSequence
             }
             while !observer.waiter.isEnded && !Task.isCancelled {
                 if let change = observer.nextChange() { return change }
-                await observer.waiter.wait()
+                await observer.waitForChange()
             }
             return nil
         }
@@ -131,7 +132,7 @@ public struct ObjectChanges<Model>: AsyncSequence {
         public mutating func next(isolation actor: isolated (any Actor)?) async -> ObjectChange<Model>? {
             while !observer.isFinished && !observer.waiter.isEnded && !Task.isCancelled {
                 if let change = observer.nextChange() { return change }
-                await observer.waiter.wait()
+                await observer.waitForChange()
             }
             return nil
         }
@@ -172,7 +173,9 @@ public struct RealmCollectionSnapshots<Collection: RealmCollection & ThreadConfi
 
 extension RealmCollection {
     /// The collection's changes as an `AsyncSequence`: `.initial` first, then an `.update` after each change
-    /// (see ``observe(keyPaths:_:)`` for what counts). Iterate it where the Realm lives (its actor):
+    /// (see ``observe(keyPaths:_:)`` for what counts). Iterate it where the Realm lives — its actor, or the task
+    /// whose nonisolated code opened it (there a `next()` woken by another Realm's or process's commit refreshes
+    /// the Realm in that task, then yields the change):
     ///
     /// ```swift
     /// for await change in realm.objects(Order.self).where({ $0.open }).changes {

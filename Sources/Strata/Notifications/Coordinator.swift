@@ -5,7 +5,9 @@ import StrataStorage
 /// the main thread) or on a plain thread and, after every commit (of this process, or of another one, noticed
 /// through the file), refreshes each of them on its actor, which delivers their observers' changes there — or, for
 /// a thread's Realm, on that thread's run loop, whenever the thread runs it (as the Realm SDK does); a thread that
-/// never runs its run loop gets its changes when it refreshes or writes. Realms without observers
+/// never runs its run loop gets its changes when it refreshes or writes. A task's Realm cannot be refreshed from
+/// outside its task: the coordinator wakes its `AsyncSequence`s (``TaskWakeup``), whose `next()` refreshes it in the
+/// task. Realms without observers
 /// are left alone: they advance when they write or refresh, so writers do not pay for each other's Realms.
 ///
 /// A refresh is scheduled at most once per Realm at a time: commits that land while one is pending are covered
@@ -20,6 +22,8 @@ final class Coordinator: Sendable {
         weak var actor: (any Actor)?
         /// For a Realm confined to a plain thread: that thread's run loop.
         var runLoop: ThreadRunLoop?
+        /// For a Realm confined to a task: what wakes its `AsyncSequence`s, which refresh it in the task.
+        var wakeup: TaskWakeup?
         /// The version the Realm read when it last advanced (as far as the coordinator knows).
         var snapshot: ReadTransaction?
         var store: Store?
@@ -66,9 +70,23 @@ final class Coordinator: Sendable {
     }
 
     /// `realm` gained an observer: refresh it on its actor after each commit from now on (while both live), and
-    /// watch the file for other processes' commits.
-    func observing(_ realm: Realm, prepared: (any AnyPreparedIdentities)? = nil) {
-        if realm.ownerActor == nil, case .thread = realm.confinement, !Self.isInTask {
+    /// watch the file for other processes' commits. A task-confined Realm cannot be refreshed from outside its
+    /// task: it gets the wakeup returned, which its `AsyncSequence`s wait on.
+    @discardableResult
+    func observing(_ realm: Realm, prepared: (any AnyPreparedIdentities)? = nil) -> TaskWakeup? {
+        var wakeup: TaskWakeup?
+        if case .task = realm.confinement {
+            realm.coordinated = true
+            let newest = realm.store.latestVersion
+            wakeup = state.withLock { state in
+                state.members = state.members.filter { $0.value.realm != nil }
+                let id = ObjectIdentifier(realm)
+                if let existing = state.members[id]?.wakeup { return existing }
+                let wakeup = TaskWakeup(newest: newest)
+                state.members[id] = Member(realm: realm, wakeup: wakeup)
+                return wakeup
+            }
+        } else if realm.ownerActor == nil, case .thread = realm.confinement, !Self.isInTask {
             // A Realm on a plain thread (outside any task, so not a pool thread): refreshed on its run loop.
             realm.coordinated = true
             let runLoop = ThreadRunLoop(runLoop: RunLoop.current)
@@ -96,6 +114,7 @@ final class Coordinator: Sendable {
             }
         }
         startWatching(from: realm)
+        return wakeup
     }
 
     /// A member Realm is being released: forget it at once, so that nothing here keeps its version pinned or its
@@ -118,10 +137,16 @@ final class Coordinator: Sendable {
 
     /// Schedules refreshes of the members (all but `skip`, or just `only`) that have none pending.
     private func schedule(version: UInt64, skip: ObjectIdentifier?, only: ObjectIdentifier?) {
+        var wakeups: [TaskWakeup] = []
         let due = state.withLock { state -> [Due] in
             state.lastSeen = max(state.lastSeen, version)
             var due: [Due] = []
             for (id, member) in state.members where !member.scheduled && id != skip && (only == nil || id == only) {
+                if let wakeup = member.wakeup {
+                    // A task's Realm refreshes itself when its sequences wake (outside this lock).
+                    if member.realm == nil { state.members[id] = nil } else { wakeups.append(wakeup) }
+                    continue
+                }
                 if let runLoop = member.runLoop {
                     guard let realm = member.realm else {
                         state.members[id] = nil
@@ -144,6 +169,7 @@ final class Coordinator: Sendable {
             }
             return due
         }
+        for wakeup in wakeups { wakeup.post(version: version) }
         guard let store = due.first?.store else { return }
         Task.detached { [self] in
             // The newest version, pinned, and what changed since each version the members read.

@@ -168,7 +168,7 @@ public struct RealmMapChanges<Key: _MapKey, Value: RealmCollectionValue>: AsyncS
             }
             while !observer.waiter.isEnded && !Task.isCancelled {
                 if let change = observer.nextChange() { return change }
-                await observer.waiter.wait()
+                await observer.waitForChange()
             }
             return nil
         }

@@ -115,6 +115,17 @@ class ChangeObserver<Change>: RealmObserver {
 
     func end() { waiter.end() }
 
+    /// For an `AsyncSequence` on a task-confined Realm: how its `next()` refreshes the Realm after other commits.
+    var taskDelivery: TaskDelivery?
+
+    /// Suspends an `AsyncSequence`'s `next()` until there may be a change to hand out. On a task-confined Realm
+    /// it first refreshes the Realm, here in its own task, when another Realm or process committed a newer
+    /// version (the coordinator woke this wait).
+    func waitForChange(isolation: isolated (any Actor)? = #isolation) async {
+        if taskDelivery?.refreshIfBehind() == true { return }
+        await waiter.wait()
+    }
+
     /// A token that keeps this observer alive and stops its deliveries when invalidated.
     func token() -> NotificationToken {
         let cancelled = self.cancelled
@@ -130,7 +141,8 @@ extension Realm {
         guard !frozen else { fatalError("observe: frozen values never change") }
         observers.add(observer)
         let prepared = (observer as? any PreparingObserver)?.preparedIdentities
-        Coordinator.for(self).observing(self, prepared: prepared)
+        let wakeup = Coordinator.for(self).observing(self, prepared: prepared)
+        if let wakeup, let sequence = observer as? any TaskWokenObserver { sequence.woken(by: wakeup, realm: self) }
     }
 
     /// The persisted names of `keyPaths` (`\Dog.name`); traps for one that names no persisted property.
@@ -142,6 +154,21 @@ extension Realm {
         } catch {
             fatalError("\(error)")
         }
+    }
+}
+
+/// An observer that an `AsyncSequence` may pull from: on a task-confined Realm, the coordinator's wakeup resumes
+/// its waits.
+protocol TaskWokenObserver {
+    func woken(by wakeup: TaskWakeup, realm: Realm)
+}
+
+extension ChangeObserver: TaskWokenObserver {
+    /// Sequences only (callbacks are delivered when the task refreshes, or when one of its sequences does).
+    func woken(by wakeup: TaskWakeup, realm: Realm) {
+        guard handler == nil else { return }
+        taskDelivery = TaskDelivery(realm: realm, wakeup: wakeup)
+        wakeup.register(waiter)
     }
 }
 

@@ -662,8 +662,11 @@ final class SharedFile: @unchecked Sendable {
 
     /// Takes both halves of the write lock by suspending: the in-process gate through a continuation; when
     /// another process holds the file lock, a dedicated thread waits for it (polling, so that cancelling the
-    /// task or the configured timeout ends the wait).
-    func lockForWriting() async throws(StorageError) -> sending WriteContext {
+    /// task or the configured timeout ends the wait). Runs in the caller's isolation (see
+    /// ``WriteGate/lock(isolation:)``).
+    func lockForWriting(isolation: isolated (any Actor)? = #isolation) async throws(StorageError)
+        -> sending WriteContext
+    {
         try await gate.lock()
         do {
             if let lockFile, !(try lockFile.tryLockWriter()) {
