@@ -12,11 +12,22 @@ public protocol _LinkingObjectsMarker {}
 ///     @Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>
 /// }
 /// ```
-/// The origin property may be a to-one link, or a `List`, `MutableSet` or `Map` of links. An origin object
-/// appears once per link it holds (a list holding the same dog twice lists its person twice), in the order the
-/// origin objects were created. Linking objects are computed: they cannot be set, and an unmanaged object has
-/// none.
-public struct LinkingObjects<Element: Object>: RandomAccessCollection, _LinkingObjectsMarker {
+/// The origin property may be a to-one link, or a `List`, `MutableSet` or `Map` of links. The origin type may
+/// be an `EmbeddedObject`, as in the SDK: the target then lists the embedded objects that link to it, wherever
+/// they are embedded (directly in a parent, in a list or in a map of embedded objects).
+///
+/// ```swift
+/// class Address: EmbeddedObject {
+///     @Persisted var city: City?
+/// }
+/// class City: Object {
+///     @Persisted(originProperty: "city") var addresses: LinkingObjects<Address>
+/// }
+/// ```
+/// An origin object appears once per link it holds (a list holding the same dog twice lists its person twice),
+/// in the order the origin objects were created. Linking objects are computed: they cannot be set, and an
+/// unmanaged object has none.
+public struct LinkingObjects<Element: ObjectBase>: RandomAccessCollection, _LinkingObjectsMarker {
     /// The managed object whose backlinks these are and the `LinkingObjects` property; nil while unmanaged.
     let source: LinkingSource
 
