@@ -42,6 +42,9 @@ indirect enum QueryNode {
     enum Component {
         case keyPath(AnyKeyPath)
         case operation(String)
+        /// Where a path steps from a collection of objects into its elements (`$0.dogs` then `.age`): where a
+        /// subquery count splits the path and a key-path aggregate goes (`dogs.@avg.age`); ignored otherwise.
+        case elements
     }
     case path([Component])
     case value(Any?)
@@ -50,6 +53,9 @@ indirect enum QueryNode {
     case between(QueryNode, Any, Any)
     case text(QueryNode, String)
     case geoWithin(QueryNode, any GeoShape)
+    /// `(condition).count`: how many elements of the one collection the condition is about satisfy it (RQL
+    /// `SUBQUERY(collection, $x, condition).@count`).
+    case subqueryCount(QueryNode)
     /// `&&`, `||` or `!` over conditions.
     case logic(QueryLogic)
 
@@ -125,7 +131,7 @@ extension Query where T: _QueryOptional {
 extension Query where T: _QueryCollection {
     /// The property at `keyPath` of the elements: a condition on it holds when it holds for any element.
     public subscript<V>(dynamicMember keyPath: KeyPath<T.Element, V>) -> Query<V> {
-        Query<V>(node.appending(.keyPath(keyPath)))
+        Query<V>(node.appending(.elements).appending(.keyPath(keyPath)))
     }
 
     /// The number of elements.
@@ -472,7 +478,9 @@ extension Realm {
     /// they were grouped) become one flat node; the tree is walked with an explicit stack, so a query built from
     /// any number of operators resolves without recursion, and one nesting deeper than
     /// `QueryLimits.maximumDepth` levels, or with more than `QueryLimits.maximumTerms` conditions, is an error.
-    func resolve(_ node: QueryNode, arguments: inout [Any?], text: String) throws(Realm.Error) -> RQLPredicate {
+    func resolve(_ node: QueryNode, arguments: inout [Any?], text: String, subquery: SubqueryScope? = nil)
+        throws(Realm.Error) -> RQLPredicate
+    {
         enum Step {
             /// Resolve this node, `depth` levels deep.
             case visit(QueryNode, depth: Int)
@@ -498,7 +506,7 @@ extension Realm {
                     guard conditions <= QueryLimits.maximumTerms else {
                         throw Realm.Error.invalidQuery(query: text, position: 0, reason: QueryLimits.termsReason)
                     }
-                    resolved.append(try resolveCondition(node, arguments: &arguments, text: text))
+                    resolved.append(try resolveCondition(node, arguments: &arguments, text: text, subquery: subquery))
                     continue
                 }
                 guard depth < QueryLimits.maximumDepth else {
@@ -530,20 +538,46 @@ extension Realm {
 
     /// A condition of a type-safe query (a comparison, `BETWEEN`, `TEXT`, `GEOWITHIN`), with its values as
     /// arguments.
-    private func resolveCondition(_ node: QueryNode, arguments: inout [Any?], text: String) throws(Realm.Error)
-        -> RQLPredicate
-    {
+    private func resolveCondition(
+        _ node: QueryNode, arguments: inout [Any?], text: String, subquery: SubqueryScope?
+    ) throws(Realm.Error) -> RQLPredicate {
+        func names(_ components: ArraySlice<QueryNode.Component>) throws(Realm.Error) -> [String] {
+            var names: [String] = []
+            for component in components {
+                switch component {
+                case .keyPath(let keyPath): names.append(contentsOf: try propertyPath(of: keyPath, query: text))
+                case .operation(let name): names.append(name)
+                case .elements: break
+                }
+            }
+            return names
+        }
         func operand(_ node: QueryNode) throws(Realm.Error) -> RQLOperand {
             switch node {
             case .path(let components):
-                var names: [String] = []
-                for component in components {
-                    switch component {
-                    case .keyPath(let keyPath): names.append(contentsOf: try propertyPath(of: keyPath, query: text))
-                    case .operation(let name): names.append(name)
-                    }
+                guard let subquery else { return .keyPath(try names(components[...]), position: 0) }
+                // Inside `(…).count`: the path up to the collection's elements names the collection, the rest is
+                // read on each element.
+                guard let split = components.firstIndex(where: { if case .elements = $0 { true } else { false } })
+                else {
+                    throw Realm.Error.invalidQuery(
+                        query: text, position: 0, reason: SubqueryScope.notOnElementsReason(try names(components[...])))
                 }
-                return .keyPath(names, position: 0)
+                let collection = try names(components[..<split])
+                try subquery.enter(collection, query: text)
+                return .keyPath([subquery.variable] + (try names(components[(split + 1)...])), position: 0)
+            case .subqueryCount(let condition):
+                guard subquery == nil else {
+                    throw Realm.Error.invalidQuery(
+                        query: text, position: 0, reason: "a (…).count subquery cannot be nested in another")
+                }
+                let scope = SubqueryScope()
+                let predicate = try resolve(condition, arguments: &arguments, text: text, subquery: scope)
+                guard let collection = scope.collection else {
+                    throw Realm.Error.invalidQuery(
+                        query: text, position: 0, reason: SubqueryScope.notOnElementsReason([]))
+                }
+                return .subquery(collection: collection, variable: scope.variable, predicate: predicate, position: 0)
             case .value(let value):
                 arguments.append(value)
                 return .argument(arguments.count - 1, position: 0)
@@ -572,6 +606,38 @@ extension Realm {
         default:
             throw Realm.Error.invalidQuery(query: text, position: 0, reason: "expected a condition")
         }
+    }
+}
+
+/// The collection a type-safe subquery count (`($0.dogs.age > 5).count`) runs over: the one collection of objects
+/// all its conditions are about.
+final class SubqueryScope {
+    /// The variable standing for each element in the resolved `SUBQUERY(collection, $element, …)`.
+    let variable = "$element"
+    /// The collection's path from the queried class, once a condition named it.
+    private(set) var collection: [String]?
+
+    /// Notes that a condition reads the elements of `path`; an error when another one read another collection.
+    func enter(_ path: [String], query: String) throws(Realm.Error) {
+        guard let collection else {
+            collection = path
+            return
+        }
+        guard collection == path else {
+            throw Realm.Error.invalidQuery(
+                query: query, position: 0,
+                reason:
+                    "the conditions of a (…).count subquery must all be on one collection; they read both "
+                    + "\(collection.joined(separator: ".")) and \(path.joined(separator: "."))")
+        }
+    }
+
+    /// Why a condition in `(…).count` that does not read a collection's elements (at `path`) is refused.
+    static func notOnElementsReason(_ path: [String]) -> String {
+        let subject = path.isEmpty ? "the condition" : path.joined(separator: ".")
+        return
+            "(…).count counts the objects of a collection that satisfy its condition: \(subject) is not a property "
+            + "of the objects of a collection (write its conditions as $0.dogs.age > 5)"
     }
 }
 

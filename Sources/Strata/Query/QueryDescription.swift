@@ -69,12 +69,14 @@ extension QueryNode {
         }
         switch self {
         case .path(let components):
+            let components = components.filter { if case .elements = $0 { false } else { true } }
             return components.enumerated().map { index, component in
                 switch component {
                 case .operation(let name) where name.hasPrefix("["):
                     // A map subscript: `[` and the key (see `Query.subscript(member:)`).
                     return "[\"\(name.dropFirst())\"]"
                 case .operation(let name): return name
+                case .elements: return ""
                 case .keyPath(let keyPath):
                     // `\Person.dog` then `\Dog.name` reads `\Person.dog.name`. A `@Persisted` property's key path
                     // is a computed one, which Swift describes by address: name its types instead.
@@ -96,6 +98,7 @@ extension QueryNode {
         case .text(let path, let words): return "\(path.conditionText) TEXT \(value(words))"
         case .geoWithin(let path, let shape): return "\(path.conditionText) GEOWITHIN \(shape)"
         case .logic: return "<condition>"
+        case .subqueryCount(let condition): return "(\(condition.text)).count"
         }
     }
 }
