@@ -9,6 +9,12 @@ final class MixedQueryRow: Object {
     @Persisted var value: AnyRealmValue = .none
 }
 
+/// The same, with the mixed value indexed: equality may then use the index.
+final class IndexedMixedQueryRow: Object {
+    @Persisted var name = ""
+    @Persisted(indexed: true) var value: AnyRealmValue = .none
+}
+
 /// What a mixed value links to.
 final class MixedQueryTarget: Object {
     @Persisted var label = ""
@@ -23,7 +29,8 @@ struct QueryMixedValueTests {
     private func rows() throws -> Realm {
         let realm = try Realm(
             configuration: Realm.Configuration(
-                inMemoryIdentifier: "mixed-query-\(UUID())", objectTypes: [MixedQueryRow.self, MixedQueryTarget.self]))
+                inMemoryIdentifier: "mixed-query-\(UUID())",
+                objectTypes: [MixedQueryRow.self, IndexedMixedQueryRow.self, MixedQueryTarget.self]))
         try realm.write {
             let target = realm.create(MixedQueryTarget.self, value: ["label": "t"])
             let values: [(String, AnyRealmValue)] = [
@@ -36,6 +43,7 @@ struct QueryMixedValueTests {
             ]
             for (name, value) in values {
                 realm.create(MixedQueryRow.self, value: ["name": name]).value = value
+                realm.create(IndexedMixedQueryRow.self, value: ["name": name]).value = value
             }
         }
         return realm
@@ -166,6 +174,15 @@ struct QueryMixedValueTests {
             "value == %@", [AnyRealmValue.fromDictionary(["k": .int(1)])], reason: "a nested list or dictionary")
         #expect(throws: Realm.Error.self) {
             _ = try rows.checkedWhere { $0.value == AnyRealmValue.fromArray([.int(1)]) }
+        }
+    }
+
+    @Test func anIndexGivesTheSameAnswers() throws {
+        let realm = try rows()
+        let plain = realm.objects(MixedQueryRow.self)
+        let indexed = realm.objects(IndexedMixedQueryRow.self)
+        for query in ["value == nil", "value != nil", "value == 1", "value == 'a'", "value IN {1, nil, 'x'}"] {
+            #expect(indexed.filter(query).map(\.name).sorted() == names(plain.filter(query)), "\(query)")
         }
     }
 }
