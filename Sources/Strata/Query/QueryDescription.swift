@@ -75,6 +75,10 @@ extension QueryNode {
                 case .operation(let name) where name.hasPrefix("["):
                     // A map subscript: `[` and the key (see `Query.subscript(member:)`).
                     return "[\"\(name.dropFirst())\"]"
+                case .operation(let name) where name.hasPrefix("]"):
+                    // A position in a mixed value's list (see `Query.subscript(position:)`), written `[0]`; the
+                    // marker drops the dot before it.
+                    return "\u{0}[\(name.dropFirst())]"
                 case .operation(let name): return name
                 case .elements: return ""
                 case .keyPath(let keyPath):
@@ -89,6 +93,7 @@ extension QueryNode {
                     return String(text[text.index(after: dot)...])
                 }
             }.joined(separator: ".").replacingOccurrences(of: ".[\"", with: "[\"")
+                .replacingOccurrences(of: ".\u{0}", with: "")
         case .value(let single): return value(single)
         case .values(let list): return "{" + list.map(value).joined(separator: ", ") + "}"
         case .compare(let left, let op, let right, let stringOptions):

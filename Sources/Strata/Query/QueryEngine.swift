@@ -21,6 +21,8 @@ struct BoundPath {
         case subqueryCount(BoundPredicate)
         /// `@type`: the name of each value's type.
         case type
+        /// `extra[0]`, `extra['key']`, `extra[SIZE]`, …: into the nested collection of each mixed value.
+        case mixedElement(MixedSubscript)
     }
 
     var steps: [Step]
@@ -436,7 +438,7 @@ struct QueryBinder {
         path.steps.allSatisfy { step in
             switch step {
             case .property(let binding, _): binding.table.type != DynamicObject.self
-            case .count, .aggregate, .keys, .mapValue, .type: true
+            case .count, .aggregate, .keys, .mapValue, .type, .mixedElement: true
             case .backlinks, .subqueryCount: false
             }
         }
@@ -499,6 +501,23 @@ struct QueryBinder {
                 path.isMultiple = true
                 atCollection = .list
                 continue
+            }
+            if let element = MixedSubscript(component: component), path.type == .any, atCollection == nil,
+                !path.steps.isEmpty
+            {
+                // Into the list or dictionary a mixed value holds.
+                path.steps.append(.mixedElement(element))
+                path.isOptional = true
+                if case .size = element { path.type = .int }
+                if case .all = element { path.isMultiple = true }
+                path.text += element.text
+                atObject = false
+                continue
+            }
+            if component.hasPrefix("]") {
+                throw failure(
+                    "\(MixedSubscript(component: component)?.text ?? component) needs a mixed value holding a list or "
+                        + "dictionary; \(path.text) is not one", at: position)
             }
             if component.hasPrefix("[") {
                 let key = String(component.dropFirst())
@@ -696,16 +715,20 @@ struct QueryBinder {
             case .decimal128(let decimal): return .value(.decimal128(decimal))
             case .uuid(let uuid): return .value(.uuid(uuid))
             case .object(let object): return try convert(object, for: path, at: position)
-            case .list, .dictionary: throw failure("collections cannot be query arguments", at: position)
+            case .list, .dictionary:
+                throw failure(
+                    "a nested list or dictionary cannot be a query argument; compare its elements instead "
+                        + "(\(path.text)[0], \(path.text)['key'], \(path.text)[*])", at: position)
             }
         }
         if let object = argument as? ObjectBase {
             guard let managed = object.managed, managed.realm === realm else {
                 throw failure("an object argument must be managed by this Realm", at: position)
             }
-            guard path.type == .object || path.type == .any,
-                managed.table.className == path.objectClassName || path.type == .any
-            else {
+            // A mixed value holding a link is read as the object: compare with the object itself (its key alone
+            // would not say which class it is in).
+            if path.type == .any { return .value(.object(object)) }
+            guard path.type == .object, managed.table.className == path.objectClassName else {
                 throw failure(
                     "\(path.text) holds \(path.objectClassName ?? path.type.description), not \(managed.table.className)",
                     at: position)
@@ -943,7 +966,7 @@ extension Realm {
                     } else if info.type == .any, case .type? = next {
                         values.append(.string(QueryValues.typeName(value)))
                     } else if info.type == .any, case .mixed(let bytes) = value {
-                        values.append(try decodeMixed(bytes, owner: nil, property: property, level: 0))
+                        values.append(try queryMixedValue(bytes, binding: binding, property: property, key: object))
                     } else {
                         values.append(value)
                     }
@@ -997,12 +1020,28 @@ extension Realm {
                 }
             case .aggregate(let name):
                 values = [QueryValues.aggregate(name, values)]
+            case .mixedElement(let element):
+                values = values.flatMap { element.values(of: $0) }
             case .keys, .mapValue:
                 break
             }
             index += 1
         }
         return values
+    }
+
+    /// A stored mixed value of property `property` of object `key` as queries compare it: a nested list or
+    /// dictionary as that collection of the object (not nil: `extra == nil` does not hold for it, and
+    /// `extra[0]` reads it), a link as the object.
+    private func queryMixedValue(_ bytes: [UInt8], binding: TableBinding, property: Int, key: Int64)
+        throws(Realm.Error) -> _StoredValue
+    {
+        switch MixedCodec.decode(bytes) {
+        case .list?, .dictionary?:
+            return try decodeMixed(bytes, owner: object(binding, key: key).managed, property: property, level: 0)
+        default:
+            return try decodeMixed(bytes, owner: nil, property: property, level: 0)
+        }
     }
 
     /// How many of the objects `elements` (links as keys) satisfy `predicate`.
@@ -1318,6 +1357,9 @@ enum QueryValues {
             return fold(x, options).utf8.elementsEqual(fold(y, options).utf8)
         case (.bool(let x), .bool(let y)): return x == y
         case (.data(let x), .data(let y)): return x == y
+        case (.string(let x), .data(let y)), (.data(let y), .string(let x)):
+            // A mixed value's string and data compare by their bytes, as in the seed SDK.
+            return Data(x.utf8) == y
         case (.uuid(let x), .uuid(let y)): return x == y
         case (.objectId(let x), .objectId(let y)): return x == y
         case (.object(let x), .object(let y)): return x.isSameObject(as: y)
@@ -1338,6 +1380,8 @@ enum QueryValues {
         case (.objectId(let x), .objectId(let y)):
             return x.bytes == y.bytes ? 0 : (x.bytes.lexicographicallyPrecedes(y.bytes) ? -1 : 1)
         case (.data(let x), .data(let y)): return x == y ? 0 : (x.lexicographicallyPrecedes(y) ? -1 : 1)
+        case (.string(let x), .data(let y)): return compareBytes(x.utf8, y)
+        case (.data(let x), .string(let y)): return compareBytes(x, y.utf8)
         case (.decimal128(let x), .decimal128(let y)): return sign(x, y)
         case (.decimal128(let x), _): return number(b).map { sign(x, Decimal128($0)) }
         case (_, .decimal128(let y)): return number(a).map { sign(Decimal128($0), y) }

@@ -130,7 +130,7 @@ extension BoundPath {
                         (try map(origin.origin), origin.property)
                     })
             case .subqueryCount(let predicate): .subqueryCount(try predicate.rebound(map))
-            case .count, .aggregate, .keys, .mapValue, .type: step
+            case .count, .aggregate, .keys, .mapValue, .type, .mixedElement: step
             }
         }
         return moved

@@ -446,7 +446,7 @@ struct RQLParser {
                 if ["==", "!=", "<>", "<=", ">=", "=<", "=>", "&&", "||"].contains(two) {
                     tokens.append((.symbol(two), start))
                     at += 2
-                } else if let scalar = Unicode.Scalar(UInt32(byte)), "=<>!(){},.-[]".unicodeScalars.contains(scalar) {
+                } else if let scalar = Unicode.Scalar(UInt32(byte)), "=<>!(){},.-[]*".unicodeScalars.contains(scalar) {
                     tokens.append((.symbol(String(Character(scalar))), start))
                     at += 1
                 } else {
@@ -923,14 +923,22 @@ struct RQLParser {
             advance()
             while current == .symbol("[") {
                 // `parks['Oslo']`: the value at a key of a map, as a component `[Oslo` (no property name starts
-                // with `[`).
+                // with `[`). `extra[0]`, `extra[FIRST]`, `extra[LAST]`, `extra[SIZE]`, `extra[*]`: a position in
+                // (or all of) a mixed value's nested collection, as a component `]0`, `]FIRST`, … (nor with `]`).
                 advance()
-                guard case .string(let key) = current else {
-                    throw failure("expected a quoted map key inside [ ], found \(describe(current))", at: position)
+                switch current {
+                case .string(let key): components.append("[" + key)
+                case .integer(let index) where index >= 0: components.append("]\(index)")
+                case .symbol("*"): components.append("]*")
+                case .identifier(let word) where ["FIRST", "LAST", "SIZE"].contains(word.uppercased()):
+                    components.append("]" + word.uppercased())
+                default:
+                    throw failure(
+                        "expected a quoted map key, a position, FIRST, LAST, SIZE or * inside [ ], found \(describe(current))",
+                        at: position)
                 }
                 advance()
-                try expect(symbol: "]", "] to close the map key")
-                components.append("[" + key)
+                try expect(symbol: "]", "] to close the map key or position")
             }
             guard accept(symbol: ".") else { break }
         }
