@@ -10,17 +10,13 @@ struct BadInputTrapTests {
     private func trap(_ misuse: String) throws -> (lines: [String], errors: String) {
         let directory = TemporaryDirectory()
         let path = directory.file("shelf.strata")
-        let child = try Child(["bad-input-trap", path, misuse])
-        var lines: [String] = []
-        while let line = child.readLine() { lines.append(line) }
-        let errors = child.errorOutput()
-        #expect(child.wait() != 0)
-        #expect(child.process.terminationReason == .uncaughtSignal)
+        let run = try Child.runToTrap(["bad-input-trap", path, misuse])
+        #expect(run.trapped)
         let realm = try Realm(
             configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [TrapShelf.self]))
         #expect(realm.objects(TrapShelf.self).map(\.name) == ["kept"])
         #expect(realm.objects(TrapShelf.self).first.map { Array($0.titles) } == ["a", "b", "c"])
-        return (lines, errors)
+        return (run.lines, run.errors)
     }
 
     @Test func readingOutsideACollectionIsARangeError() throws {

@@ -9,16 +9,12 @@ struct ObjectTrapTests {
     private func trap(_ misuse: String) throws -> (lines: [String], errors: String) {
         let directory = TemporaryDirectory()
         let path = directory.file("kites.strata")
-        let child = try Child(["object-trap", path, misuse])
-        var lines: [String] = []
-        while let line = child.readLine() { lines.append(line) }
-        let errors = child.errorOutput()
-        #expect(child.wait() != 0)
-        #expect(child.process.terminationReason == .uncaughtSignal)
+        let run = try Child.runToTrap(["object-trap", path, misuse])
+        #expect(run.trapped)
         let realm = try Realm(
             configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [TrapKite.self]))
         #expect(realm.objects(TrapKite.self).map(\.color) == ["red"])
-        return (lines, errors)
+        return (run.lines, run.errors)
     }
 
     /// `beginWrite()` does not throw (as in the SDK), so a write that cannot start stops the process naming why;

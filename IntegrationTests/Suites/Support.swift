@@ -57,6 +57,17 @@ final class Child {
         process.waitUntilExit()
         return process.terminationStatus
     }
+
+    /// Runs a child that is meant to stop the process on a trap: its output lines, its standard error, and whether
+    /// it ended by a signal (a trap) rather than an exit.
+    static func runToTrap(_ arguments: [String]) throws -> (lines: [String], errors: String, trapped: Bool) {
+        let child = try Child(arguments)
+        var lines: [String] = []
+        while let line = child.readLine() { lines.append(line) }
+        let errors = child.errorOutput()
+        let status = child.wait()
+        return (lines, errors, status != 0 && child.process.terminationReason == .uncaughtSignal)
+    }
 }
 
 /// A child's standard output, line by line as it arrives.
