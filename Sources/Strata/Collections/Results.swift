@@ -52,6 +52,18 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
     /// The keys of the objects, in order, when a query narrows or orders them.
     func queryKeys() -> [Int64]? { queryMatches(rows: false)?.keys }
 
+    /// The keys of the objects in these results, in order, as observers compare them between versions: the
+    /// query's matches, or every row of the class. A damaged file yields none (and is noted on the Realm).
+    func observedKeys() -> [Int64] {
+        if let keys = queryKeys() { return keys }
+        do {
+            return try owner.objectKeys(tree: binding.rowsTree)
+        } catch {
+            owner.noteDamage(error)
+            return []
+        }
+    }
+
     /// The keys of the objects and, when the query read them in one pass (or `rows`), their rows.
     func queryMatches(rows: Bool = true) -> (keys: [Int64], rows: [StableValue]?)? {
         guard let query else { return nil }

@@ -122,21 +122,11 @@ final class ResultsContents<Element: RealmCollectionValue>: CollectionContents {
         } else {
             paths = nil
         }
-        keys = Self.keys(of: results)
-    }
-
-    private static func keys(of results: Results<Element>) -> [Int64] {
-        if let keys = results.queryKeys() { return keys }
-        do {
-            return try results.owner.objectKeys(tree: results.binding.rowsTree)
-        } catch {
-            results.owner.noteDamage(error)
-            return []
-        }
+        keys = results.observedKeys()
     }
 
     func changed(in realm: Realm, changes: VersionChanges) -> Bool {
-        let now = Self.keys(of: Results(realm: realm, binding: binding, query: query))
+        let now = Results<Element>(realm: realm, binding: binding, query: query).observedKeys()
         defer { keys = now }
         if now != keys { return true }
         guard isObjects, !changes.isEmpty else { return false }

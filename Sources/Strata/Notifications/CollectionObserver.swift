@@ -174,15 +174,7 @@ extension Results: ObservableRealmCollection {
         let isObjects = Element.self is ObjectBase.Type || Element.self is any ProjectionObservable.Type
         return IdentityObserver(
             realm: owner, collection: collection, elementBinding: isObjects ? binding : nil, paths: paths,
-            identities: {
-                if let keys = results.queryKeys() { return keys }
-                do {
-                    return try results.owner.objectKeys(tree: results.binding.rowsTree)
-                } catch {
-                    results.owner.noteDamage(error)
-                    return []
-                }
-            },
+            identities: { results.observedKeys() },
             objectKey: isObjects ? { $0 } : nil, prepared: prepared,
             prime: { keys in results.query?.prime(keys: keys, realm: results.owner) })
     }

@@ -221,16 +221,7 @@ extension Store {
                 trees.append(.init(name: name, kind: view.kind, count: view.count))
             }
         }
-        var free = 0
-        var cursor = CursorCore(source: snapshot.pages, tree: snapshot.meta.freeTree)
-        var more = try cursor.first()
-        while more {
-            let entry = try cursor.entry()
-            if entry.storage == .inline, entry.length >= 4 {
-                free += Int(UInt32(littleEndian: entry.inlineValue.loadUnaligned(fromByteOffset: 0, as: UInt32.self)))
-            }
-            more = try cursor.next()
-        }
+        let free = try snapshot.freePageCount()
         let others = shared.lockFile?.liveReaders().filter { $0.pid != Int(getpid()) } ?? []
         return StoreStatistics(
             version: snapshot.version, pageSize: snapshot.pageSize, pageCount: snapshot.pageCount, freePages: free,

@@ -22,7 +22,7 @@ final class CopyProgressCounter {
         self.path = source.shared.path
         self.destination = destination
         self.operation = operation
-        total = max(0, source.pageCount - 2 - (try Self.freePages(of: source)))
+        total = max(0, source.pageCount - 2 - (try source.freePageCount()))
         step = max(1, min(1024, total / 100))
         report()
     }
@@ -45,20 +45,5 @@ final class CopyProgressCounter {
             .copyProgress(
                 StoreEvent.CopyProgress(
                     path: path, destination: destination, operation: operation, pagesDone: done, pagesTotal: total)))
-    }
-
-    /// Pages recorded in the free tree of `source`'s version.
-    private static func freePages(of source: ReadTransaction) throws(StorageError) -> Int {
-        var free = 0
-        var cursor = CursorCore(source: source.pages, tree: source.meta.freeTree)
-        var more = try cursor.first()
-        while more {
-            let entry = try cursor.entry()
-            if entry.storage == .inline, entry.length >= 4 {
-                free += Int(UInt32(littleEndian: entry.inlineValue.loadUnaligned(fromByteOffset: 0, as: UInt32.self)))
-            }
-            more = try cursor.next()
-        }
-        return free
     }
 }
