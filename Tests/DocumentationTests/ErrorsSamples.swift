@@ -21,8 +21,8 @@ enum ErrorsSample {
             log("no space left for \(path): free some, then retry")
         } catch Realm.Error.ioError(let path, let operation, let code) {
             log("\(operation) failed on \(path) with errno \(code)")
-        } catch Realm.Error.primaryKeyExists(let type, let property, let value) {
-            log("\(type) with \(property) \(value) exists already")
+        } catch Realm.Error.primaryKeyExists(let type, let value) {
+            log("\(type) \(value) exists already")
         }
     }
 
@@ -60,7 +60,7 @@ struct ErrorsSampleTests {
         let realm = try Realm(configuration: inMemoryConfiguration("errors", objectTypes: [ErrorsSample.Order.self]))
         try ErrorsSample.save(ErrorsSample.Order(value: ["id": 1, "item": "tea"]), in: realm)
         try ErrorsSample.save(ErrorsSample.Order(value: ["id": 1, "item": "coffee"]), in: realm)
-        #expect(ErrorsSample.logged == ["Order with id 1 exists already"])
+        #expect(ErrorsSample.logged == ["Order 1 exists already"])
         #expect(realm.objects(ErrorsSample.Order.self).map(\.item) == ["tea"])
     }
 

@@ -95,7 +95,7 @@ extension DefaultConfigurationSamples {
                 }
             } catch let error as Realm.Error {
                 print(error)  // Attempting to create an object of type 'Person' with an existing primary key…
-                #expect(error == .primaryKeyExists(type: "Person", property: "name", value: "Ann"))
+                #expect(error == .primaryKeyExists(type: "Person", value: "Ann"))
             }
             print(dogs.count)  // 1: nothing of the failed write was applied
             #expect(dogs.count == 1)

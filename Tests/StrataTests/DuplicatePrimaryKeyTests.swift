@@ -2,8 +2,8 @@ import Foundation
 import Strata
 import Testing
 
-/// A duplicate primary key fails the write with `Realm.Error.primaryKeyExists`, which names the type, the
-/// primary key property and the value (the SDK's message names the type and the value), and writes nothing.
+/// A duplicate primary key fails the write with `Realm.Error.primaryKeyExists(type:value:)` (the SDK's shape), whose
+/// message names the type, the value and the primary key property, and writes nothing.
 @Suite("Duplicate primary key")
 struct DuplicatePrimaryKeyTests {
     private func memoryRealm() throws -> Realm {
@@ -16,7 +16,7 @@ struct DuplicatePrimaryKeyTests {
     @Test func addNamesTypePropertyAndValue() throws {
         let realm = try memoryRealm()
         try realm.write { realm.add(DuplicateKeyDog(value: ["dogId": 1, "name": "Rex"])) }
-        let expected = Realm.Error.primaryKeyExists(type: "DuplicateKeyDog", property: "dogId", value: "1")
+        let expected = Realm.Error.primaryKeyExists(type: "DuplicateKeyDog", value: "1")
         #expect(throws: expected) {
             try realm.write { realm.add(DuplicateKeyDog(value: ["dogId": 1, "name": "Fido"])) }
         }
@@ -30,17 +30,14 @@ struct DuplicatePrimaryKeyTests {
     @Test func createAndDynamicCreateNameThePropertyToo() throws {
         let realm = try memoryRealm()
         try realm.write { realm.create(DuplicateKeyTag.self, value: ["label": "red"]) }
-        #expect(throws: Realm.Error.primaryKeyExists(type: "DuplicateKeyTag", property: "label", value: "red")) {
+        #expect(throws: Realm.Error.primaryKeyExists(type: "DuplicateKeyTag", value: "red")) {
             try realm.write { realm.create(DuplicateKeyTag.self, value: ["label": "red"]) }
         }
         let error = #expect(throws: Realm.Error.self) {
             try realm.write { realm.dynamicCreate("DuplicateKeyTag", value: ["label": "red"]) }
         }
-        if case .primaryKeyExists(let type, let property, let value)? = error {
-            #expect(type == "DuplicateKeyTag" && property == "label" && value == "red")
-        } else {
-            Issue.record("expected primaryKeyExists, got \(String(describing: error))")
-        }
+        #expect(error == .primaryKeyExists(type: "DuplicateKeyTag", value: "red"))
+        #expect(error?.description.hasSuffix("(primary key property 'label').") == true)
         #expect(realm.objects(DuplicateKeyTag.self).count == 1)
     }
 }

@@ -98,7 +98,7 @@ struct DynamicWriteTests {
     @Test func aDuplicatePrimaryKeyFailsTheWriteUnlessUpdating() throws {
         let (realm, _) = try dynamicRealm()
         try realm.write { realm.dynamicCreate("Kennel", value: ["id": 1, "name": "North"]) }
-        #expect(throws: Realm.Error.primaryKeyExists(type: "Kennel", property: "id", value: "1")) {
+        #expect(throws: Realm.Error.primaryKeyExists(type: "Kennel", value: "1")) {
             try realm.write { realm.dynamicCreate("Kennel", value: ["id": 1, "name": "Again"]) }
         }
         try realm.write { realm.dynamicCreate("Kennel", value: ["id": 1, "name": "Updated"], update: .modified) }

@@ -215,7 +215,7 @@ struct ObjectLayerTests {
         try realm.write {
             realm.add(Person(value: ["id": 1, "name": "Ann"]))
         }
-        #expect(throws: Realm.Error.primaryKeyExists(type: "Person", property: "id", value: "1")) {
+        #expect(throws: Realm.Error.primaryKeyExists(type: "Person", value: "1")) {
             try realm.write {
                 realm.add(Person(value: ["id": 2, "name": "Bob"]))
                 realm.add(Person(value: ["id": 1, "name": "Again"]))

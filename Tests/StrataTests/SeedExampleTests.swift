@@ -300,7 +300,7 @@ struct SeedExampleTests {
         let size = try FileManager.default.attributesOfItem(
             atPath: scratch.url.appendingPathComponent("test.strata").path)[.size]
         let violations: [(Realm.Error, () -> Void)] = [
-            (.primaryKeyExists(type: "Person", property: "id", value: "1"), { realm.add(Person(value: ["id": 1])) }),
+            (.primaryKeyExists(type: "Person", value: "1"), { realm.add(Person(value: ["id": 1])) }),
             (
                 .primaryKeyChange(type: "Person", property: "id"),
                 { realm.objects(Person.self).first?.id = 2 }

@@ -282,6 +282,15 @@ final class SchemaRegistry: Sendable {
         tables.withLock { $0.values.map(\.type) }.filter { $0 != DynamicObject.self }
     }
 
+    /// The primary key property of the model class whose stored name is `className`, if this process knows one;
+    /// error messages name it.
+    func primaryKeyProperty(ofClassNamed className: String) -> String? {
+        tables.withLock { tables in
+            tables.values.first { $0.className == className && $0.type != DynamicObject.self }
+                .flatMap { table in table.primaryKeyIndex.map { table.schema.properties[$0].name } }
+        }
+    }
+
     /// `types` and every type they link to, transitively, in a stable order.
     func closure(of types: [ObjectBase.Type]) throws(Realm.Error) -> [TableSchema] {
         var result: [TableSchema] = []

@@ -70,7 +70,7 @@ extension Realm {
             let encoded = try encodedPrimaryKey(key, binding: binding, property: index)
             if let existing = try lookupPrimaryKey(binding, encoded) {
                 guard update != .error else {
-                    throw .primaryKeyExists(type: name, property: property, value: KeyEncoding.describe(key))
+                    throw .primaryKeyExists(type: name, value: KeyEncoding.describe(key))
                 }
                 let object = self.object(binding, key: existing)
                 try ObjectValues.apply(value, to: object, schema: binding.table)

@@ -34,8 +34,9 @@ public enum RealmError: Swift.Error, Sendable, Equatable, CustomStringConvertibl
     case migrationRequired(fileVersion: UInt64, configuredVersion: UInt64)
     /// The configured schema version is lower than the file's.
     case invalidSchemaVersion(fileVersion: UInt64, configuredVersion: UInt64)
-    /// An object of `type` whose primary key `property` has this `value` (its `description`) already exists.
-    case primaryKeyExists(type: String, property: String, value: String)
+    /// An object of `type` whose primary key has this `value` (its `description`) already exists. The message
+    /// also names the primary key property when the type is a model class of this process.
+    case primaryKeyExists(type: String, value: String)
     /// The primary key of a managed object cannot change.
     case primaryKeyChange(type: String, property: String)
     /// The operation needs a write transaction.
@@ -83,9 +84,10 @@ public enum RealmError: Swift.Error, Sendable, Equatable, CustomStringConvertibl
             "migration required: the schema changed but schemaVersion is \(configured) (file: \(file))"
         case .invalidSchemaVersion(let file, let configured):
             "schemaVersion \(configured) is lower than the file's schema version \(file)"
-        case .primaryKeyExists(let type, let property, let value):
-            "Attempting to create an object of type '\(type)' with an existing primary key value '\(value)' "
-                + "(primary key property '\(property)')."
+        case .primaryKeyExists(let type, let value):
+            "Attempting to create an object of type '\(type)' with an existing primary key value '\(value)'"
+                + (SchemaRegistry.shared.primaryKeyProperty(ofClassNamed: type).map { " (primary key property '\($0)')." }
+                    ?? ".")
         case .primaryKeyChange(let type, let property):
             "the primary key \(type).\(property) of a managed object cannot be changed"
         case .notInWriteTransaction: "this operation needs a write transaction (call it inside realm.write { })"

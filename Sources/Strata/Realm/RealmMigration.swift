@@ -350,9 +350,7 @@ extension Realm {
                 let value = values.removeFirst()
                 let encoded = try encodedPrimaryKey(value, binding: binding, property: primary)
                 if try mutate({ try transaction.get(encoded, in: primaryKeys) }) != nil {
-                    throw Realm.Error.primaryKeyExists(
-                        type: name, property: stored.properties[primary].name,
-                        value: KeyEncoding.describe(value))
+                    throw Realm.Error.primaryKeyExists(type: name, value: KeyEncoding.describe(value))
                 }
                 try mutate { try transaction.put(encoded, KeyEncoding.objectKey(key), in: primaryKeys) }
             }

@@ -31,9 +31,7 @@ extension Realm {
             let encoded = try encodedPrimaryKey(values[index], binding: binding, property: index)
             if let found = try lookupPrimaryKey(binding, encoded) {
                 guard update != .error else {
-                    throw .primaryKeyExists(
-                        type: binding.className, property: binding.table.schema.properties[index].name,
-                        value: KeyEncoding.describe(values[index]))
+                    throw .primaryKeyExists(type: binding.className, value: KeyEncoding.describe(values[index]))
                 }
                 key = found
                 existing = true
