@@ -71,6 +71,13 @@ public enum RealmError: Swift.Error, Sendable, Equatable, CustomStringConvertibl
     /// A query could not be parsed or does not fit the schema.
     case invalidQuery(query: String, position: Int, reason: String)
 
+    /// " (primary key property 'id')." for a model class this process knows, "." otherwise: the SDK's sentence
+    /// plus the property, which the case does not carry.
+    private static func primaryKeyNote(_ type: String) -> String {
+        guard let property = SchemaRegistry.shared.primaryKeyProperty(ofClassNamed: type) else { return "." }
+        return " (primary key property '\(property)')."
+    }
+
     /// A message naming what failed and where.
     public var description: String {
         switch self {
@@ -86,8 +93,7 @@ public enum RealmError: Swift.Error, Sendable, Equatable, CustomStringConvertibl
             "schemaVersion \(configured) is lower than the file's schema version \(file)"
         case .primaryKeyExists(let type, let value):
             "Attempting to create an object of type '\(type)' with an existing primary key value '\(value)'"
-                + (SchemaRegistry.shared.primaryKeyProperty(ofClassNamed: type).map { " (primary key property '\($0)')." }
-                    ?? ".")
+                + Self.primaryKeyNote(type)
         case .primaryKeyChange(let type, let property):
             "the primary key \(type).\(property) of a managed object cannot be changed"
         case .notInWriteTransaction: "this operation needs a write transaction (call it inside realm.write { })"
