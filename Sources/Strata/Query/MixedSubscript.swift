@@ -73,4 +73,17 @@ enum MixedSubscript {
         }
         return []
     }
+
+    /// The values the subscript picks from the elements of a `List<AnyRealmValue>` property (`anyList[0]`,
+    /// `anyList[LAST]`, `anyList[*]`), by the same rules as `values(of:)` picks from a nested list.
+    func values(ofListElements elements: [_StoredValue]) -> [_StoredValue] {
+        switch self {
+        case .key: []
+        case .index(let index): index < elements.count ? [elements[index]] : []
+        case .first: elements.first.map { [$0] } ?? []
+        case .last: elements.last.map { [$0] } ?? []
+        case .size: [.int(Int64(elements.count))]
+        case .all: elements
+        }
+    }
 }

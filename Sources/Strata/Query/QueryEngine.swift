@@ -514,6 +514,19 @@ struct QueryBinder {
                 atObject = false
                 continue
             }
+            if let element = MixedSubscript(component: component), path.type == .any, atCollection == .list {
+                // `anyList[0]`: a position in (or all of) a `List<AnyRealmValue>` property's own elements; what
+                // it picks may be a nested collection, subscripted in turn (`anyList[0][1]`).
+                path.steps.append(.mixedElement(element))
+                path.isOptional = true
+                path.isMultiple = multipleBeforeCollection
+                if case .size = element { path.type = .int }
+                if case .all = element { path.isMultiple = true }
+                path.text += element.text
+                atCollection = nil
+                atObject = false
+                continue
+            }
             if component.hasPrefix("]") {
                 throw failure(
                     "\(MixedSubscript(component: component)?.text ?? component) needs a mixed value holding a list or "
@@ -936,7 +949,9 @@ extension Realm {
                             continue
                         }
                         let elements = try queryCollectionValues(binding, property: property, key: object)
-                        if case .subqueryCount(let predicate)? = next {
+                        if case .mixedElement(let element)? = next {
+                            values += element.values(ofListElements: elements)
+                        } else if case .subqueryCount(let predicate)? = next {
                             values.append(.int(try queryCount(predicate, in: elements)))
                         } else if info.type == .object, let next, next.followsObjects {
                             for case .int(let target) in elements { nextObjects.append(target) }
@@ -977,7 +992,8 @@ extension Realm {
                 if case .keys? = next, info.collection == .map { index += 1 }
                 if case .mapValue? = next, info.collection == .map { index += 1 }
                 if case .subqueryCount? = next { index += 1 }
-                if case .type? = next, info.type == .any { index += 1 }
+                if case .type? = next, info.type == .any, info.collection == nil { index += 1 }
+                if case .mixedElement? = next, info.collection != nil { index += 1 }
             case .backlinks(let origins):
                 var nextObjects: [Int64] = []
                 values = []
@@ -1061,17 +1077,26 @@ extension Realm {
         return try collectionView(binding, property: property, key: key)?.count ?? 0
     }
 
-    /// The element values of a list or set, or the values of a map (links as keys).
+    /// The element values of a list or set, or the values of a map (links as keys). A mixed element holding a
+    /// list or dictionary is that nested collection (of the owning object, found once it is needed), so that it
+    /// is not nil and can be subscripted.
     func queryCollectionValues(_ binding: TableBinding, property: Int, key: Int64) throws(Realm.Error)
         -> [_StoredValue]
     {
         var element = binding.table.infos[property]
         element.collection = nil
         var values: [_StoredValue] = []
+        var owner: ManagedObject?
         try forEachQueryElement(binding, property: property, key: key, keys: false) { _, bytes throws(Realm.Error) in
             var value = try storage { RowCodec.get(try RowView(bytes), column: 0, info: element) }
             if case .mixed(let mixed) = value {
-                value = try decodeMixed(mixed, owner: nil, property: property, level: 0)
+                switch MixedCodec.decode(mixed) {
+                case .list?, .dictionary?:
+                    if owner == nil { owner = object(binding, key: key).managed }
+                    value = try decodeMixed(mixed, owner: owner, property: property, level: 0)
+                default:
+                    value = try decodeMixed(mixed, owner: nil, property: property, level: 0)
+                }
             }
             values.append(value)
         }
