@@ -228,9 +228,6 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
         }
     }
 
-    /// Removes the last element.
-    public func removeLast() { remove(at: count - 1) }
-
     /// Removes every element.
     public func removeAll() {
         switch backing {

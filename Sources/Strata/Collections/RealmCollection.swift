@@ -9,10 +9,15 @@ import Foundation
 /// }
 /// ```
 ///
-/// Collections of objects also share the query operations (`filter`, `where`, `sorted`, `distinct`, aggregates,
-/// `sectioned`); to use them on a collection whose concrete type is not known, wrap it in
-/// ``AnyRealmCollection``.
-public protocol RealmCollection<Element>: RandomAccessCollection where Index == Int, Element: RealmCollectionValue {
+/// Every collection is ``ThreadConfined`` (`freeze()`, `thaw()`, `isFrozen`, `ThreadSafeReference(to:)`), and has
+/// `index(of:)`, `objects(at:)` and `observe(keyPaths:_:)`. Collections of objects also share the query operations
+/// (`filter`, `where`, `sorted`, `distinct`, aggregates, `index(matching:)`, `sectioned`), in generic code too:
+///
+/// ```swift
+/// func oldest<C: RealmCollection>(_ dogs: C) -> Int? where C.Element == Dog { dogs.max(ofProperty: "age") }
+/// ```
+public protocol RealmCollection<Element>: RandomAccessCollection, ThreadConfined
+where Index == Int, Element: RealmCollectionValue {
     /// The Realm the collection belongs to; nil while unmanaged.
     var realm: Realm? { get }
     /// Whether the collection can no longer be read (its owning object was deleted).

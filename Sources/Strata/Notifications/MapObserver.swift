@@ -1,9 +1,48 @@
 import StrataStorage
 
-/// What a keyed collection is, for ``RealmMapChange``: ``Map`` conforms.
-public protocol RealmKeyedCollection {
+/// What a keyed collection is, as the SDK's protocol of that name: ``Map`` conforms. Generic code over
+/// `some RealmKeyedCollection` reads and writes entries, freezes and thaws (``ThreadConfined``; `thaw()` comes with
+/// the protocol), and observes.
+public protocol RealmKeyedCollection: ThreadConfined {
     /// The key type.
     associatedtype Key: _MapKey
+    /// The value type.
+    associatedtype Value: RealmCollectionValue
+    /// The number of entries.
+    var count: Int { get }
+    /// The keys, in key order for a managed collection.
+    var keys: [Key] { get }
+    /// The values, in the order of ``keys``.
+    var values: [Value] { get }
+    /// The value for `key` (nil when absent); setting nil removes the key.
+    subscript(key: Key) -> Value? { get set }
+    /// Sets the value for `key`.
+    func updateValue(_ value: Value, forKey key: Key)
+    /// Removes `key` and its value.
+    func removeObject(for key: Key)
+    /// Removes every entry.
+    func removeAll()
+    /// Calls `block` with the initial state, then after each change, by key (see ``Map/observe(keyPaths:_:)``).
+    func observe(keyPaths: [String]?, _ block: @escaping (RealmMapChange<Self>) -> Void) -> NotificationToken
+}
+
+extension RealmKeyedCollection {
+    /// The same collection, live in a Realm of the calling isolation; nil if its owning object was deleted since.
+    /// A live collection is returned as it is.
+    public func thaw(_isolation: isolated (any Actor)? = #isolation) -> Self? {
+        guard let realm, realm.frozen else { return self }
+        guard let rebindable = self as? any RealmRebindable else { return nil }
+        do {
+            return rebindable.rebound(into: try Realm.live(for: realm.configuration, isolation: _isolation)) as? Self
+        } catch {
+            return realm.survive(error, "thaw(): \(error)", returning: nil)
+        }
+    }
+
+    /// ``observe(keyPaths:_:)`` for every change.
+    public func observe(_ block: @escaping (RealmMapChange<Self>) -> Void) -> NotificationToken {
+        observe(keyPaths: nil, block)
+    }
 }
 
 extension Map: RealmKeyedCollection {}

@@ -10,7 +10,20 @@ public protocol _ObjectCollectionQueries {
     func _queryResults() -> Results<Element>
 }
 
-extension _ObjectCollectionQueries {
+/// The query operations of every collection of objects, so that generic code over `some RealmCollection<Dog>` (or
+/// `C: RealmCollection where C.Element == Dog`) can call them as the SDK's protocol allows. `Results` has its own
+/// (for projections too); the others run over ``_queryResults()``.
+extension RealmCollection where Element: ObjectBase {
+    /// The collection's objects as `Results`: the collection itself when it is `Results`, else the collection's
+    /// ``_ObjectCollectionQueries/_queryResults()``. Traps for a collection that cannot be queried (unmanaged).
+    public func _queryResults() -> Results<Element> {
+        if let results = self as? Results<Element> { return results }
+        func results<Q: _ObjectCollectionQueries>(_ collection: Q) -> Any { collection._queryResults() }
+        guard let queryable = self as? any _ObjectCollectionQueries, let found = results(queryable) as? Results<Element>
+        else { fatalError("\(Self.self) cannot be queried: only collections of stored objects can") }
+        return found
+    }
+
     /// The objects matching `predicate` (Realm Query Language), in the collection's order; traps on a bad query.
     public func filter(_ predicate: String, _ args: Any...) -> Results<Element> {
         do {

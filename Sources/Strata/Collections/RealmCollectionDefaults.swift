@@ -1,0 +1,49 @@
+public import Foundation
+
+/// What the SDK's `RealmCollection` protocol promises beyond being a collection, available in generic code
+/// (`func f(_ dogs: some RealmCollection<Dog>)`): freezing and thawing, positions of elements, and elements at
+/// positions. The concrete collections implement these themselves; these forms serve generic code and collections
+/// that have no form of their own.
+extension RealmCollection {
+    /// Whether the collection reads a frozen snapshot.
+    public var isFrozen: Bool { realm?.frozen ?? false }
+
+    /// The collection as its Realm reads it now, frozen: readable from any thread, never changing. Traps for an
+    /// unmanaged collection, and for a kind of collection that cannot be frozen (the message names it).
+    public func freeze() -> Self {
+        guard let realm else {
+            fatalError("freeze(): this \(Self.self) is unmanaged; only managed values can be frozen")
+        }
+        if realm.frozen { return self }
+        realm.checkThread()
+        guard let rebindable = self as? any RealmRebindable,
+            let frozen = rebindable.rebound(into: realm.frozenCopy()) as? Self
+        else {
+            fatalError("freeze(): \(Self.self) cannot be frozen, or no longer exists in the version its Realm read")
+        }
+        return frozen
+    }
+
+    /// The same collection, live in a Realm of the calling isolation (actor, task or thread); nil if its owning
+    /// object was deleted since. A live collection is returned as it is.
+    public func thaw(_isolation: isolated (any Actor)? = #isolation) -> Self? {
+        guard let realm, realm.frozen else { return self }
+        guard let rebindable = self as? any RealmRebindable else { return nil }
+        do {
+            return rebindable.rebound(into: try Realm.live(for: realm.configuration, isolation: _isolation)) as? Self
+        } catch {
+            // A file found damaged (see `Realm.damage`) has nothing to thaw into: nil, as for a deleted owner.
+            return realm.survive(error, "thaw(): \(error)", returning: nil)
+        }
+    }
+
+    /// The position of the first element equal to `element` (for objects: the same stored object), or nil.
+    public func index(of element: Element) -> Int? {
+        let target = element._stored
+        return firstIndex { ListElements.equal($0._stored, target) }
+    }
+
+    /// The elements at `indexes`, in order. An index out of range traps naming the collection, the index and the
+    /// count.
+    public func objects(at indexes: IndexSet) -> [Element] { indexes.map { self[$0] } }
+}
