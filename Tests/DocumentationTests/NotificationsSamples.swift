@@ -172,6 +172,23 @@ struct NotificationsSampleTests {
         byName.invalidate()
     }
 
+    @Test func sectionedResultsCallbacks() throws {
+        let realm = try Self.realm("notifications-sectioned")
+        let byAge = realm.objects(Dog.self).sectioned(by: \.age)  // 1: [Ivy], 2: [Rex], 5: [Bo]
+        var changes: [String] = []
+        let token = byAge.observe(keyPaths: ["name", "age"]) { change in
+            if case .update(_, let deleted, let inserted, let modified, let newSections, let goneSections) = change {
+                changes.append("-\(deleted) +\(inserted) ~\(modified) +\(Array(newSections)) -\(Array(goneSections))")
+            }
+        }
+        // Ivy (1) joins Rex (2): section 0 is gone; Ivy is row 1 of the section now first.
+        try realm.write { realm.object(ofType: Dog.self, forPrimaryKey: 3)!.age = 2 }
+        print(changes)  // ["-[] +[[0, 1]] ~[] +[] -[0]"]
+        #expect(changes == ["-[] +[[0, 1]] ~[] +[] -[0]"])
+        #expect(byAge.map { $0.map(\.name) } == [["Rex", "Ivy"], ["Bo"]])
+        token.invalidate()
+    }
+
     @Test func objectCallbacks() throws {
         let realm = try Self.realm("notifications-object")
         let rex = realm.object(ofType: Dog.self, forPrimaryKey: 1)!
