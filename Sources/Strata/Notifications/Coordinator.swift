@@ -24,6 +24,8 @@ final class Coordinator: Sendable {
         var runLoop: ThreadRunLoop?
         /// For a Realm confined to a task: what wakes its `AsyncSequence`s, which refresh it in the task.
         var wakeup: TaskWakeup?
+        /// For a Realm confined to a serial queue: that queue, where its refreshes are dispatched.
+        var queue: RealmQueue?
         /// The version the Realm read when it last advanced (as far as the coordinator knows).
         var snapshot: ReadTransaction?
         var store: Store?
@@ -86,6 +88,14 @@ final class Coordinator: Sendable {
                 state.members[id] = Member(realm: realm, wakeup: wakeup)
                 return wakeup
             }
+        } else if case .queue(let queue) = realm.confinement {
+            // A Realm on a serial queue: refreshed in a block dispatched to the queue.
+            realm.coordinated = true
+            state.withLock { state in
+                state.members = state.members.filter { $0.value.realm != nil }
+                let id = ObjectIdentifier(realm)
+                if state.members[id] == nil { state.members[id] = Member(realm: realm, queue: queue) }
+            }
         } else if realm.ownerActor == nil, case .thread = realm.confinement, !Self.isInTask {
             // A Realm on a plain thread (outside any task, so not a pool thread): refreshed on its run loop.
             realm.coordinated = true
@@ -145,6 +155,15 @@ final class Coordinator: Sendable {
                 if let wakeup = member.wakeup {
                     // A task's Realm refreshes itself when its sequences wake (outside this lock).
                     if member.realm == nil { state.members[id] = nil } else { wakeups.append(wakeup) }
+                    continue
+                }
+                if let queue = member.queue {
+                    guard let realm = member.realm else {
+                        state.members[id] = nil
+                        continue
+                    }
+                    state.members[id]?.scheduled = true
+                    queue.refresh(realm) { self.ranRefresh(of: id) }
                     continue
                 }
                 if let runLoop = member.runLoop {
@@ -283,8 +302,8 @@ final class Coordinator: Sendable {
         }
     }
 
-    /// A thread-confined member's run loop fired its refresh: later commits may schedule another.
-    fileprivate func ranRefresh(of realm: ObjectIdentifier) {
+    /// A thread- or queue-confined member's refresh ran: later commits may schedule another.
+    func ranRefresh(of realm: ObjectIdentifier) {
         state.withLock { $0.members[realm]?.scheduled = false }
     }
 

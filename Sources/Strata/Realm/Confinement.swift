@@ -21,6 +21,9 @@ enum Confinement {
     /// any number of `await`s of that task, never by another one. The compiler keeps a non-`Sendable` Realm in
     /// its task's region; the run-time check compares task identities.
     case task(TaskIdentity)
+    /// Opened with ``Realm/init(configuration:queue:_isolation:)``: usable only in blocks of that serial
+    /// `DispatchQueue`.
+    case queue(RealmQueue)
     /// A frozen Realm, readable anywhere.
     case none
 
@@ -37,6 +40,7 @@ enum Confinement {
         case .thread(let thread): .thread(Confinement.number(of: thread))
         case .actor: actor.map { .actor(ObjectIdentifier($0)) }
         case .task(let task): .task(task)
+        case .queue(let queue): .queue(ObjectIdentifier(queue.marker))
         case .none: nil
         }
     }
@@ -68,6 +72,10 @@ enum Confinement {
                 + "Task.detached open their own (try Realm()) or receive Frozen values (freeze()) or a "
                 + "ThreadSafeReference; to share one Realm between tasks, confine it to an actor with "
                 + "Realm(actor:) or Realm.open()"
+        case .queue:
+            "this Realm is confined to the DispatchQueue it was opened for (Realm(configuration:queue:)): use it "
+                + "only in blocks dispatched to that queue; elsewhere open a Realm there (try Realm()), or pass "
+                + "Frozen values (freeze()) or a ThreadSafeReference"
         case .none: "a frozen Realm is readable anywhere"
         }
     }

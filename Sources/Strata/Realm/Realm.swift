@@ -88,15 +88,16 @@ public final class Realm {
     public var autorefresh = true
 
     /// Opens a new Realm confined to `actor`, or else to the calling task, or else to the calling thread. The
-    /// public initialisers go through the instance cache (``cached(_:isolation:)``) instead.
-    init(configuration: Configuration, confinedTo actor: (any Actor)?) throws {
+    /// public initialisers go through the instance cache (``cached(_:isolation:queue:)``) instead. With `queue`,
+    /// the Realm is confined to that serial queue.
+    init(configuration: Configuration, confinedTo actor: (any Actor)?, queue: RealmQueue? = nil) throws {
         self.configuration = configuration
         path = configuration.path
-        confinement = Confinement.current(isolation: actor)
+        confinement = queue.map(Confinement.queue) ?? Confinement.current(isolation: actor)
         switch confinement {
         case .actor: ownerActor = actor
         case .thread: ownerActor = Thread.isMainThread ? MainActor.shared : nil
-        case .task, .none: ownerActor = nil
+        case .task, .queue, .none: ownerActor = nil
         }
         frozen = false
         fileDamage = FileDamage.for(path: path)
@@ -379,15 +380,17 @@ public final class Realm {
             return
         case .thread(let owner):
             guard pthread_equal(owner, pthread_self()) != 0 else { fatalError(wrongIsolationMessage) }
-        case .actor, .task:
-            // Asking the runtime which actor or task runs costs more than a property read: skip it while the
-            // calling thread is the one the last check passed on (an actor or a task runs on one thread at a
-            // time, so only code that smuggled the Realm past the compiler could be on that thread for another
-            // actor or task).
+        case .actor, .task, .queue:
+            // Asking the runtime which actor, task or queue runs costs more than a property read: skip it while
+            // the calling thread is the one the last check passed on (an actor, a task or a serial queue runs on
+            // one thread at a time, so only code that smuggled the Realm past the compiler could be on that
+            // thread for another actor, task or queue).
             let thread = pthread_self()
             if let verifiedThread, pthread_equal(verifiedThread, thread) != 0 { return }
             if case .task(let owner) = confinement {
                 guard TaskIdentity.current == owner else { fatalError(wrongIsolationMessage) }
+            } else if case .queue(let queue) = confinement {
+                guard queue.isCurrent else { fatalError(wrongIsolationMessage) }
             } else {
                 guard let ownerActor else { fatalError("\(wrongIsolationMessage) (and the actor is gone)") }
                 ownerActor.preconditionIsolated(wrongIsolationMessage)
@@ -403,7 +406,7 @@ public final class Realm {
     /// Why a check failed and what to do instead.
     private var wrongIsolationMessage: String { "\(Realm.Error.wrongThread): \(confinement.advice)" }
 
-    /// Throws ``Error/wrongThread`` when called outside the Realm's thread or task. An actor-confined Realm used
+    /// Throws ``Error/wrongThread`` when called outside the Realm's thread, task or queue. An actor-confined Realm used
     /// off its actor traps instead: Swift offers no way to ask which actor is running without trapping (and the
     /// compiler already keeps a non-`Sendable` Realm on its actor).
     func checkThreadThrowing() throws(Realm.Error) {
@@ -414,6 +417,8 @@ public final class Realm {
             guard pthread_equal(owner, pthread_self()) != 0 else { throw .wrongThread }
         case .task(let owner):
             guard TaskIdentity.current == owner else { throw .wrongThread }
+        case .queue(let queue):
+            guard queue.isCurrent else { throw .wrongThread }
         case .actor:
             guard let ownerActor else { throw .wrongThread }
             ownerActor.preconditionIsolated(wrongIsolationMessage)

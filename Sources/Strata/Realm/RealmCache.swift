@@ -13,6 +13,8 @@ final class RealmCache: @unchecked Sendable {
         case thread(UInt)
         case actor(ObjectIdentifier)
         case task(TaskIdentity)
+        /// A serial queue, by its marker (``RealmQueue``).
+        case queue(ObjectIdentifier)
     }
 
     struct Key: Hashable {

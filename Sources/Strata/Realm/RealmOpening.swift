@@ -65,8 +65,11 @@ extension _RealmInitializers where Self: Realm {
 extension Realm {
     /// The Realm of `configuration`'s file for `isolation` (an actor), or else the calling task or thread: the
     /// instance already open there, or a new one (kept, weakly, for the next open there).
-    static func cached(_ configuration: Configuration, isolation: (any Actor)?) throws -> Realm {
-        let confinement = Confinement.current(isolation: isolation)
+    /// With `queue`, the Realm is confined to that queue instead (see ``RealmQueue``).
+    static func cached(_ configuration: Configuration, isolation: (any Actor)?, queue: RealmQueue? = nil) throws
+        -> Realm
+    {
+        let confinement = queue.map(Confinement.queue) ?? Confinement.current(isolation: isolation)
         guard let isolationKey = confinement.cacheKey(actor: isolation) else {
             return try Realm(configuration: configuration, confinedTo: isolation)
         }
@@ -83,7 +86,7 @@ extension Realm {
         }
         var opened: Realm?
         defer { RealmCache.shared.endOpening(key, keeping: opened) }
-        opened = try Realm(configuration: configuration, confinedTo: isolation)
+        opened = try Realm(configuration: configuration, confinedTo: isolation, queue: queue)
         return opened!
     }
 
