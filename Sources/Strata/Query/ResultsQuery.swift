@@ -495,21 +495,32 @@ final class ResultsQuery {
         return prefix
     }
 
-    /// `values` as numbers (nil for nil) when they are all numbers or nil.
+    /// `values` as numbers (nil for nil) when they are all numbers or nil, or all dates or nil.
     private static func numbers(_ values: [_StoredValue]) -> [Double?]? {
         var numbers: [Double?] = []
         numbers.reserveCapacity(values.count)
+        // A mixed property may hold numbers and dates: those sort by type first, not as one number line.
+        var dates = false
+        var others = false
         for value in values {
             switch value {
             case .null: numbers.append(nil)
-            case .int(let int) where abs(int) < 1 << 53: numbers.append(Double(int))
-            case .double(let double) where !double.isNaN: numbers.append(double)
-            case .float(let float) where !float.isNaN: numbers.append(Double(float))
-            case .date(let date): numbers.append(date.timeIntervalSinceReferenceDate)
+            case .int(let int) where abs(int) < 1 << 53:
+                others = true
+                numbers.append(Double(int))
+            case .double(let double) where !double.isNaN:
+                others = true
+                numbers.append(double)
+            case .float(let float) where !float.isNaN:
+                others = true
+                numbers.append(Double(float))
+            case .date(let date):
+                dates = true
+                numbers.append(date.timeIntervalSinceReferenceDate)
             default: return nil
             }
         }
-        return numbers
+        return dates && others ? nil : numbers
     }
 
     /// Objects an index allows for a condition, and whether they are exactly the objects satisfying it (no
@@ -616,16 +627,9 @@ final class ResultsQuery {
         }
     }
 
-    /// Sort order: nil before every value, then values by `QueryValues.order` (incomparable values keep their
-    /// places).
-    static func order(_ a: _StoredValue, _ b: _StoredValue) -> Int {
-        switch (a, b) {
-        case (.null, .null): return 0
-        case (.null, _): return -1
-        case (_, .null): return 1
-        default: return QueryValues.order(a, b) ?? 0
-        }
-    }
+    /// Sort order: nil before every value, values of different types in `MixedSortOrder`'s order (which only a
+    /// mixed property holds), values of one type by `QueryValues.order`.
+    static func order(_ a: _StoredValue, _ b: _StoredValue) -> Int { MixedSortOrder.compare(a, b) }
 
     /// Every object key of the class whose row passes `filters`, in key order: one pass over the rows.
     private func scan(realm: Realm, binding: TableBinding, filters: [BoundPredicate]) throws(Realm.Error) -> Found {
