@@ -101,6 +101,7 @@ public final class Realm {
         frozen = false
         fileDamage = FileDamage.for(path: path)
         if let damage = fileDamage.error { throw damage }
+        try Realm.copySeedFile(for: configuration)
         do {
             store = try Realm.openStore(configuration)
             snapshot = try store.read()
