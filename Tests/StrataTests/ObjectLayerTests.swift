@@ -120,7 +120,8 @@ struct ObjectLayerTests {
         #expect(schema[propertyName: "ignored"] == nil)
         let renamed = Renamed().objectSchema
         #expect(renamed.className == "renamed_class")
-        #expect(renamed.properties.map(\.name) == ["first_name"])
+        #expect(renamed.properties.map(\.columnName) == ["first_name"])
+        #expect(renamed.properties.map(\.name) == ["firstName"])
         #expect(throws: Realm.Error.self) { try SchemaRegistry.shared.table(for: BadKey.self) }
     }
 

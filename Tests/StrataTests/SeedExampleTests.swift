@@ -152,7 +152,7 @@ struct SeedExampleTests {
             realm.add(person)
         }
         let schema = try #require(realm.schema[className: "SeedPerson"])
-        #expect(schema.properties.map(\.name) == ["first_name", "last_name"])
+        #expect(schema.properties.map(\.columnName) == ["first_name", "last_name"])
         let person = try #require(realm.objects(SeedPerson.self).first)
         #expect(person.fullName == "Ada Lovelace")
         #expect(person.nickname == "")

@@ -6,16 +6,17 @@ import Strata
 // the library's event hook (`Realm.Configuration.events`) is wired to swift-log.
 
 /// The service's logger at `level` (`STRATA_LOG_LEVEL`, default info), printing to standard error.
-public func makeServiceLogger(label: String = "strata-server", level: Logger.Level? = nil) -> Logger {
-    var logger = Logger(label: label)
-    let environment = ProcessInfo.processInfo.environment["STRATA_LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
+public func makeServiceLogger(label: String = "strata-server", level: Logging.Logger.Level? = nil) -> Logging.Logger {
+    var logger = Logging.Logger(label: label)
+    let environment = ProcessInfo.processInfo.environment["STRATA_LOG_LEVEL"].flatMap(
+        Logging.Logger.Level.init(rawValue:))
     logger.logLevel = level ?? environment ?? .info
     return logger
 }
 
 /// The configuration of the service's file at `path`: the library's two object types only, logging through
 /// `logger`.
-public func strataConfiguration(path: String, logger: Logger) -> Realm.Configuration {
+public func strataConfiguration(path: String, logger: Logging.Logger) -> Realm.Configuration {
     var configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path))
     configuration.objectTypes = [Author.self, Book.self]
     // Strata's own events, one log line each: every commit at debug (a busy service makes many), what an

@@ -12,7 +12,7 @@ import Strata
 /// ```
 public actor StrataLibrary: LibraryRepository {
     private var realm: Realm?
-    private let logger: Logger
+    private let logger: Logging.Logger
     /// The change streams' pumps, cancelled on close.
     private var pumps: [UUID: Task<Void, Never>] = [:]
     /// How many change streams have sent their initial state and wait for commits; and who waits for that.
@@ -24,12 +24,12 @@ public actor StrataLibrary: LibraryRepository {
     private var closing = false
     private var drainWaiters: [CheckedContinuation<Void, Never>] = []
 
-    private init(logger: Logger) {
+    private init(logger: Logging.Logger) {
         self.logger = logger
     }
 
     /// Opens (or creates) the file of `configuration` on a new library actor.
-    public static func open(configuration: Realm.Configuration, logger: Logger) async throws -> StrataLibrary {
+    public static func open(configuration: Realm.Configuration, logger: Logging.Logger) async throws -> StrataLibrary {
         let library = StrataLibrary(logger: logger)
         try await library.openRealm(configuration)
         return library

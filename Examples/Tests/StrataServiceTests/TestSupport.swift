@@ -24,8 +24,8 @@ struct TemporaryDirectory {
     func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
-let testLogger: Logger = {
-    var logger = Logger(label: "strata-examples-tests")
+let testLogger: Logging.Logger = {
+    var logger = Logging.Logger(label: "strata-examples-tests")
     logger.logLevel = .warning
     return logger
 }()

@@ -20,12 +20,16 @@ extension ObjectBase {
         return (try? SchemaRegistry.shared.table(for: self).schema)?.withComputedPropertiesApart
     }
 
-    /// The value of the property with persisted or Swift name `key`, as ``subscript(_:)`` reads it (a list or set
-    /// as an array, a map as a dictionary, nil for a nil value). An unknown name traps with a message naming the
-    /// type and the key, as the SDK's key-value coding raises for one.
+    /// The value of the property with persisted or Swift name `key`: as in the SDK, a list, set or map property
+    /// gives its live `List`, `MutableSet` or `Map` (the same instance as the typed property; objects of a class
+    /// known only from the file as `DynamicObject`s), any other property what ``subscript(_:)`` reads (nil for a nil
+    /// value). An unknown name traps with a message naming the type and the key, as the SDK's key-value coding
+    /// raises for one.
     public func value(forKey key: String) -> Any? {
-        guard hasProperty(named: key) else { fatalError(unknownKey(key)) }
-        return self[key]
+        guard let table = managed?.table ?? (try? SchemaRegistry.shared.table(for: type(of: self))),
+            let index = table.propertyIndex(named: key)
+        else { fatalError(unknownKey(key)) }
+        return liveCollection(property: index, table: table) ?? self[key]
     }
 
     /// Sets the property with persisted or Swift name `key`, as ``subscript(_:)`` does: managed objects in a write
@@ -64,7 +68,11 @@ enum KeyValueCoding {
         }
         switch value {
         case let object as ObjectBase:
-            return self.value(of: object.value(forKey: first), path: rest)
+            // The last key gives what `value(forKey:)` gives (a live collection); on the way, collections are
+            // followed as the arrays that `subscript(_:)` reads.
+            guard !rest.isEmpty else { return object.value(forKey: first) }
+            guard object.hasProperty(named: first) else { fatalError(object.unknownKey(first)) }
+            return self.value(of: object[first], path: rest)
         case let array as [Any]:
             return array.map { self.value(of: $0, path: path) as Any }
         default:

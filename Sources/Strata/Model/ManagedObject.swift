@@ -56,7 +56,7 @@ final class ManagedObject {
     /// message first and then which property and why.
     func invalidatedRead(property index: Int) -> Never {
         fatalError(
-            "Object has been deleted or invalidated. (reading \(table.className).\(table.schema.properties[index].name): "
+            "Object has been deleted or invalidated. (reading \(table.className).\(table.schema.properties[index].columnName): "
                 + (isInvalidatedByRealm
                     ? "its Realm was invalidated with invalidate(); read the object from the Realm again)"
                     : "the object was deleted)"))
@@ -161,7 +161,7 @@ final class ManagedObject {
         } catch {
             isDamaged = true
             return realm.survive(
-                error, "\(table.className).\(table.schema.properties[index].name): \(error)", returning: nil)
+                error, "\(table.className).\(table.schema.properties[index].columnName): \(error)", returning: nil)
         }
     }
 
@@ -190,7 +190,8 @@ final class ManagedObject {
                 return try realm.decodeMixed(bytes, owner: self, property: index, level: 0)
             } catch {
                 return realm.survive(
-                    error, "\(table.className).\(table.schema.properties[index].name): \(error)", returning: .null)
+                    error, "\(table.className).\(table.schema.properties[index].columnName): \(error)", returning: .null
+                )
             }
         }
         if info.type == .object, case .int(let target) = value {
@@ -232,7 +233,7 @@ final class ManagedObject {
             guard !stored.fits(table.infos[index]) else { mismatch(stored, property: index, expected: Value.self) }
             realm.recordDamage(
                 realm.corruptData(
-                    "\(table.className).\(table.schema.properties[index].name) of object \(key) holds \(stored), not a \(Value.self)"
+                    "\(table.className).\(table.schema.properties[index].columnName) of object \(key) holds \(stored), not a \(Value.self)"
                 ))
         }
         return Value._defaultValue()
@@ -332,7 +333,7 @@ final class ManagedObject {
             let list = factory.managedCollection(owner: self, property: index) as? Value
         else {
             fatalError(
-                "\(table.className).\(table.schema.properties[index].name) is a collection, not a \(Value.self)")
+                "\(table.className).\(table.schema.properties[index].columnName) is a collection, not a \(Value.self)")
         }
         // Only classes are kept: a struct (`LinkingObjects`) would be boxed in an object nobody else holds.
         if Value.self is AnyObject.Type { collections.accessors[index] = WeakAccessor(object: list as AnyObject) }
@@ -342,7 +343,8 @@ final class ManagedObject {
     @usableFromInline
     func mismatch(_ stored: _StoredValue, property index: Int, expected: Any.Type) -> Never {
         fatalError(
-            "\(table.className).\(table.schema.properties[index].name): stored value \(stored) is not a \(expected)")
+            "\(table.className).\(table.schema.properties[index].columnName): stored value \(stored) is not a \(expected)"
+        )
     }
 
     /// The value of property `index` as `Any` (nil for a null value; a list's elements as an array).
@@ -376,13 +378,13 @@ final class ManagedObject {
     /// Sets property `index`. Outside a write transaction this traps; other errors fail the transaction.
     @usableFromInline
     func write(column index: Int, _ value: _StoredValue) {
-        let name = "\(table.className).\(table.schema.properties[index].name)"
+        let name = "\(table.className).\(table.schema.properties[index].columnName)"
         guard realm.transactionForMutation("setting \(name)") != nil else { return }
         do {
             if isInvalidatedByRealm { throw Realm.Error.invalidatedObject }
             if table.infos[index].type == .linkingObjects {
                 throw Realm.Error.invalidValue(
-                    type: table.className, property: table.schema.properties[index].name,
+                    type: table.className, property: table.schema.properties[index].columnName,
                     reason: "linking objects are computed from the origin property's links and cannot be set")
             }
             try realm.setProperty(value, property: index, binding: binding, key: key)

@@ -140,7 +140,7 @@ enum ObjectValues {
             }
             for index in properties.indices {
                 let property = properties[index]
-                guard let entry = dictionary[property.swiftName] ?? dictionary[property.name] else { continue }
+                guard let entry = dictionary[property.swiftName] ?? dictionary[property.columnName] else { continue }
                 try set(entry, property: index, of: object, table: table)
             }
         } else if let array = value as? [Any] {
@@ -157,7 +157,7 @@ enum ObjectValues {
         } else if let source = value as? ObjectBase {
             guard let sourceTable = try? SchemaRegistry.shared.table(for: type(of: source)) else { return }
             for index in properties.indices where properties[index].type != .linkingObjects {
-                guard let sourceIndex = sourceTable.propertyIndex(named: properties[index].name) else { continue }
+                guard let sourceIndex = sourceTable.propertyIndex(named: properties[index].columnName) else { continue }
                 let entry: Any? =
                     source.managed?.readAny(property: sourceIndex)
                     ?? (source.managed == nil ? sourceTable.box(of: source, property: sourceIndex).anyValue : nil)
@@ -174,14 +174,14 @@ enum ObjectValues {
     static func value(for index: Int, in value: Any, table: TableSchema) -> Any? {
         let property = table.schema.properties[index]
         if let dictionary = value as? [String: Any] {
-            return dictionary[property.swiftName] ?? dictionary[property.name]
+            return dictionary[property.swiftName] ?? dictionary[property.columnName]
         }
         if let array = value as? [Any] {
             let stored = table.schema.properties.indices.filter { table.schema.properties[$0].type != .linkingObjects }
             guard let position = stored.firstIndex(of: index), position < array.count else { return nil }
             return array[position]
         }
-        if let object = value as? ObjectBase { return object[property.name] }
+        if let object = value as? ObjectBase { return object[property.columnName] }
         return nil
     }
 
@@ -189,7 +189,7 @@ enum ObjectValues {
     private static func setMap(_ value: Any?, property index: Int, of object: ObjectBase, table: TableSchema)
         throws(Realm.Error)
     {
-        let name = table.schema.properties[index].name
+        let name = table.schema.properties[index].columnName
         let entries: [String: Any]
         if let map = value as? any AnyRealmMap {
             entries = Dictionary(
@@ -225,7 +225,7 @@ enum ObjectValues {
     /// Sets property `index` of `object` from a loosely typed value.
     static func set(_ value: Any?, property index: Int, of object: ObjectBase, table: TableSchema) throws(Realm.Error) {
         let info = table.infos[index]
-        let name = table.schema.properties[index].name
+        let name = table.schema.properties[index].columnName
         guard info.type != .linkingObjects else {
             throw .invalidValue(
                 type: table.className, property: name,
@@ -253,7 +253,7 @@ enum ObjectValues {
             let list: any AnyRealmList
             if let managed = object.managed {
                 // A managed object's list: replace through the Realm (the list accessor needs the static type).
-                let name = table.schema.properties[index].name
+                let name = table.schema.properties[index].columnName
                 guard managed.realm.transactionForMutation("setting \(table.className).\(name)") != nil else { return }
                 var element = info
                 element.collection = nil

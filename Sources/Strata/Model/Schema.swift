@@ -33,8 +33,9 @@ public enum PropertyType: String, Sendable, Hashable, Codable, CustomStringConve
 
 /// One persisted property of an object type.
 public struct Property: Sendable, Hashable, CustomStringConvertible {
-    /// The persisted name (after ``ObjectBase/propertiesMapping()``).
-    public var name: String
+    /// The name of the property's column in the file: the persisted name, after
+    /// ``ObjectBase/propertiesMapping()``, as the SDK's `columnName`. Queries, migrations and the file use it.
+    public var columnName: String
     /// What the property stores.
     public var type: PropertyType
     /// Whether the property may be nil.
@@ -45,11 +46,12 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
     public var isPrimary: Bool
     /// For links and embedded objects: the persisted class name of the target.
     public var objectClassName: String?
-    /// The Swift name of the property (equal to ``name`` unless the type maps names).
-    public var swiftName: String
-    /// The name of the property's column in the file: the persisted name, as the SDK's `columnName` (equal to
-    /// ``name`` in Strata, whose ``name`` is the persisted name too).
-    public var columnName: String { name }
+    /// The Swift name of the property, as the SDK's `name` (equal to ``columnName`` unless the type maps names
+    /// with ``ObjectBase/propertiesMapping()``; for a class known only from the file, the persisted name).
+    public var name: String
+    /// The Swift name of the property: ``name`` (Strata's name for it before ``name`` became the Swift name, as
+    /// in the SDK).
+    public var swiftName: String { name }
     /// Whether the property is a `List` of ``type`` values.
     public var isArray = false
     /// Whether the property is a `MutableSet` of ``type`` values.
@@ -64,7 +66,7 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
 
     /// A description such as `name: string?` or `owner: object<Person>? [indexed]`.
     public var description: String {
-        var text = "\(name): \(isArray ? "list<" : isSet ? "set<" : isMap ? "map<string, " : "")\(type)"
+        var text = "\(columnName): \(isArray ? "list<" : isSet ? "set<" : isMap ? "map<string, " : "")\(type)"
         if let objectClassName { text += "<\(objectClassName)>" }
         if isOptional { text += "?" }
         if isArray || isSet || isMap { text += ">" }
@@ -76,7 +78,8 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether two properties are stored the same way (the Swift name does not matter to the file).
     func isStoredLike(_ other: Property) -> Bool {
-        name == other.name && type == other.type && isOptional == other.isOptional && isIndexed == other.isIndexed
+        columnName == other.columnName && type == other.type && isOptional == other.isOptional
+            && isIndexed == other.isIndexed
             && isPrimary == other.isPrimary && objectClassName == other.objectClassName && isArray == other.isArray
             && isSet == other.isSet && isMap == other.isMap && linkOriginPropertyName == other.linkOriginPropertyName
     }
@@ -86,12 +89,11 @@ public struct Property: Sendable, Hashable, CustomStringConvertible {
 public struct ObjectSchema: Sendable, Hashable, CustomStringConvertible {
     /// The persisted class name (``ObjectBase/className()``).
     public var className: String
-    /// The persisted properties, in declaration order. In ``ObjectBase/objectSchema`` and
-    /// ``ObjectBase/sharedSchema()``, as in the SDK, without the computed ones (``computedProperties``).
+    /// The persisted properties, in declaration order; as in the SDK, without the computed ones
+    /// (``computedProperties``).
     public var properties: [Property]
     /// The computed properties — `LinkingObjects` — in declaration order, as the SDK lists them apart from
-    /// ``properties`` in ``ObjectBase/objectSchema`` and ``ObjectBase/sharedSchema()``. Empty in ``Schema``s, which
-    /// keep them in ``properties``.
+    /// ``properties`` in ``ObjectBase/objectSchema``, ``ObjectBase/sharedSchema()`` and `Realm.schema`.
     public var computedProperties: [Property] = []
     /// Whether the type is an `EmbeddedObject`.
     public var isEmbedded: Bool
@@ -101,9 +103,10 @@ public struct ObjectSchema: Sendable, Hashable, CustomStringConvertible {
     /// The primary key property, if the type has one.
     public var primaryKeyProperty: Property? { properties.first { $0.isPrimary } }
 
-    /// The property with the persisted name `name`, computed ones included (as in the SDK).
+    /// The property with the persisted or Swift name `name`, computed ones included (as in the SDK).
     public subscript(propertyName name: String) -> Property? {
-        properties.first { $0.name == name } ?? computedProperties.first { $0.name == name }
+        let all = properties + computedProperties
+        return all.first { $0.columnName == name } ?? all.first { $0.name == name }
     }
 
     /// A multi-line description listing the properties.

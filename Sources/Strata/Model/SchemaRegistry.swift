@@ -29,8 +29,9 @@ final class TableSchema: @unchecked Sendable {
         kind = stored.embedded ? .embedded : stored.asymmetric ? .asymmetric : .object
         let properties = stored.properties.map {
             Property(
-                name: $0.name, type: $0.type, isOptional: $0.optional, isIndexed: $0.indexed, isPrimary: $0.primary,
-                objectClassName: $0.objectClassName, swiftName: $0.name, isArray: $0.isList, isSet: $0.isSet,
+                columnName: $0.name, type: $0.type, isOptional: $0.optional, isIndexed: $0.indexed,
+                isPrimary: $0.primary,
+                objectClassName: $0.objectClassName, name: $0.name, isArray: $0.isList, isSet: $0.isSet,
                 isMap: $0.isMap, isFullTextIndexed: $0.isFullText)
         }
         schema = ObjectSchema(
@@ -44,7 +45,7 @@ final class TableSchema: @unchecked Sendable {
         boxSlots = nil
         accessorProperties = nil
         var nameIndex: [String: Int] = [:]
-        for (index, property) in properties.enumerated() { nameIndex[property.name] = index }
+        for (index, property) in properties.enumerated() { nameIndex[property.columnName] = index }
         self.nameIndex = nameIndex
     }
 
@@ -70,7 +71,7 @@ final class TableSchema: @unchecked Sendable {
                 throw .invalidValue(
                     type: className, property: name, reason: "property names must have 1 to 63 UTF-8 bytes")
             }
-            guard !properties.contains(where: { $0.name == name }) else {
+            guard !properties.contains(where: { $0.columnName == name }) else {
                 throw .invalidValue(type: className, property: name, reason: "two properties have this persisted name")
             }
             let attributes = box.attributes
@@ -148,9 +149,9 @@ final class TableSchema: @unchecked Sendable {
             }
             properties.append(
                 Property(
-                    name: name, type: info.type, isOptional: info.isOptional,
+                    columnName: name, type: info.type, isOptional: info.isOptional,
                     isIndexed: attributes.index != nil || attributes.primaryKey,
-                    isPrimary: attributes.primaryKey, objectClassName: targetName, swiftName: swiftName,
+                    isPrimary: attributes.primaryKey, objectClassName: targetName, name: swiftName,
                     isArray: info.isList, isSet: info.collection == .set, isMap: info.collection == .map,
                     linkOriginPropertyName: info.type == .linkingObjects ? attributes.originProperty : nil,
                     isFullTextIndexed: attributes.index == .fullText))
@@ -182,7 +183,7 @@ final class TableSchema: @unchecked Sendable {
         var nameIndex: [String: Int] = [:]
         for (index, property) in properties.enumerated() {
             nameIndex[property.swiftName] = index
-            nameIndex[property.name] = index
+            nameIndex[property.columnName] = index
         }
         self.nameIndex = nameIndex
     }
@@ -242,6 +243,12 @@ final class TableSchema: @unchecked Sendable {
         return box(of: prototype, property: index).stored
     }
 
+    /// The Swift type of property `index` (`List<String>`, `Dog?` …); nil for a class known only from the file.
+    func valueType(property index: Int) -> (any _Persistable.Type)? {
+        guard type != DynamicObject.self, index < schema.properties.count else { return nil }
+        return box(of: prototype, property: index).valueType
+    }
+
     /// The property with persisted or Swift name `name`.
     func propertyIndex(named name: String) -> Int? { nameIndex[name] }
 
@@ -287,7 +294,7 @@ final class SchemaRegistry: Sendable {
     func primaryKeyProperty(ofClassNamed className: String) -> String? {
         tables.withLock { tables in
             tables.values.first { $0.className == className && $0.type != DynamicObject.self }
-                .flatMap { table in table.primaryKeyIndex.map { table.schema.properties[$0].name } }
+                .flatMap { table in table.primaryKeyIndex.map { table.schema.properties[$0].columnName } }
         }
     }
 
@@ -317,12 +324,12 @@ final class SchemaRegistry: Sendable {
             else { continue }
             guard let linked = origin.schema[propertyName: originProperty] else {
                 throw .invalidValue(
-                    type: table.className, property: property.name,
+                    type: table.className, property: property.columnName,
                     reason: "the origin type \(originName) has no property \(originProperty)")
             }
             guard linked.type == .object, linked.objectClassName == table.className else {
                 throw .invalidValue(
-                    type: table.className, property: property.name,
+                    type: table.className, property: property.columnName,
                     reason: "\(originName).\(originProperty) does not link to \(table.className)")
             }
         }

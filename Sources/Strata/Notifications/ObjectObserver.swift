@@ -88,7 +88,9 @@ final class ObjectObserver<T: ObjectBase>: RootObjectObserver<T> {
         guard !pending.isEmpty else { return nil }
         let properties = managed.binding.table.schema.properties
         let changes = properties.compactMap { property in
-            pending[property.name].map { PropertyChange(name: property.name, oldValue: $0.old, newValue: $0.new) }
+            pending[property.columnName].map {
+                PropertyChange(name: property.columnName, oldValue: $0.old, newValue: $0.new)
+            }
         }
         pending = [:]
         return .change(object, changes)

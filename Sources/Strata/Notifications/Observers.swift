@@ -297,12 +297,13 @@ struct ModificationChecker {
     func changedProperties(_ binding: TableBinding, _ key: Int64) -> Set<String> {
         let own =
             changes.unknown
-            ? Set(binding.table.schema.properties.map(\.name)) : changes.classes[binding.className]?.modified[key] ?? []
+            ? Set(binding.table.schema.properties.map(\.columnName))
+            : changes.classes[binding.className]?.modified[key] ?? []
         guard let paths else { return own }
         var names: Set<String> = []
         for path in paths {
             guard let first = path.first, let index = binding.table.propertyIndex(named: first) else { continue }
-            let name = binding.table.schema.properties[index].name
+            let name = binding.table.schema.properties[index].columnName
             if own.contains(name) || (path.count > 1 && pathChanged(binding, key, path[...])) { names.insert(name) }
         }
         return names
@@ -310,7 +311,7 @@ struct ModificationChecker {
 
     private func pathChanged(_ binding: TableBinding, _ key: Int64, _ path: ArraySlice<String>) -> Bool {
         guard let first = path.first, let index = binding.table.propertyIndex(named: first) else { return false }
-        let name = binding.table.schema.properties[index].name
+        let name = binding.table.schema.properties[index].columnName
         if changes.classes[binding.className]?.modified[key]?.contains(name) == true { return true }
         guard path.count > 1, let target = targetBinding(binding, index) else { return false }
         return linkTargets(binding, index, key).contains { target2 in

@@ -460,7 +460,7 @@ extension Realm {
                         "\(keyPath) reads more than one property of \(className) (computed properties cannot be used; use a persisted property or a path through links)"
                 )
             }
-            names.append(table.schema.properties[step.property].name)
+            names.append(table.schema.properties[step.property].columnName)
             let info = table.infos[step.property]
             expected = info.type == .object ? info.objectType.flatMap { try? binding(for: $0).className } : nil
         }

@@ -627,7 +627,9 @@ struct QueryBinder {
                     throw failure("\(className).\(component) has no origin property", at: position)
                 }
                 path.steps.append(.backlinks([(origin, originProperty)]))
-                path.text = path.steps.count == 1 ? "\(className).\(property.name)" : path.text + "." + property.name
+                path.text =
+                    path.steps.count == 1
+                    ? "\(className).\(property.columnName)" : path.text + "." + property.columnName
                 path.type = .object
                 path.objectClassName = origin.className
                 path.isMultiple = true
@@ -637,7 +639,8 @@ struct QueryBinder {
             }
             let info = binding.table.infos[index]
             path.steps.append(.property(binding, index))
-            path.text = path.steps.count == 1 ? "\(className).\(property.name)" : path.text + "." + property.name
+            path.text =
+                path.steps.count == 1 ? "\(className).\(property.columnName)" : path.text + "." + property.columnName
             path.type = property.type
             path.isOptional = property.isOptional || path.isOptional
             path.objectClassName = property.objectClassName
@@ -1002,7 +1005,7 @@ extension Realm {
                     for (binding, property) in origins {
                         for entry in try backlinks(
                             originClass: binding.className,
-                            originProperty: binding.table.schema.properties[property].name, target: object)
+                            originProperty: binding.table.schema.properties[property].columnName, target: object)
                         {
                             origin += repeatElement(entry.origin, count: entry.count)
                         }

@@ -61,14 +61,20 @@ extension Realm {
         }
         private var types: TypeList?
 
+        /// A file copied to ``fileURL`` when the Realm is first opened and that file does not exist yet, as the
+        /// SDK's `seedFilePath` (an app ships a prepared database); an existing file is never overwritten. A
+        /// missing seed file makes the open throw ``Realm/Error/fileNotFound(path:)``. Ignored for in-memory Realms.
+        public var seedFilePath: URL?
+
         /// Creates a configuration; every parameter has a default. `fileURL` nil and `inMemoryIdentifier` nil
         /// means the default file, `default.strata` in the current directory.
         public init(
             fileURL: URL? = nil, inMemoryIdentifier: String? = nil, readOnly: Bool = false, schemaVersion: UInt64 = 0,
             migrationBlock: MigrationBlock? = nil, deleteRealmIfMigrationNeeded: Bool = false,
             shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)? = nil,
-            objectTypes: [ObjectBase.Type]? = nil, maximumNumberOfActiveVersions: UInt? = nil
+            objectTypes: [ObjectBase.Type]? = nil, seedFilePath: URL? = nil, maximumNumberOfActiveVersions: UInt? = nil
         ) {
+            self.seedFilePath = seedFilePath
             self.fileURL = inMemoryIdentifier == nil ? (fileURL ?? Configuration.defaultFileURL) : nil
             self.inMemoryIdentifier = inMemoryIdentifier
             self.readOnly = readOnly

@@ -102,6 +102,7 @@ public final class Realm {
         frozen = false
         fileDamage = FileDamage.for(path: path)
         if let damage = fileDamage.error { throw damage }
+        try Realm.copySeedFile(for: configuration)
         do {
             store = try Realm.openStore(configuration)
             snapshot = try store.read()
@@ -242,7 +243,8 @@ public final class Realm {
 
     // MARK: Schema
 
-    /// The object types stored in the file and those this Realm has bound.
+    /// The object types stored in the file and those this Realm has bound; as in the SDK, each type's
+    /// `LinkingObjects` are in ``ObjectSchema/computedProperties``, not in ``ObjectSchema/properties``.
     public var schema: Schema {
         var classes: [String: ObjectSchema] = [:]
         for binding in bindings.values { classes[binding.className] = binding.table.schema }
@@ -251,13 +253,15 @@ public final class Realm {
                 className: name,
                 properties: stored.properties.map {
                     Property(
-                        name: $0.name, type: $0.type, isOptional: $0.optional, isIndexed: $0.indexed,
+                        columnName: $0.name, type: $0.type, isOptional: $0.optional, isIndexed: $0.indexed,
                         isPrimary: $0.primary,
-                        objectClassName: $0.objectClassName, swiftName: $0.name, isArray: $0.isList,
+                        objectClassName: $0.objectClassName, name: $0.name, isArray: $0.isList,
                         isSet: $0.isSet, isMap: $0.isMap, isFullTextIndexed: $0.isFullText)
                 }, isEmbedded: stored.embedded, isAsymmetric: stored.asymmetric)
         }
-        return Schema(objectSchema: classes.values.sorted { $0.className < $1.className })
+        // As the SDK lists them: linking objects among the computed properties, not the stored ones.
+        return Schema(
+            objectSchema: classes.values.map(\.withComputedPropertiesApart).sorted { $0.className < $1.className })
     }
 
     private func loadStoredSchema() throws(Realm.Error) {
@@ -1010,7 +1014,7 @@ public final class Realm {
                 let encoded = KeyEncoding.primaryKey(stored)
             else {
                 fatalError(
-                    "\(Realm.Error.invalidValue(type: binding.className, property: binding.table.schema.properties[index].name, reason: "\(Key.self) is not a valid primary key value"))"
+                    "\(Realm.Error.invalidValue(type: binding.className, property: binding.table.schema.properties[index].columnName, reason: "\(Key.self) is not a valid primary key value"))"
                 )
             }
             guard let objectKey = try lookupPrimaryKey(binding, encoded) else { return nil }

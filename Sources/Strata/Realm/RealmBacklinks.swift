@@ -55,7 +55,7 @@ extension Realm {
     ) throws(Realm.Error) {
         guard holdsLinks(binding, property), let target = Self.linkedKey(inElementRow: elementRow) else { return }
         try adjustBacklink(
-            originClass: binding.className, property: binding.table.schema.properties[property].name,
+            originClass: binding.className, property: binding.table.schema.properties[property].columnName,
             origin: ownerKey, target: target, by: delta)
     }
 
@@ -78,7 +78,7 @@ extension Realm {
             if let old, case .int(let target) = old[index] { before = target }
             if let new, case .int(let target) = new[index] { after = target }
             guard before != after else { continue }
-            let name = binding.table.schema.properties[index].name
+            let name = binding.table.schema.properties[index].columnName
             if let before {
                 try adjustBacklink(originClass: binding.className, property: name, origin: key, target: before, by: -1)
             }

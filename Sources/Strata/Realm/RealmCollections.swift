@@ -5,14 +5,14 @@ import StrataStorage
 extension Realm {
     /// "Class.property", for messages.
     func collectionName(_ owner: ManagedObject, _ property: Int) -> String {
-        "\(owner.table.className).\(owner.table.schema.properties[property].name)"
+        "\(owner.table.className).\(owner.table.schema.properties[property].columnName)"
     }
 
     /// The keyed tree holding every owner's nested tree for collection property `property`.
     private func collectionTreeName(_ binding: TableBinding, _ property: Int) -> String {
         TableNames.collection(
             binding.table.infos[property].collection ?? .list, binding.className,
-            binding.table.schema.properties[property].name)
+            binding.table.schema.properties[property].columnName)
     }
 
     /// The nested tree of `key`'s collection property `property` in the write transaction; created (a list tree
@@ -215,7 +215,7 @@ extension Realm {
                     info.collection = nil
                     guard !stored.fits(info) else {
                         throw .invalidValue(
-                            type: owner.table.className, property: owner.table.schema.properties[property].name,
+                            type: owner.table.className, property: owner.table.schema.properties[property].columnName,
                             reason: "stored element \(stored) is not a \(Element.self)")
                     }
                     throw corruptData(
@@ -278,7 +278,7 @@ extension Realm {
         guard case .collection(let container) = value, let source = entries(container) else {
             if case .null = value { return }
             throw .invalidValue(
-                type: binding.className, property: binding.table.schema.properties[property].name,
+                type: binding.className, property: binding.table.schema.properties[property].columnName,
                 reason: "expected a \(expected)")
         }
         guard let transaction = writeTransactionIfAny,

@@ -57,7 +57,7 @@ extension Realm {
         var primaryKey: [UInt8]?
         if let index = binding.table.primaryKeyIndex {
             let info = binding.table.infos[index]
-            let property = binding.table.schema.properties[index].name
+            let property = binding.table.schema.properties[index].columnName
             let given = ObjectValues.value(for: index, in: value, table: binding.table)
             guard given != nil || info.isOptional else {
                 throw .invalidValue(type: name, property: property, reason: "the primary key needs a value")
@@ -132,7 +132,7 @@ extension Realm {
         guard info.type == .object, info.objectType == nil,
             let embedded = try embeddedBinding(binding, property: property)
         else { return false }
-        let name = binding.table.schema.properties[property].name
+        let name = binding.table.schema.properties[property].columnName
         func failure(_ reason: String) -> Realm.Error {
             .invalidValue(type: binding.className, property: name, reason: reason)
         }

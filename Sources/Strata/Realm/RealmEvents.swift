@@ -89,15 +89,16 @@ extension Realm {
         }
     }
 
-    /// The storage options' event handler forwarding to `configuration`'s handler, or nil when it has none.
+    /// The storage options' event handler forwarding to `configuration`'s handler and the shared ``Logger``, or nil
+    /// when neither listens.
     static func storeEvents(_ configuration: Configuration) -> (@Sendable (StoreEvent) -> Void)? {
-        guard let events = configuration.events else { return nil }
+        guard let events = eventHandler(configuration) else { return nil }
         return { event in events(Event(event)) }
     }
 
     /// Reports the damage a read found (and recorded first) to the configuration's handler.
     func reportDamage(_ damage: Realm.Error, page: UInt32?) {
-        guard let events = configuration.events else { return }
+        guard let events = Realm.eventHandler(configuration) else { return }
         events(.damage(StoreEvent.Damage(path: path, page: page, reason: damage.description)))
     }
 }

@@ -18,7 +18,7 @@ extension Realm {
         throws(Realm.Error) -> [UInt8]
     {
         let info = elementInfo(binding, property)
-        let name = binding.table.schema.properties[property].name
+        let name = binding.table.schema.properties[property].columnName
         if info.type == .any {
             return MixedCodec.elementRow(
                 try encodeMixed(value, binding: binding, property: property, owner: owner, level: level))
@@ -130,7 +130,7 @@ extension Realm {
         let count = try storage { try transaction.count(in: list) }
         for index in positions where index < 0 || index > count || (index == count && !inserting) {
             throw .invalidValue(
-                type: owner.table.className, property: owner.table.schema.properties[property].name,
+                type: owner.table.className, property: owner.table.schema.properties[property].columnName,
                 reason: CollectionIndex.outOfBounds(index, count: count, inserting: inserting))
         }
     }

@@ -6,7 +6,7 @@ import StrataStorage
 extension Realm {
     /// The stored key of `key`, checked against the map-key rules and the engine's key size.
     private func mapKey(_ key: String, binding: TableBinding, property: Int) throws(Realm.Error) -> [UInt8] {
-        let name = binding.table.schema.properties[property].name
+        let name = binding.table.schema.properties[property].columnName
         if let problem = MapKeys.problem(key) {
             throw .invalidValue(type: binding.className, property: name, reason: "\"\(key)\": \(problem)")
         }

@@ -168,7 +168,7 @@ extension Realm {
             _PropertyInfo(type: $0.type, isOptional: $0.optional, collection: $0.collection)
         }
         var progress = MigrationProgressCounter(
-            events: configuration.events, path: path, className: name,
+            events: Realm.eventHandler(configuration), path: path, className: name,
             total: try storage { try activeTransaction().count(in: rows) })
         defer { progress?.finish() }
         try rewriteRows(in: rows) { _, view in

@@ -120,7 +120,8 @@ extension Realm {
     func isMixed(_ binding: TableBinding, _ property: Int) -> Bool { binding.table.infos[property].type == .any }
 
     private func mixedFailure(_ binding: TableBinding, _ property: Int, _ reason: String) -> Realm.Error {
-        .invalidValue(type: binding.className, property: binding.table.schema.properties[property].name, reason: reason)
+        .invalidValue(
+            type: binding.className, property: binding.table.schema.properties[property].columnName, reason: reason)
     }
 
     /// The backlink key of a mixed link from `origin` to object `key` of class `className`.
@@ -163,7 +164,7 @@ extension Realm {
                 throw mixedFailure(binding, property, "a mixed value cannot hold an embedded or asymmetric object")
             }
             try adjustBacklink(
-                originClass: binding.className, property: binding.table.schema.properties[property].name,
+                originClass: binding.className, property: binding.table.schema.properties[property].columnName,
                 key: Self.mixedBacklinkKey(className: targetBinding.className, target: key, origin: owner), by: 1)
             return MixedCodec.link(className: targetBinding.className, key: key)
         case .collection(let container):
@@ -207,12 +208,13 @@ extension Realm {
             }
             if case .string(let string) = value, string.utf8.count > maximumValueSize {
                 throw .valueTooLarge(
-                    type: binding.className, property: binding.table.schema.properties[property].name,
+                    type: binding.className, property: binding.table.schema.properties[property].columnName,
                     size: string.utf8.count)
             }
             if case .data(let data) = value, data.count > maximumValueSize {
                 throw .valueTooLarge(
-                    type: binding.className, property: binding.table.schema.properties[property].name, size: data.count)
+                    type: binding.className, property: binding.table.schema.properties[property].columnName,
+                    size: data.count)
             }
             return bytes
         }
@@ -224,7 +226,7 @@ extension Realm {
     {
         guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
         let trees = try handle(
-            TableNames.mixed(binding.className, binding.table.schema.properties[property].name), create: true)!
+            TableNames.mixed(binding.className, binding.table.schema.properties[property].columnName), create: true)!
         return try mutate {
             let id = try transaction.nextSequence(in: trees)
             return (
@@ -238,14 +240,17 @@ extension Realm {
     func nestedHandle(_ binding: TableBinding, property: Int, id: UInt64) throws(Realm.Error) -> TreeHandle? {
         guard let transaction = writeTransactionIfAny,
             let trees = try handle(
-                TableNames.mixed(binding.className, binding.table.schema.properties[property].name), create: false)
+                TableNames.mixed(binding.className, binding.table.schema.properties[property].columnName), create: false
+            )
         else { return nil }
         return try storage { try transaction.subtree(forKey: KeyEncoding.objectKey(Int64(bitPattern: id)), in: trees) }
     }
 
     /// The nested collection `id` of mixed property `property` in the current snapshot.
     func nestedView(_ binding: TableBinding, property: Int, id: UInt64) throws(Realm.Error) -> TreeView? {
-        guard let trees = treeView(TableNames.mixed(binding.className, binding.table.schema.properties[property].name))
+        guard
+            let trees = treeView(
+                TableNames.mixed(binding.className, binding.table.schema.properties[property].columnName))
         else { return nil }
         return try storage { try trees.subtree(forKey: KeyEncoding.objectKey(Int64(bitPattern: id))) }
     }
@@ -279,7 +284,7 @@ extension Realm {
         case .value: return
         case .link(let className, let key):
             try adjustBacklink(
-                originClass: binding.className, property: binding.table.schema.properties[property].name,
+                originClass: binding.className, property: binding.table.schema.properties[property].columnName,
                 key: Self.mixedBacklinkKey(className: className, target: key, origin: owner), by: -1)
         case .list(let id), .dictionary(let id):
             guard let tree = try nestedHandle(binding, property: property, id: id) else { return }
@@ -289,7 +294,8 @@ extension Realm {
                 }
             }
             let trees = try handle(
-                TableNames.mixed(binding.className, binding.table.schema.properties[property].name), create: false)!
+                TableNames.mixed(binding.className, binding.table.schema.properties[property].columnName), create: false
+            )!
             _ = try mutate { try transaction.delete(KeyEncoding.objectKey(Int64(bitPattern: id)), in: trees) }
         }
     }

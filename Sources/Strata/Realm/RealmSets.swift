@@ -29,7 +29,7 @@ extension Realm {
 
     /// The key of a set element, checked against the engine's key size.
     private func setKey(_ resolved: _StoredValue, binding: TableBinding, property: Int) throws(Realm.Error) -> [UInt8] {
-        let name = binding.table.schema.properties[property].name
+        let name = binding.table.schema.properties[property].columnName
         guard let key = Self.setElementKey(resolved) else {
             throw .invalidValue(
                 type: binding.className, property: name, reason: "a set element must be stored before it is keyed")

@@ -93,7 +93,7 @@ extension Realm {
     func encodedPrimaryKey(_ value: _StoredValue, binding: TableBinding, property: Int) throws(Realm.Error) -> [UInt8] {
         guard let encoded = KeyEncoding.primaryKey(value), encoded.count <= store.maxKeySize else {
             throw .invalidValue(
-                type: binding.className, property: binding.table.schema.properties[property].name,
+                type: binding.className, property: binding.table.schema.properties[property].columnName,
                 reason: "primary key values must be at most \(store.maxKeySize - 1) bytes")
         }
         return encoded
@@ -123,7 +123,7 @@ extension Realm {
             }
             try RowCodec.set(
                 resolved, column: binding.columns[index], in: &row, type: binding.className,
-                property: binding.table.schema.properties[index].name)
+                property: binding.table.schema.properties[index].columnName)
             resolvedValues.append(resolved)
         }
         let transaction = try activeTransactionForWrite()
@@ -196,7 +196,7 @@ extension Realm {
                 managed.table.kind == .object
             else {
                 throw .invalidValue(
-                    type: binding.className, property: binding.table.schema.properties[property].name,
+                    type: binding.className, property: binding.table.schema.properties[property].columnName,
                     reason: "expected a stored \(expected ?? "object") of this Realm")
             }
             return .int(managed.key)
@@ -204,7 +204,7 @@ extension Realm {
         guard let targetType = info.objectType, ObjectIdentifier(type(of: target)) == ObjectIdentifier(targetType)
         else {
             throw .invalidValue(
-                type: binding.className, property: binding.table.schema.properties[property].name,
+                type: binding.className, property: binding.table.schema.properties[property].columnName,
                 reason: "expected \(info.objectType.map { "\($0)" } ?? "an object"), got \(type(of: target))")
         }
         if targetType is EmbeddedObject.Type {
@@ -217,7 +217,7 @@ extension Realm {
         let info = binding.table.infos[property]
         // A list's elements live outside the row and are checked as they are written.
         guard !info.isCollection else { return }
-        let name = binding.table.schema.properties[property].name
+        let name = binding.table.schema.properties[property].columnName
         if case .null = value {
             guard info.isOptional else {
                 throw .invalidValue(
@@ -274,7 +274,7 @@ extension Realm {
         if property == binding.table.primaryKeyIndex && migrationState == nil {
             guard let new = KeyEncoding.primaryKey(value), new == KeyEncoding.primaryKey(values[property]) else {
                 throw .primaryKeyChange(
-                    type: binding.className, property: binding.table.schema.properties[property].name)
+                    type: binding.className, property: binding.table.schema.properties[property].columnName)
             }
             return
         }
@@ -368,10 +368,12 @@ extension Realm {
             } ?? []) + backlinkTrees(linkingTo: binding.className)
         let trees =
             backlinks + [binding.rowsTree, binding.primaryKeyTree]
-            + properties.filter { $0.isIndexed && !$0.isPrimary }.map { TableNames.index(binding.className, $0.name) }
+            + properties.filter { $0.isIndexed && !$0.isPrimary }.map {
+                TableNames.index(binding.className, $0.columnName)
+            }
             + binding.table.infos.indices.compactMap { property in
                 binding.table.infos[property].collection.map {
-                    TableNames.collection($0, binding.className, properties[property].name)
+                    TableNames.collection($0, binding.className, properties[property].columnName)
                 }
             }
         for tree in trees {

@@ -70,7 +70,8 @@ struct StoredClass: Codable, Equatable {
         // Linking objects are computed from the origin's links: nothing of them is stored in rows.
         properties = schema.properties.filter { $0.type != .linkingObjects }.map {
             StoredProperty(
-                name: $0.name, type: $0.type, optional: $0.isOptional, indexed: $0.isIndexed, primary: $0.isPrimary,
+                name: $0.columnName, type: $0.type, optional: $0.isOptional, indexed: $0.isIndexed,
+                primary: $0.isPrimary,
                 objectClassName: $0.objectClassName, list: $0.isArray ? true : nil, set: $0.isSet ? true : nil,
                 map: $0.isMap ? true : nil, fullText: $0.isFullTextIndexed ? true : nil)
         }
@@ -156,12 +157,12 @@ final class TableBinding {
         // A class not yet in the file will be stored as its schema says.
         let stored = stored ?? StoredClass(table.schema)
         columns = table.schema.properties.map { property in
-            stored.properties.firstIndex { $0.name == property.name } ?? -1
+            stored.properties.firstIndex { $0.name == property.columnName } ?? -1
         }
         columnCount = stored.properties.count
         rowsTree = TableNames.rows(table.className)
         primaryKeyTree = TableNames.primaryKeys(table.className)
-        indexTrees = table.schema.properties.map { TableNames.index(table.className, $0.name) }
+        indexTrees = table.schema.properties.map { TableNames.index(table.className, $0.columnName) }
     }
 
     var className: String { table.className }

@@ -225,7 +225,7 @@ extension AnyRealmValue: Codable {
         case .decimal128(let value): try container.encode(value)
         case .uuid(let value): try container.encode(value)
         case .object(let object):
-            if let key = object.objectSchema.primaryKeyProperty, let value = object[key.name] {
+            if let key = object.objectSchema.primaryKeyProperty, let value = object[key.columnName] {
                 try container.encode("\(value)")
             } else {
                 try container.encodeNil()

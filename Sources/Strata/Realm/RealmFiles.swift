@@ -1,0 +1,91 @@
+public import Foundation
+import StrataStorage
+
+/// The SDK's file members of the Realm handle: a file's schema version without opening a Realm, a copy written
+/// for another configuration, and seed files (``Realm/Configuration/seedFilePath``, copied in by ``Realm``'s
+/// opening).
+extension Realm {
+    /// The schema version stored in the file at `fileURL`, read without opening a Realm (no models are checked,
+    /// nothing is migrated), as the SDK's `schemaVersionAtURL(_:encryptionKey:)`. A file without object types has
+    /// version 0.
+    ///
+    /// ```swift
+    /// let version = try Realm.schemaVersionAtURL(url)
+    /// ```
+    ///
+    /// Throws ``Error/fileNotFound(path:)`` for a missing file, ``Error/incompatibleFile(path:reason:)`` for one that
+    /// is not a usable Strata file, and ``Error/fileAccess(path:reason:)`` when `encryptionKey` is given: Strata
+    /// files are not encrypted.
+    public static func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throws -> UInt64 {
+        let path = fileURL.path
+        guard encryptionKey == nil else {
+            throw Realm.Error.fileAccess(path: path, reason: "encrypted files are not supported (encryptionKey)")
+        }
+        guard FileManager.default.fileExists(atPath: path) else { throw Realm.Error.fileNotFound(path: path) }
+        do {
+            let store = try Store.open(path: path, options: StoreOptions(readOnly: true, createIfMissing: false))
+            let snapshot = try store.read()
+            return try readSchema(transaction: nil, snapshot: snapshot, path: path).version ?? 0
+        } catch let error as StorageError {
+            throw Realm.Error.storage(error, path: path)
+        }
+    }
+
+    /// Writes a compacted copy of the Realm's newest committed version to `configuration`'s file, which must not
+    /// exist, as the SDK's `writeCopy(configuration:)`; open the copy with that configuration. An in-memory
+    /// configuration is an error, as in the SDK (there is no file to write): it throws
+    /// ``Error/fileAccess(path:reason:)`` and writes nothing. Other errors as ``writeCopy(toFile:)``'s.
+    public func writeCopy(configuration: Configuration) throws {
+        guard configuration.inMemoryIdentifier == nil else {
+            throw Realm.Error.fileAccess(
+                path: configuration.path,
+                reason: "writeCopy(configuration:) writes a file: the configuration must have a fileURL, not an "
+                    + "inMemoryIdentifier")
+        }
+        try writeCopy(toFile: configuration.fileURL ?? Configuration.defaultFileURL)
+    }
+
+    /// The object of the stored class `typeName` whose primary key is `key`, or nil, as the SDK's
+    /// `dynamicObject(ofType:forPrimaryKey:)`: for tools that know the classes of the file only.
+    ///
+    /// ```swift
+    /// let ann = realm.dynamicObject(ofType: "Person", forPrimaryKey: 1)
+    /// print(ann?["name"] as? String ?? "")
+    /// ```
+    ///
+    /// Traps, naming the class, when the file has no class `typeName`, the class has no primary key, or `key`
+    /// is not a value of its type (as ``object(ofType:forPrimaryKey:)`` does for a model class).
+    public func dynamicObject(ofType typeName: String, forPrimaryKey key: Any) -> DynamicObject? {
+        checkThread()
+        do {
+            let binding = try dynamicBinding(typeName)
+            guard let index = binding.table.primaryKeyIndex else { fatalError("\(typeName) has no primary key") }
+            let info = binding.table.infos[index]
+            guard let stored = StoredValueConversion.stored(from: key, as: info),
+                let encoded = KeyEncoding.primaryKey(stored)
+            else {
+                fatalError(
+                    "\(Realm.Error.invalidValue(type: typeName, property: binding.table.schema.properties[index].columnName, reason: "\(type(of: key)) is not a valid primary key value"))"
+                )
+            }
+            guard let objectKey = try lookupPrimaryKey(binding, encoded) else { return nil }
+            return object(binding, key: objectKey) as? DynamicObject
+        } catch {
+            fatalError("dynamicObject(ofType:forPrimaryKey:): \(error)")
+        }
+    }
+
+    /// Copies `configuration`'s seed file to its file when that file does not exist yet (the SDK's
+    /// `seedFilePath`); an existing file is kept as it is.
+    static func copySeedFile(for configuration: Configuration) throws(Realm.Error) {
+        guard let seed = configuration.seedFilePath, configuration.inMemoryIdentifier == nil else { return }
+        let target = configuration.fileURL ?? Configuration.defaultFileURL
+        guard !FileManager.default.fileExists(atPath: target.path) else { return }
+        guard FileManager.default.fileExists(atPath: seed.path) else { throw .fileNotFound(path: seed.path) }
+        do {
+            try FileManager.default.copyItem(at: seed, to: target)
+        } catch {
+            throw .fileAccess(path: target.path, reason: "cannot copy the seed file \(seed.path): \(error)")
+        }
+    }
+}
