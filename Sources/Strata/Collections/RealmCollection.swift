@@ -16,7 +16,7 @@ import Foundation
 /// ```swift
 /// func oldest<C: RealmCollection>(_ dogs: C) -> Int? where C.Element == Dog { dogs.max(ofProperty: "age") }
 /// ```
-public protocol RealmCollection<Element>: RandomAccessCollection, ThreadConfined
+public protocol RealmCollection<Element>: RandomAccessCollection, ThreadConfined, Equatable, CustomStringConvertible
 where Index == Int, Element: RealmCollectionValue {
     /// The Realm the collection belongs to; nil while unmanaged.
     var realm: Realm? { get }

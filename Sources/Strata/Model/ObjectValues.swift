@@ -222,6 +222,9 @@ enum ObjectValues {
         try map.replaceAll(with: entries, type: table.className, property: name)
     }
 
+    /// The elements of `collection`, for a collection property's value.
+    private static func anyElements<C: RealmCollection>(of collection: C) -> [Any] { collection.map { $0 as Any } }
+
     /// Sets property `index` of `object` from a loosely typed value.
     static func set(_ value: Any?, property index: Int, of object: ObjectBase, table: TableSchema) throws(Realm.Error) {
         let info = table.infos[index]
@@ -247,6 +250,9 @@ enum ObjectValues {
                 elements = list.anyElements
             } else if let array = value as? [Any] {
                 elements = array
+            } else if let collection = value as? any RealmCollection {
+                // `Results`, `LinkingObjects`, `AnyRealmCollection`…: the SDK takes any collection as the value.
+                elements = anyElements(of: collection)
             } else {
                 throw .invalidValue(type: table.className, property: name, reason: "expected an array of elements")
             }
