@@ -277,7 +277,12 @@ final class ManagedObject {
             let recorder = KeyPathRecorder()
             _ = realm.recordingAccessor(binding, recorder: recorder)[keyPath: keyPath as AnyKeyPath]
             let made: AnyObject?
-            if recorder.steps.count == 1, recorder.steps[0].binding === binding {
+            // Only a key path that reads the property itself: one through a member of its value
+            // (`\.birthday.timeIntervalSince1970`) records the same step but is another value of another type.
+            if recorder.steps.count == 1, recorder.steps[0].binding === binding,
+                (Value.self as? any _Persistable.Type)?._propertyInfo.type
+                    == table.infos[recorder.steps[0].property].type
+            {
                 made = ProjectedReader<Value>.make(column: recorder.steps[0].property)
             } else {
                 made = nil

@@ -252,14 +252,26 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
         }
     }
 
-    /// Not available: `@Persisted` works only inside `ObjectBase` subclasses.
-    @available(
-        *, unavailable, message: "@Persisted can only be used on properties of Object or EmbeddedObject subclasses"
-    )
+    /// The value, for `@Persisted` outside a model class (a local variable, a property of another type): an
+    /// unmanaged value, as in the Realm Swift SDK. Inside `Object` and `EmbeddedObject` subclasses the property
+    /// reads and writes through its object instead.
+    ///
+    /// ```swift
+    /// @Persisted var scores: List<Int>
+    /// scores.append(3)   // an unmanaged list, to add to an object later
+    /// ```
     public var wrappedValue: Value {
-        get { fatalError("@Persisted can only be used inside ObjectBase subclasses") }
-        // swift-format-ignore
-        set { fatalError("@Persisted can only be used inside ObjectBase subclasses") }
+        get {
+            if let owner { return owner._withUnsafeGuaranteedRef { $0.read(column: property, as: Value.self) } }
+            return box.unsafelyUnwrapped.value(as: Value.self)
+        }
+        nonmutating set {
+            if let owner {
+                owner._withUnsafeGuaranteedRef { $0.write(column: property, newValue._stored) }
+                return
+            }
+            box.unsafelyUnwrapped.stored = newValue._stored
+        }
     }
 
     /// Reads and writes go to the object's Realm when it is managed, to the property's own storage otherwise.

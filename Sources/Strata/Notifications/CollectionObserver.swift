@@ -208,8 +208,13 @@ private func elementObserver<C>(
 
 extension List: ObservableRealmCollection {
     func makeObserver<C>(as collection: C, paths: [[String]]?) -> CollectionObserver<C> {
-        guard let (owner, property) = managedSource, nested == 0 else {
-            fatalError("observe: only the lists of managed objects can be observed (not unmanaged or nested ones)")
+        guard let (owner, property) = managedSource else {
+            fatalError("observe: only the lists of managed objects can be observed (not unmanaged ones)")
+        }
+        if nested != 0 {
+            return nestedListObserver(
+                realm: owner.realm, collection: collection, owner: owner, property: property, nested: nested,
+                level: level)
         }
         return elementObserver(
             realm: owner.realm, collection: collection, owner: owner, property: property, paths: paths)

@@ -96,6 +96,12 @@ final class MapObserver<Key: _MapKey, Value: RealmCollectionValue>: ChangeObserv
 
     /// The entries now (none once the owner was deleted).
     private func entries() -> [String: QueryHashKey] {
+        if map.nested != 0 {
+            // A dictionary nested in a mixed value.
+            let entries = realm.nestedEntries(
+                owner, property: property, nested: map.nested, level: map.level, keys: true)
+            return Dictionary(entries, uniquingKeysWith: { $1 })
+        }
         let entries = (try? realm.queryMapEntries(owner.binding, property: property, key: owner.key)) ?? []
         var result: [String: QueryHashKey] = [:]
         for entry in entries { result[entry.key] = QueryHashKey(entry.value) }
@@ -142,8 +148,8 @@ final class MapObserver<Key: _MapKey, Value: RealmCollectionValue>: ChangeObserv
 extension Map {
     /// The observer of this managed map, registered with its Realm.
     private func registeredObserver(paths: [[String]]?) -> MapObserver<Key, Value> {
-        guard let (owner, property) = managedSource, nested == 0 else {
-            fatalError("observe: only the maps of managed objects can be observed (not unmanaged or nested ones)")
+        guard let (owner, property) = managedSource else {
+            fatalError("observe: only the maps of managed objects can be observed (not unmanaged ones)")
         }
         let observer = MapObserver(map: self, owner: owner, property: property, paths: paths)
         owner.realm.addObserver(observer)

@@ -304,7 +304,8 @@ struct ModificationChecker {
         for path in paths {
             guard let first = path.first, let index = binding.table.propertyIndex(named: first) else { continue }
             let name = binding.table.schema.properties[index].columnName
-            if own.contains(name) || (path.count > 1 && pathChanged(binding, key, path[...])) { names.insert(name) }
+            let throughLinks = path.count > 1 || binding.table.infos[index].type == .linkingObjects
+            if own.contains(name) || (throughLinks && pathChanged(binding, key, path[...])) { names.insert(name) }
         }
         return names
     }
@@ -313,6 +314,9 @@ struct ModificationChecker {
         guard let first = path.first, let index = binding.table.propertyIndex(named: first) else { return false }
         let name = binding.table.schema.properties[index].columnName
         if changes.classes[binding.className]?.modified[key]?.contains(name) == true { return true }
+        if path.count == 1, binding.table.infos[index].type == .linkingObjects {
+            return realm.backlinksGained(binding, property: index, key: key, changes: changes)
+        }
         guard path.count > 1, let target = targetBinding(binding, index) else { return false }
         return linkTargets(binding, index, key).contains { target2 in
             changes.classes[target.className]?.insertedOrDeleted.contains(target2) != true
@@ -338,11 +342,14 @@ struct ModificationChecker {
         return try? realm.dynamicBinding(name)
     }
 
-    /// The objects property `index` of object `key` links to, in the Realm's current version.
+    /// The objects property `index` of object `key` links to, in the Realm's current version (for a
+    /// `LinkingObjects` property: the objects linking to it).
     private func linkTargets(_ binding: TableBinding, _ index: Int, _ key: Int64) -> [Int64] {
         let info = binding.table.infos[index]
         let values: [_StoredValue]
-        if info.isCollection {
+        if info.type == .linkingObjects {
+            return realm.backlinkKeys(of: binding, property: index, key: key)
+        } else if info.isCollection {
             values = (try? realm.queryCollectionValues(binding, property: index, key: key)) ?? []
         } else {
             let value = try? realm.withRow(tree: binding.rowsTree, key: key) { row in
@@ -372,7 +379,7 @@ struct ModificationChecker {
                 }
                 guard position < path.count - 1 else { break }
                 let info = current.table.infos[index]
-                guard info.type == .object,
+                guard info.type == .object || info.type == .linkingObjects,
                     let next = info.objectType.flatMap({ try? realm.binding(for: $0) })
                         ?? current.table.schema.properties[index].objectClassName.flatMap({
                             try? realm.dynamicBinding($0)

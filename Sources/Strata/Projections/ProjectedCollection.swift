@@ -1,7 +1,8 @@
 /// A list or set of objects seen as the values of one property of each object: what
 /// `\Person.friends.projectTo.firstName` projects. Live: it reads the underlying collection in the Realm's current
 /// version, so inserts, removes and moves show at once; observable like other collections (a change to the
-/// projected property of an element is a modification). Read-only: change the underlying collection instead.
+/// projected property of an element is a modification). Setting an element sets the projected property of the
+/// underlying object; add, remove and move elements on the underlying collection.
 ///
 /// ```swift
 /// class PersonProjection: Projection<Person> {
@@ -21,8 +22,16 @@ public final class ProjectedCollection<Element: RealmCollectionValue>: RealmColl
     public var endIndex: Int { source.count }
     /// The number of elements.
     public var count: Int { source.count }
-    /// The projected value of the element at `position`.
-    public subscript(position: Int) -> Element { source.element(at: position) }
+    /// The projected value of the element at `position`; setting it sets that property of the underlying
+    /// object (inside a write transaction, as any change of a managed object).
+    ///
+    /// ```swift
+    /// try realm.write { projection.friendNames[0] = "Ana" }   // person.friends[0].firstName = "Ana"
+    /// ```
+    public subscript(position: Int) -> Element {
+        get { source.element(at: position) }
+        set { source.setElement(newValue, at: position) }
+    }
 
     /// The Realm of the underlying collection; nil while it is unmanaged.
     public var realm: Realm? { source.realm }
@@ -68,6 +77,7 @@ extension ProjectedCollection: ObservableRealmCollection {
 class ProjectedSource<Element> {
     var count: Int { fatalError("abstract") }
     func element(at position: Int) -> Element { fatalError("abstract") }
+    func setElement(_ value: Element, at position: Int) { fatalError("abstract") }
     var realm: Realm? { fatalError("abstract") }
     var isInvalidated: Bool { fatalError("abstract") }
     func frozen() -> ProjectedSource<Element> { fatalError("abstract") }
@@ -91,6 +101,31 @@ where Base.Element: ObjectBase {
 
     override var count: Int { base.count }
     override func element(at position: Int) -> Element { base[position][keyPath: keyPath] }
+
+    override func setElement(_ value: Element, at position: Int) {
+        let object = base[position]
+        if let writable = keyPath as? ReferenceWritableKeyPath<Base.Element, Element> {
+            object[keyPath: writable] = value
+            return
+        }
+        // A path through links (`\.address?.city`): set the property at its end, by name.
+        guard let realm = base.realm else {
+            fatalError("ProjectedCollection(\(keyPath)): a read-only key path on an unmanaged collection")
+        }
+        do {
+            let path = try realm.propertyPath(of: keyPath, query: "ProjectedCollection(\(keyPath))")
+            var target: ObjectBase = object
+            for name in path.dropLast() {
+                guard let next = target[name] as? ObjectBase else {
+                    fatalError("ProjectedCollection(\(keyPath))[\(position)]: \(name) is nil, nothing to set")
+                }
+                target = next
+            }
+            target[path[path.count - 1]] = flattenedOptional(value)
+        } catch {
+            fatalError("\(error)")
+        }
+    }
     override var realm: Realm? { base.realm }
     override var isInvalidated: Bool { base.isInvalidated }
     override func frozen() -> ProjectedSource<Element> { ProjectedElements(base: base.freeze(), keyPath: keyPath) }
