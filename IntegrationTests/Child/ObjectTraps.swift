@@ -6,6 +6,7 @@ import Strata
 //   object-trap PATH CASE   store a kite, print "stored", then misuse it as CASE says:
 //                           nested-begin-write  beginWrite() while a write is in progress
 //                           invalidated-read    read a property of the kite after realm.invalidate()
+//                           thread-write-async  writeAsync on this thread's Realm (no executor to run it later)
 //   (the parent checks the trap's message and that the file kept the kite)
 
 /// Runs the object-trap mode; false when `arguments[1]` is another mode.
@@ -24,6 +25,8 @@ func runObjectTrapMode(_ arguments: [String]) throws -> Bool {
     case "invalidated-read":
         realm.invalidate()
         say("read \(kite.color)")
+    case "thread-write-async":
+        realm.writeAsync({ realm.create(Kite.self, value: ["color": "lost"]) })
     default: fail("unknown object-trap case \(arguments[3])")
     }
     say("no trap")

@@ -35,6 +35,9 @@ final class RealmQueue: @unchecked Sendable {
         return RealmQueue(queue: queue, marker: marker)
     }
 
+    /// The marker of the Realm queue whose block the caller runs in, if any.
+    static var currentMarker: QueueMarker? { DispatchQueue.getSpecific(key: key) }
+
     /// Whether the caller runs in a block of this queue (or of a queue targeting it).
     var isCurrent: Bool { DispatchQueue.getSpecific(key: Self.key) === marker }
 

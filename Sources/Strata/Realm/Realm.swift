@@ -41,6 +41,8 @@ public final class Realm {
     var pinned: PinnedVersion?
     /// Observers of this Realm and its objects and collections (see `Notifications/`).
     let observers = ObserverList()
+    /// The callback-style asynchronous writes waiting to run here (``writeAsync(_:onComplete:)``), made on first use.
+    var asyncTransactions: AsyncTransactionQueue?
     /// Whether the coordinator refreshes this Realm after commits (it follows the versions it reads).
     var coordinated = false
     /// Swift Observation: the registrar the next tracked object takes, and the objects tracked so far (see
