@@ -121,6 +121,50 @@ struct SectionedResultsObservationTests {
         #expect(sections[0].count == 1 && sections[0].key == "a")
     }
 
+    /// The SDK's unannotated callbacks compile for both: the change's type comes from the receiver.
+    @Test func unannotatedCallbacksGetTheSectionedChange() throws {
+        let realm = try realm()
+        let sections = realm.objects(Contact.self).sectioned(by: \.initial)
+        var seen: [String] = []
+        let whole = sections.observe { change in
+            switch change {
+            case .initial(let collection): seen.append("initial \(collection.count)")
+            case .update(_, _, _, _, let inserted, _): seen.append("sections +\(Array(inserted))")
+            case .error(let error): seen.append("\(error)")
+            }
+        }
+        let first = sections[0].observe { change in
+            if case .update(let section, _, let insertions, _, _, _) = change {
+                seen.append("\(section.key ?? "") +\(insertions)")
+            }
+        }
+        defer {
+            whole.invalidate()
+            first.invalidate()
+        }
+        try realm.write { realm.create(Contact.self, value: ["name": "avocado"]) }
+        #expect(seen == ["initial 3", "sections +[]", "a +[[0, 1]]"])
+    }
+
+    /// Erased to `AnyRealmCollection`, a section is observed as a collection: positions within the section.
+    @Test func anErasedSectionIsObservedAsACollection() throws {
+        let realm = try realm()
+        let erased = AnyRealmCollection(realm.objects(Contact.self).sectioned(by: \.initial)[1])  // b: banana, box
+        var updates: [(deletions: [Int], insertions: [Int], modifications: [Int])] = []
+        let token = erased.observe { change in
+            if case .update(_, let deletions, let insertions, let modifications) = change {
+                updates.append((deletions, insertions, modifications))
+            }
+        }
+        defer { token.invalidate() }
+        try realm.write { realm.create(Contact.self, value: ["name": "bat"]) }
+        try realm.write { contact("box", in: realm).age = 4 }
+        try realm.write { realm.create(Contact.self, value: ["name": "cat"]) }  // another section: nothing
+        #expect(updates.count == 2)
+        #expect(updates.first?.insertions == [1])
+        #expect(updates.last?.modifications == [2])
+    }
+
     @Test func sectionsOfPlainValuesAreObserved() throws {
         let realm = try Realm(
             configuration: Realm.Configuration(

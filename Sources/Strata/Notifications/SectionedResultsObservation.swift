@@ -220,3 +220,29 @@ struct SectionedDiff {
         return diff
     }
 }
+
+/// A section observed as a plain collection (through `AnyRealmCollection` or generic `RealmCollection` code):
+/// row positions of the section, as for any collection.
+extension ResultsSection: ObservableRealmCollection {
+    func makeObserver<C>(as collection: C, paths: [[String]]?) -> CollectionObserver<C> {
+        guard let realm = parent.realm else { fatalError("observe: unmanaged sectioned results cannot be observed") }
+        var binding: TableBinding?
+        var paths = paths
+        if case .results(let source) = parent.source {
+            binding = source.binding
+            if let projection = Element.self as? any ProjectionObservable.Type {
+                paths = realm.projectionPaths(projection, paths)
+            }
+        }
+        let parent = parent
+        let key = key
+        return IdentityObserver(
+            realm: realm, collection: collection, elementBinding: binding, paths: paths,
+            identities: { () -> [QueryHashKey] in
+                let snapshot = parent.snapshot()
+                guard let position = snapshot.position(of: key) else { return [] }
+                return snapshot.sections[position].rows.map { snapshot.identities[$0] }
+            },
+            objectKey: binding == nil ? nil : { (identity: QueryHashKey) in identity.value.base as? Int64 })
+    }
+}
