@@ -145,3 +145,23 @@ struct ConcurrencyQueueConfinementTests {
         try await queue.run { tokens.value = nil }
     }
 }
+
+@Suite("Concurrency: thawing in a queue's block")
+struct ConcurrencyQueueThawTests {
+    /// A frozen object thawed in a block of a queue that has a Realm of the file open becomes live in that
+    /// Realm (not in a Realm of whichever worker thread runs the block, which the next block may not run on).
+    @Test func aFrozenObjectThawsIntoTheQueuesRealm() async throws {
+        let configuration = Realm.Configuration(
+            inMemoryIdentifier: "queue-thaw-\(UUID())", objectTypes: [QueueDog.self, QueueOwner.self])
+        let realm = try Realm(configuration: configuration)
+        let rex = try realm.write { realm.create(QueueDog.self, value: ["name": "Rex"]) }
+        let frozen = Frozen(rex)
+        let queue = MarkedQueue("thaw")
+        let thawedHere = try await queue.run { () -> Bool in
+            let queueRealm = try Realm(configuration: configuration, queue: queue.queue)
+            let live = frozen.value.thaw()
+            return live?.realm === queueRealm && live?.name == "Rex"
+        }
+        #expect(thawedHere)
+    }
+}

@@ -114,8 +114,11 @@ extension Realm {
     /// A live Realm of `configuration`'s file for `isolation` (an actor) or else the calling task or thread: the
     /// one this process already has there (kept while in use; refreshed, so at least as new as any frozen value of
     /// this process), or a new one.
+    /// In a block of a queue that has a Realm of the file open (``RealmQueue``), outside any actor, that one.
     static func live(for configuration: Configuration, isolation: (any Actor)?) throws -> Realm {
-        let realm = try cached(configuration, isolation: isolation)
+        let realm =
+            try (isolation == nil ? openOnCurrentQueue(configuration) : nil)
+            ?? cached(configuration, isolation: isolation)
         realm.refresh()
         return realm
     }

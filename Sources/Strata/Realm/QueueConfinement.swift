@@ -61,6 +61,16 @@ private struct WeakQueueRealm: @unchecked Sendable {
     weak var realm: Realm?
 }
 
+extension Realm {
+    /// The Realm of `configuration`'s file that the queue running the caller has open, if any: where `thaw()`,
+    /// `resolve(_:)` of a Realm and `@ThreadSafe` find a live Realm in a queue's block.
+    static func openOnCurrentQueue(_ configuration: Configuration) -> Realm? {
+        guard let marker = RealmQueue.currentMarker else { return nil }
+        return RealmCache.shared.realm(
+            for: RealmCache.Key(path: configuration.path, isolation: .queue(ObjectIdentifier(marker))))
+    }
+}
+
 extension _RealmInitializers where Self: Realm {
     /// Opens a Realm confined to the serial `queue`, as the Realm SDK's `Realm(configuration:queue:)` does: use
     /// it, and its objects and collections, only in blocks dispatched to that queue. Its observers' changes are

@@ -37,7 +37,7 @@ public final class ThreadSafe<T: ThreadConfined>: @unchecked Sendable {
             guard let configuration = reference.frozen.realm?.configuration else { return nil }
             let realm: Realm
             do {
-                realm = try Realm.forReading(configuration)
+                realm = try Realm.live(for: configuration, isolation: nil)
             } catch {
                 fatalError("@ThreadSafe: the Realm of \(configuration.path) cannot be opened here: \(error)")
             }
@@ -47,19 +47,5 @@ public final class ThreadSafe<T: ThreadConfined>: @unchecked Sendable {
             let replacement = newValue.map { ThreadSafeReference(to: $0) }
             reference.withLock { $0 = replacement }
         }
-    }
-}
-
-extension Realm {
-    /// A live Realm of `configuration`'s file for a reader that cannot say its actor (a getter): the one the
-    /// calling queue has open, else the calling task's or thread's.
-    fileprivate static func forReading(_ configuration: Configuration) throws -> Realm {
-        if let marker = RealmQueue.currentMarker,
-            let realm = RealmCache.shared.realm(
-                for: RealmCache.Key(path: configuration.path, isolation: .queue(ObjectIdentifier(marker))))
-        {
-            return realm
-        }
-        return try cached(configuration, isolation: nil)
     }
 }
