@@ -60,8 +60,8 @@ enum RealmDescription {
         return text + "}"
     }
 
-    /// Property `property` of `object`; key-value coding reads collections as arrays and dictionaries, which
-    /// print here in the collection's shape, named by the property's type.
+    /// Property `property` of `object`; a collection prints in the collection's shape (linking objects, which
+    /// key-value coding reads as an array, named by the property's type).
     private static func propertyValue(_ object: ObjectBase, _ property: Property, depth: Int) -> String {
         let read = object.value(forKey: property.name)
         guard property.isArray || property.isSet || property.isMap || property.type == .linkingObjects else {
@@ -73,6 +73,9 @@ enum RealmDescription {
         let header =
             "\(kind)<\(property.isMap ? "string, " : "")\(elementType)> <\(address(object))>"
         guard depth > 0 else { return "<Maximum depth exceeded>" }
+        // Key-value coding reads a collection property as the live collection, which prints itself.
+        if let live = read as? any RealmCollection { return live.description(depth: depth) }
+        if let live = read as? any DepthDescribable { return live.description(depth: depth) }
         if let entries = read as? [String: Any?] {
             let lines = entries.sorted { $0.key < $1.key }.prefix(maxElements).map {
                 "[\($0.key)]: " + value($0.value, depth: depth - 1)
