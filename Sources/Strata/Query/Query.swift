@@ -153,8 +153,9 @@ extension Query where T: _QueryCollection {
     public var max: Query<T.Element> { Query<T.Element>(node.appending(.operation("@max"))) }
     /// The sum of the elements.
     public var sum: Query<T.Element> { Query<T.Element>(node.appending(.operation("@sum"))) }
-    /// The mean of the elements.
-    public var avg: Query<Double> { Query<Double>(node.appending(.operation("@avg"))) }
+    /// The mean of the elements, typed as the elements are (as in the SDK, so that it compares with a value of
+    /// the element type); it is computed exactly and compared by value (the mean of 5 and 4 is 4.5, not 4).
+    public var avg: Query<T.Element> { Query<T.Element>(node.appending(.operation("@avg"))) }
 }
 
 // MARK: Comparisons
@@ -366,8 +367,8 @@ extension Query where T: _QueryMap {
     public var max: Query<T.Value> { Query<T.Value>(node.appending(.operation("@max"))) }
     /// The sum of the values.
     public var sum: Query<T.Value> { Query<T.Value>(node.appending(.operation("@sum"))) }
-    /// The mean of the values.
-    public var avg: Query<Double> { Query<Double>(node.appending(.operation("@avg"))) }
+    /// The mean of the values, typed as the values are (as in the SDK); computed exactly, compared by value.
+    public var avg: Query<T.Value> { Query<T.Value>(node.appending(.operation("@avg"))) }
 }
 
 // MARK: Logic

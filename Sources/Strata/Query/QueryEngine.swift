@@ -23,6 +23,8 @@ struct BoundPath {
         case type
         /// `extra[0]`, `extra['key']`, `extra[SIZE]`, …: into the nested collection of each mixed value.
         case mixedElement(MixedSubscript)
+        /// `age * 2`: the value of an arithmetic expression over the object (the only step of its path).
+        case arithmetic(BoundArithmetic)
     }
 
     var steps: [Step]
@@ -60,12 +62,10 @@ extension BoundPath.Step {
 }
 
 extension RQLOperand {
-    /// Whether the operand names a property (a key path or a SUBQUERY count) rather than a value.
+    /// Whether the operand names a property (a key path, a SUBQUERY count, or an expression reading one) rather
+    /// than a value.
     var isPath: Bool {
-        switch self {
-        case .keyPath, .subquery: true
-        default: false
-        }
+        readsProperty
     }
 }
 
@@ -346,8 +346,10 @@ struct QueryBinder {
     }
 
     /// A key path or a `SUBQUERY(…).@count`, bound; nil for other operands.
-    private func bindPathOperand(_ operand: RQLOperand) throws(Realm.Error) -> BoundPath? {
+    func bindPathOperand(_ operand: RQLOperand) throws(Realm.Error) -> BoundPath? {
         switch operand {
+        case .arithmetic where operand.readsProperty:
+            return try bindArithmeticPath(operand)
         case .keyPath(let components, let position):
             return try bindPath(components, at: position)
         case .subquery(let collection, let name, let predicate, let position):
@@ -439,7 +441,7 @@ struct QueryBinder {
             switch step {
             case .property(let binding, _): binding.table.type != DynamicObject.self
             case .count, .aggregate, .keys, .mapValue, .type, .mixedElement: true
-            case .backlinks, .subqueryCount: false
+            case .backlinks, .subqueryCount, .arithmetic: false
             }
         }
     }
@@ -662,11 +664,14 @@ struct QueryBinder {
         return path
     }
 
-    private func bindOperand(_ operand: RQLOperand, for path: BoundPath, op: RQLOperator = .equal)
+    func bindOperand(_ operand: RQLOperand, for path: BoundPath, op: RQLOperator = .equal)
         throws(Realm.Error) -> BoundOperand
     {
         switch operand {
         case .literal(let value, _): return .value(value)
+        case .arithmetic:
+            return operand.readsProperty
+                ? .path(try bindArithmeticPath(operand)) : .value(try arithmeticConstant(operand))
         case .argument(let number, let position):
             guard number < arguments.count else {
                 throw failure(
@@ -828,8 +833,11 @@ struct QueryBinder {
             throw failure("IN needs a list: {…} or an array argument", at: position)
         }
         for value in values where !Self.fits(value, path.type) {
+            let hint =
+                path.type == .date && QueryValues.number(value) != nil
+                ? " (a date is written 2024-01-01@10:00:00 or T1704103200:0)" : ""
             throw failure(
-                "\(path.text) is \(path.type) and cannot be compared with \(Self.describe(value))", at: position)
+                "\(path.text) is \(path.type) and cannot be compared with \(Self.describe(value))\(hint)", at: position)
         }
         if case .object = path.type, [.less, .lessOrEqual, .greater, .greaterOrEqual].contains(op) {
             throw failure("links can only be compared with == and !=", at: position)
@@ -1041,6 +1049,8 @@ extension Realm {
                 values = [QueryValues.aggregate(name, values)]
             case .mixedElement(let element):
                 values = values.flatMap { element.values(of: $0) }
+            case .arithmetic(let expression):
+                values = try arithmeticValue(expression, key: key, row: row).map { [$0] } ?? []
             case .keys, .mapValue:
                 break
             }

@@ -130,6 +130,7 @@ extension BoundPath {
                         (try map(origin.origin), origin.property)
                     })
             case .subqueryCount(let predicate): .subqueryCount(try predicate.rebound(map))
+            case .arithmetic(let expression): .arithmetic(try expression.rebound(map))
             case .count, .aggregate, .keys, .mapValue, .type, .mixedElement: step
             }
         }

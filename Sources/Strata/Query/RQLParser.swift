@@ -98,12 +98,16 @@ indirect enum RQLOperand {
     case subquery(collection: [String], variable: String, predicate: RQLPredicate, position: Int)
     /// `geoBox(…)`, `geoCircle(…)`, `geoPolygon(…)` written in the query.
     case shape(GeoShapeLiteral, position: Int)
+    /// `left * right`, `left / right`, `left + right`, `left - right` (see `QueryArithmetic`).
+    case arithmetic(ArithmeticOperator, RQLOperand, RQLOperand, position: Int)
 
     var position: Int {
         switch self {
         case .keyPath(_, let position), .literal(_, let position), .argument(_, let position),
             .list(_, let position), .subquery(_, _, _, let position), .shape(_, let position):
             position
+        // An expression is where it starts (its own position, the operator's, is for errors about the operator).
+        case .arithmetic(_, let left, _, _): left.position
         }
     }
 }
@@ -185,6 +189,8 @@ struct RQLParser {
 
     /// Whether a `%K` took a key path from the arguments.
     private var substitutesKeys = false
+    /// `matchingParentheses(tokens)`, computed when a `(` is first met.
+    private var closingParenthesis: [Int] = []
 
     private func failure(_ reason: String, at position: Int) -> Realm.Error {
         Self.failure(in: text, reason, at: position)
@@ -446,7 +452,8 @@ struct RQLParser {
                 if ["==", "!=", "<>", "<=", ">=", "=<", "=>", "&&", "||"].contains(two) {
                     tokens.append((.symbol(two), start))
                     at += 2
-                } else if let scalar = Unicode.Scalar(UInt32(byte)), "=<>!(){},.-[]*".unicodeScalars.contains(scalar) {
+                } else if let scalar = Unicode.Scalar(UInt32(byte)), "=<>!(){},.-[]*+/".unicodeScalars.contains(scalar)
+                {
                     tokens.append((.symbol(String(Character(scalar))), start))
                     at += 1
                 } else {
@@ -604,7 +611,7 @@ struct RQLParser {
                 groups[groups.count - 1].nots += 1
             }
             let start = position
-            if accept(symbol: "(") {
+            if !parenthesisOpensExpression(), accept(symbol: "(") {
                 try enterLevel(at: start)
                 groups.append(Group())
                 continue
@@ -656,7 +663,7 @@ struct RQLParser {
             quantifier = word == "ALL" ? .all : word == "NONE" ? RQLQuantifier.none : .any
             advance()
         }
-        let left = try operand()
+        let left = try arithmeticOperand()
         if accept(keyword: "BETWEEN") {
             if case .argument = current {
                 // `age BETWEEN %@` with an array of two bounds (NSPredicate's form): the argument stands for both
@@ -715,8 +722,75 @@ struct RQLParser {
             default: break
             }
         }
-        comparison.right = try operand()
+        comparison.right = try arithmeticOperand()
         return .compare(comparison)
+    }
+
+    /// An operand, or an arithmetic expression of operands: `term (('+' | '-') term)*`, where a term is
+    /// `factor (('*' | '/') factor)*` and a factor an operand or a parenthesised expression, so `*` and `/` bind
+    /// tighter than `+` and `-`, and each chain groups from the left (as in the Realm Query Language).
+    private mutating func arithmeticOperand() throws(Realm.Error) -> RQLOperand {
+        var left = try arithmeticTerm()
+        while case .symbol(let symbol) = current, let op = ArithmeticOperator(rawValue: symbol),
+            op == .add || op == .subtract
+        {
+            let at = position
+            advance()
+            left = .arithmetic(op, left, try arithmeticTerm(), position: at)
+        }
+        return left
+    }
+
+    private mutating func arithmeticTerm() throws(Realm.Error) -> RQLOperand {
+        var left = try arithmeticFactor()
+        while case .symbol(let symbol) = current, let op = ArithmeticOperator(rawValue: symbol),
+            op == .multiply || op == .divide
+        {
+            let at = position
+            advance()
+            left = .arithmetic(op, left, try arithmeticFactor(), position: at)
+        }
+        return left
+    }
+
+    private mutating func arithmeticFactor() throws(Realm.Error) -> RQLOperand {
+        let start = position
+        guard accept(symbol: "(") else { return try operand() }
+        try enterLevel(at: start)
+        let inner = try arithmeticOperand()
+        try expect(symbol: ")", ") to close (")
+        depth -= 1
+        return inner
+    }
+
+    /// Whether the `(` at the current token opens an arithmetic expression (`(age + 1) * 2 > 50`) rather than a
+    /// group of conditions: the token after its matching `)` continues an expression or a comparison.
+    private mutating func parenthesisOpensExpression() -> Bool {
+        guard current == .symbol("(") else { return false }
+        if closingParenthesis.isEmpty { closingParenthesis = Self.matchingParentheses(tokens.map(\.token)) }
+        let close = closingParenthesis[index]
+        guard close >= 0, close + 1 < tokens.count else { return false }
+        switch tokens[close + 1].token {
+        case .symbol(let symbol):
+            return ["*", "/", "+", "-", "==", "=", "!=", "<>", "<", "<=", ">", ">=", "=<", "=>"].contains(symbol)
+        case .identifier(let word): return word.uppercased() == "IN"
+        default: return false
+        }
+    }
+
+    /// For each token, the index of the `)` closing it when it is a `(` (-1 otherwise or when unclosed): one pass
+    /// with a stack, so that looking past a parenthesis costs nothing however deep the query nests.
+    private static func matchingParentheses(_ tokens: [Token]) -> [Int] {
+        var closing = [Int](repeating: -1, count: tokens.count)
+        var open: [Int] = []
+        for (at, token) in tokens.enumerated() {
+            if token == .symbol("(") {
+                open.append(at)
+            } else if token == .symbol(")"), let start = open.popLast() {
+                closing[start] = at
+            }
+        }
+        return closing
     }
 
     private mutating func operand() throws(Realm.Error) -> RQLOperand {
