@@ -21,15 +21,18 @@ final class RealmQueue: @unchecked Sendable {
 
     /// The marker's key, one for the process.
     private static let key = DispatchSpecificKey<QueueMarker>()
-    /// Serialises marking, so two first uses of one queue agree on its marker.
-    private static let markingLock = Locked(())
+    /// Serialises marking, so two first uses of one queue agree on its marker; counts the queues marked. (A
+    /// `Locked(())` would do, but its empty state shares its address with the mutex pointer, and ThreadSanitizer
+    /// reports the exclusive access to the one as a race with reading the other.)
+    private static let markedQueues = Locked(0)
 
     /// `queue`, marked (once per queue) so that its blocks can be recognised.
     static func marking(_ queue: DispatchQueue) -> RealmQueue {
-        let marker = markingLock.withLock { _ -> QueueMarker in
+        let marker = markedQueues.withLock { count -> QueueMarker in
             if let marker = queue.getSpecific(key: key) { return marker }
             let marker = QueueMarker()
             queue.setSpecific(key: key, value: marker)
+            count += 1
             return marker
         }
         return RealmQueue(queue: queue, marker: marker)
