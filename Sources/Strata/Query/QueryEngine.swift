@@ -711,6 +711,8 @@ struct QueryBinder {
             return .path(try bindPathOperand(operand)!)
         case .shape(_, let position):
             throw failure("a shape can only follow GEOWITHIN", at: position)
+        case .object(let className, let primaryKey, let position):
+            return try bindObjectLiteral(className: className, primaryKey: primaryKey, for: path, at: position)
         case .list(let elements, _):
             var values: [_StoredValue] = []
             for element in elements {
