@@ -89,8 +89,8 @@ extension QueryBinder {
                 throw failure("$\(number): arithmetic needs a number, not a list", at: position)
             }
             return (.value(value), try numberType(value, at: position), "$\(number)")
-        case .list(_, let position), .shape(_, let position):
-            throw failure("arithmetic needs numbers, not a list or shape", at: position)
+        case .list(_, let position), .shape(_, let position), .object(_, _, let position):
+            throw failure("arithmetic needs numbers, not a list, shape or object", at: position)
         }
     }
 

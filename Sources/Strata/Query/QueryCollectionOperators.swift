@@ -4,34 +4,35 @@ import Foundation
 /// when it holds for any element (`$0.ratings == 5`, `$0.ratings > 4`), a range holds when every element lies in
 /// it (`$0.ratings.contains(3...5)`), numbers reached through a collection of objects aggregate over it
 /// (`$0.citizens.age.avg > 30`), and a condition on a collection's elements counts the elements that satisfy it
-/// (`($0.citizens.age > 18).count >= 2`).
+/// (`($0.citizens.age > 18).count >= 2`, `($0.scores > 5).count > 1`). A comparison of a list or set of values
+/// reads its elements (the path ends in `.elements`), so that inside `(…).count` it is about each value.
 extension Query where T: _QueryCollection {
     /// Whether any element equals `element` (RQL `ANY list == value`).
     public static func == (lhs: Query<T>, rhs: T.Element) -> Query<Bool> {
-        Query<Bool>(.compare(lhs.node, .equal, .value(rhs), []))
+        Query<Bool>(.compare(lhs.node.appending(.elements), .equal, .value(rhs), []))
     }
     /// Whether any element differs from `element` (RQL `ANY list != value`).
     public static func != (lhs: Query<T>, rhs: T.Element) -> Query<Bool> {
-        Query<Bool>(.compare(lhs.node, .notEqual, .value(rhs), []))
+        Query<Bool>(.compare(lhs.node.appending(.elements), .notEqual, .value(rhs), []))
     }
 }
 
 extension Query where T: _QueryCollection, T.Element: Comparable {
     /// Whether any element is less than `value`.
     public static func < (lhs: Query<T>, rhs: T.Element) -> Query<Bool> {
-        Query<Bool>(.compare(lhs.node, .less, .value(rhs), []))
+        Query<Bool>(.compare(lhs.node.appending(.elements), .less, .value(rhs), []))
     }
     /// Whether any element is less than or equal to `value`.
     public static func <= (lhs: Query<T>, rhs: T.Element) -> Query<Bool> {
-        Query<Bool>(.compare(lhs.node, .lessOrEqual, .value(rhs), []))
+        Query<Bool>(.compare(lhs.node.appending(.elements), .lessOrEqual, .value(rhs), []))
     }
     /// Whether any element is greater than `value`.
     public static func > (lhs: Query<T>, rhs: T.Element) -> Query<Bool> {
-        Query<Bool>(.compare(lhs.node, .greater, .value(rhs), []))
+        Query<Bool>(.compare(lhs.node.appending(.elements), .greater, .value(rhs), []))
     }
     /// Whether any element is greater than or equal to `value`.
     public static func >= (lhs: Query<T>, rhs: T.Element) -> Query<Bool> {
-        Query<Bool>(.compare(lhs.node, .greaterOrEqual, .value(rhs), []))
+        Query<Bool>(.compare(lhs.node.appending(.elements), .greaterOrEqual, .value(rhs), []))
     }
     /// Whether every element lies in `range` (both ends included); false for an empty collection, as in the SDK
     /// (`list.@min >= low && list.@max <= high`).
@@ -47,19 +48,19 @@ extension Query where T: _QueryCollection, T.Element: Comparable {
 extension Query where T: _QueryCollection, T.Element: _QueryOptional, T.Element.Wrapped: Comparable {
     /// Whether any element is less than `value` (nil elements never are).
     public static func < (lhs: Query<T>, rhs: T.Element.Wrapped) -> Query<Bool> {
-        Query<Bool>(.compare(lhs.node, .less, .value(rhs), []))
+        Query<Bool>(.compare(lhs.node.appending(.elements), .less, .value(rhs), []))
     }
     /// Whether any element is less than or equal to `value`.
     public static func <= (lhs: Query<T>, rhs: T.Element.Wrapped) -> Query<Bool> {
-        Query<Bool>(.compare(lhs.node, .lessOrEqual, .value(rhs), []))
+        Query<Bool>(.compare(lhs.node.appending(.elements), .lessOrEqual, .value(rhs), []))
     }
     /// Whether any element is greater than `value`.
     public static func > (lhs: Query<T>, rhs: T.Element.Wrapped) -> Query<Bool> {
-        Query<Bool>(.compare(lhs.node, .greater, .value(rhs), []))
+        Query<Bool>(.compare(lhs.node.appending(.elements), .greater, .value(rhs), []))
     }
     /// Whether any element is greater than or equal to `value`.
     public static func >= (lhs: Query<T>, rhs: T.Element.Wrapped) -> Query<Bool> {
-        Query<Bool>(.compare(lhs.node, .greaterOrEqual, .value(rhs), []))
+        Query<Bool>(.compare(lhs.node.appending(.elements), .greaterOrEqual, .value(rhs), []))
     }
     /// Whether every non-nil element lies in `range` (both ends included); false when there is none.
     public func contains(_ range: ClosedRange<T.Element.Wrapped>) -> Query<Bool> {
@@ -108,11 +109,12 @@ extension Query where T: _QueryNumeric {
 }
 
 extension Query where T == Bool {
-    /// How many elements of a collection of objects satisfy this condition, which must be about the elements of
-    /// that one collection: `($0.citizens.age > 18 && $0.citizens.name != "Bo").count >= 2` (RQL
+    /// How many elements of a collection of objects or values satisfy this condition, which must be about the
+    /// elements of that one collection: `($0.citizens.age > 18 && $0.citizens.name != "Bo").count >= 2` (RQL
     /// `SUBQUERY(citizens, $x, $x.age > 18 AND $x.name != 'Bo').@count >= 2`). Unlike `$0.citizens.age > 18 &&
     /// $0.citizens.name != "Bo"`, where each condition may hold for a different element, every condition must
-    /// hold for the same one.
+    /// hold for the same one. Over a list or set of values the condition is about each value:
+    /// `($0.scores > 5 && $0.scores < 9).count > 1` (RQL `SUBQUERY(scores, $x, $x > 5 AND $x < 9).@count > 1`).
     public var count: Query<Int> { Query<Int>(.subqueryCount(node.predicate)) }
 }
 

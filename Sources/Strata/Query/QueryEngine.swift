@@ -17,8 +17,11 @@ struct BoundPath {
         /// The objects linking to the object before it through any of these (origin class, link property) pairs:
         /// a `LinkingObjects` property, `@links.Class.property`, or (all of them) `@links`.
         case backlinks([(origin: TableBinding, property: Int)])
-        /// `SUBQUERY(…).@count`: how many objects of the collection before it satisfy the predicate.
+        /// `SUBQUERY(…).@count`: how many objects (or values) of the collection before it satisfy the predicate.
         case subqueryCount(BoundPredicate)
+        /// `$x` in `SUBQUERY(scores, $x, $x > 5)` over a list or set of values: the element being tested (the only
+        /// step of its path); `.null` as bound, each element's value while it is counted (see `atElement`).
+        case element(_StoredValue)
         /// `@type`: the name of each value's type.
         case type
         /// `extra[0]`, `extra['key']`, `extra[SIZE]`, …: into the nested collection of each mixed value.
@@ -121,6 +124,9 @@ struct QueryBinder {
     let arguments: [Any?]
     /// Inside `SUBQUERY(collection, $x, …)`: `$x`, which every key path must start with.
     var variable: String? = nil
+    /// Inside a SUBQUERY over a list or set of values: how its elements are stored (`$x` is one of them, not an
+    /// object), and the collection's path for messages.
+    var valueElements: (info: _PropertyInfo, collection: String)? = nil
     /// Names that stand for a path on the root (a projection's property names: `homeCity` for
     /// `address.city`), applied to the first component of top-level key paths.
     var aliases: [String: [String]] = [:]
@@ -354,13 +360,25 @@ struct QueryBinder {
             return try bindPath(components, at: position)
         case .subquery(let collection, let name, let predicate, let position):
             var path = try bindPath(collection, at: position)
-            guard path.type == .object, let className = path.objectClassName,
+            var inner: QueryBinder
+            if path.type == .object, let className = path.objectClassName,
                 path.steps.last?.isObjectCollection == true
-            else {
-                throw failure("SUBQUERY needs a collection of objects; \(path.text) is not one", at: position)
+            {
+                inner = QueryBinder(
+                    realm: realm, root: try realm.bindingForQuery(className), query: query, arguments: arguments)
+            } else if case .property(let binding, let index)? = path.steps.last,
+                let kind = binding.table.infos[index].collection, kind != .map
+            {
+                // A list or set of values (core's SUBQUERY(scores, $x, $x > 5)): $x is each value.
+                var element = binding.table.infos[index]
+                element.collection = nil
+                inner = QueryBinder(realm: realm, root: root, query: query, arguments: arguments)
+                inner.valueElements = (element, path.text)
+            } else {
+                throw failure(
+                    "SUBQUERY needs a collection of objects or values (a list or a set); \(path.text) is not one",
+                    at: position)
             }
-            var inner = QueryBinder(
-                realm: realm, root: try realm.bindingForQuery(className), query: query, arguments: arguments)
             inner.variable = name
             path.steps.append(.subqueryCount(try inner.bind(predicate)))
             path.type = .int
@@ -428,6 +446,17 @@ struct QueryBinder {
                 "key paths inside SUBQUERY start with \(variable); \(components.joined(separator: ".")) does not",
                 at: position)
         }
+        if let valueElements {
+            guard components.count == 1 else {
+                throw failure(
+                    "\(variable) stands for a value of \(valueElements.collection), which has no property "
+                        + components[1],
+                    at: position)
+            }
+            return BoundPath(
+                steps: [.element(.null)], type: valueElements.info.type, isOptional: valueElements.info.isOptional,
+                isMultiple: false, objectClassName: nil, text: variable)
+        }
         guard components.count > 1 else {
             throw failure("\(variable) stands for an object; compare one of its properties", at: position)
         }
@@ -441,7 +470,7 @@ struct QueryBinder {
             switch step {
             case .property(let binding, _): binding.table.type != DynamicObject.self
             case .count, .aggregate, .keys, .mapValue, .type, .mixedElement: true
-            case .backlinks, .subqueryCount, .arithmetic: false
+            case .backlinks, .subqueryCount, .arithmetic, .element: false
             }
         }
     }
@@ -682,6 +711,8 @@ struct QueryBinder {
             return .path(try bindPathOperand(operand)!)
         case .shape(_, let position):
             throw failure("a shape can only follow GEOWITHIN", at: position)
+        case .object(let className, let primaryKey, let position):
+            return try bindObjectLiteral(className: className, primaryKey: primaryKey, for: path, at: position)
         case .list(let elements, _):
             var values: [_StoredValue] = []
             for element in elements {
@@ -963,7 +994,11 @@ extension Realm {
                         if case .mixedElement(let element)? = next {
                             values += element.values(ofListElements: elements)
                         } else if case .subqueryCount(let predicate)? = next {
-                            values.append(.int(try queryCount(predicate, in: elements)))
+                            values.append(
+                                .int(
+                                    info.type == .object
+                                        ? try queryCount(predicate, in: elements)
+                                        : try queryCount(predicate, inValues: elements)))
                         } else if info.type == .object, let next, next.followsObjects {
                             for case .int(let target) in elements { nextObjects.append(target) }
                         } else {
@@ -1034,6 +1069,8 @@ extension Realm {
                 }
             case .subqueryCount:
                 break
+            case .element(let value):
+                values = [value]
             case .type:
                 values = values.map { .string(QueryValues.typeName($0)) }
             case .count:

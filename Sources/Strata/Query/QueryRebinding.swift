@@ -131,7 +131,7 @@ extension BoundPath {
                     })
             case .subqueryCount(let predicate): .subqueryCount(try predicate.rebound(map))
             case .arithmetic(let expression): .arithmetic(try expression.rebound(map))
-            case .count, .aggregate, .keys, .mapValue, .type, .mixedElement: step
+            case .count, .aggregate, .keys, .mapValue, .type, .mixedElement, .element: step
             }
         }
         return moved

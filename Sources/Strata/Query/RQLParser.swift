@@ -100,11 +100,15 @@ indirect enum RQLOperand {
     case shape(GeoShapeLiteral, position: Int)
     /// `left * right`, `left / right`, `left + right`, `left - right` (see `QueryArithmetic`).
     case arithmetic(ArithmeticOperator, RQLOperand, RQLOperand, position: Int)
+    /// `obj('Person', 3)`: the object of class `className` whose primary key is `primaryKey` (see
+    /// `QueryObjectLiteral`).
+    case object(className: String, primaryKey: _StoredValue, position: Int)
 
     var position: Int {
         switch self {
         case .keyPath(_, let position), .literal(_, let position), .argument(_, let position),
-            .list(_, let position), .subquery(_, _, _, let position), .shape(_, let position):
+            .list(_, let position), .subquery(_, _, _, let position), .shape(_, let position),
+            .object(_, _, let position):
             position
         // An expression is where it starts (its own position, the operator's, is for errors about the operator).
         case .arithmetic(_, let left, _, _): left.position
@@ -855,6 +859,8 @@ struct RQLParser {
                 }
             case "SUBQUERY":
                 if index + 1 < tokens.count, tokens[index + 1].token == .symbol("(") { return try subquery() }
+            case "OBJ":
+                if index + 1 < tokens.count, tokens[index + 1].token == .symbol("(") { return try objectLiteral() }
             case "GEOBOX", "GEOCIRCLE", "GEOPOLYGON":
                 if index + 1 < tokens.count, tokens[index + 1].token == .symbol("(") {
                     return try shape(name.uppercased())
@@ -895,6 +901,27 @@ struct RQLParser {
         }
         guard let uuid = UUID(uuidString: raw) else { throw failure("'\(raw)' is not a UUID", at: valuePosition) }
         return .literal(.uuid(uuid), position: start)
+    }
+
+    /// `obj('Class', primaryKey)`, as core's grammar has it: a quoted class name, then the primary key as a
+    /// string, a number, `oid(…)`, `uuid(…)` or nil.
+    private mutating func objectLiteral() throws(Realm.Error) -> RQLOperand {
+        let start = position
+        advance()
+        advance()
+        guard case .string(let className) = current else {
+            throw failure("expected the class name as a string in obj(…), found \(describe(current))", at: position)
+        }
+        advance()
+        try expect(symbol: ",", ", then the primary key in obj('\(className)', …)")
+        let keyPosition = position
+        guard case .literal(let key, _) = try operand() else {
+            throw failure(
+                "the primary key in obj('\(className)', …) must be written as a value (a string, a number, oid(…) "
+                    + "or uuid(…))", at: keyPosition)
+        }
+        try expect(symbol: ")", ") to close obj(")
+        return .object(className: className, primaryKey: key, position: start)
     }
 
     /// `SUBQUERY(collection, $x, predicate).@count`.
