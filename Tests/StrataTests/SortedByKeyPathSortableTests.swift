@@ -2,11 +2,19 @@ import Foundation
 import Strata
 import Testing
 
+enum SortableKeyPathSize: Int, PersistableEnum {
+    case small = 1
+    case large = 3
+    case medium = 2
+}
+
 final class SortableKeyPathRow: Object {
     @Persisted var name = ""
     @Persisted var value: AnyRealmValue
     @Persisted var maybeScore: Int?
     @Persisted var flag = false
+    @Persisted var size = SortableKeyPathSize.small
+    @Persisted var maybeSize: SortableKeyPathSize?
 }
 
 final class SortableKeyPathOwner: Object {
@@ -69,5 +77,18 @@ struct SortedByKeyPathSortableTests {
         #expect(byScore == [nil, nil, -1, 2, 3, 7])
         #expect(rows.sorted(by: \.maybeScore, ascending: false).map(\.maybeScore) == [7, 3, 2, -1, nil, nil])
         #expect(rows.sorted(by: \.flag).map(\.flag) == [false, false, false, true, true, true])
+    }
+
+    /// An enum property sorts by its raw value (it did before `SortableType`, through `Comparable` raw values).
+    @Test func enumKeyPathsSortByRawValue() throws {
+        let rows = try #require(owner().realm).objects(SortableKeyPathRow.self)
+        try #require(rows.realm).write {
+            for (row, size) in zip(rows, [SortableKeyPathSize.large, .small, .medium, .large, .small, .medium]) {
+                row.size = size
+                row.maybeSize = size == .medium ? nil : size
+            }
+        }
+        #expect(rows.sorted(by: \.size).map(\.size) == [.small, .small, .medium, .medium, .large, .large])
+        #expect(rows.sorted(by: \.maybeSize).map(\.maybeSize) == [nil, nil, .small, .small, .large, .large])
     }
 }
