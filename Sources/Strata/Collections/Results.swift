@@ -1,9 +1,19 @@
 public import Foundation
 import StrataStorage
 
-/// A type that can be an element of a Realm collection: the stored scalar types, their optionals, and
-/// `Object` subclasses.
-public protocol RealmCollectionValue: _Persistable {
+/// A type that can be an element of a Realm collection: the stored scalar types, their optionals, `AnyRealmValue`,
+/// `Object` and `EmbeddedObject` subclasses, projections, enums and custom-persisted types.
+///
+/// As in the Realm SDK it refines `Hashable`, so generic code over a collection can put its elements in a `Set`
+/// or use them as dictionary keys:
+///
+/// ```swift
+/// func uniqueElements<C: RealmCollection>(_ collection: C) -> Set<C.Element> { Set(collection) }
+/// ```
+///
+/// ``CustomPersistable`` and ``FailableCustomPersistable`` types are collection values, so they must be
+/// `Hashable` too (a struct of hashable fields only needs to declare it).
+public protocol RealmCollectionValue: _Persistable, Hashable {
     /// `object` as an element of this type (the object itself, or a projection of it); nil for value types.
     static func _fromObject(_ object: consuming ObjectBase) -> Self?
 }

@@ -300,8 +300,10 @@ extension Optional: _Persistable where Wrapped: _Persistable {
 /// class Dog: Object { @Persisted var mood: Mood = .happy }
 /// ```
 /// A stored raw value that matches no case reads as the first case. Enums are collection values too:
-/// `List<Mood>`, `MutableSet<Mood>` and `Map<String, Mood>` need no further conformance.
-public protocol PersistableEnum: RawRepresentable, CaseIterable, RealmCollectionValue where RawValue: _Persistable {}
+/// `List<Mood>`, `MutableSet<Mood>` and `Map<String, Mood>` need no further conformance. An enum sorts by its raw
+/// value (`sorted(by: \.mood)`, `moods.sorted()`), as in the SDK.
+public protocol PersistableEnum: RawRepresentable, CaseIterable, RealmCollectionValue, SortableType
+where RawValue: _Persistable {}
 
 extension PersistableEnum {
     /// See ``_Persistable``.

@@ -59,8 +59,9 @@ extension RealmCollection where Element: ObjectBase {
         _queryResults().sorted(by: descriptors)
     }
 
-    /// The objects ordered by the property at `keyPath`.
-    public func sorted<V: Comparable>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
+    /// The objects ordered by the property at `keyPath`, of any ``SortableType`` as in the SDK: numbers, strings,
+    /// dates, ObjectIds, UUIDs, their optionals (nil first when ascending), and `AnyRealmValue` (in the mixed order).
+    public func sorted<V: SortableType>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
         _queryResults().sorted(by: keyPath, ascending: ascending)
     }
 
@@ -174,8 +175,9 @@ extension Results where Element: ObjectBase {
         }
     }
 
-    /// The objects ordered by the property at `keyPath`.
-    public func sorted<V: Comparable>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
+    /// The objects ordered by the property at `keyPath`, of any ``SortableType`` as in the SDK: numbers, strings,
+    /// dates, ObjectIds, UUIDs, their optionals (nil first when ascending), and `AnyRealmValue` (in the mixed order).
+    public func sorted<V: SortableType>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
         sorted(byKeyPath: name(of: keyPath, "sorted(by:)"), ascending: ascending)
     }
 

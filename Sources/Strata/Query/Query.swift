@@ -710,8 +710,8 @@ extension Results where Element: ProjectionObservable {
         return try narrowed(where: query)
     }
 
-    /// The projections ordered by the projected property at `keyPath`.
-    public func sorted<V: Comparable>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
+    /// The projections ordered by the projected property at `keyPath`, of any ``SortableType`` as in the SDK.
+    public func sorted<V: SortableType>(by keyPath: KeyPath<Element, V>, ascending: Bool = true) -> Results<Element> {
         owner.checkThread()
         do {
             let name = try owner.propertyName(of: keyPath, query: "sorted(by: \(keyPath))")
