@@ -53,25 +53,8 @@ enum ValueAggregates {
         return ascending ? ordered : ordered.reversed()
     }
 
-    private static func precedes(_ a: _StoredValue, _ b: _StoredValue) -> Bool {
-        let (left, right) = (rank(a), rank(b))
-        if left != right { return left < right }
-        return (QueryValues.order(a, b) ?? 0) < 0
-    }
-
-    private static func rank(_ value: _StoredValue) -> Int {
-        switch value {
-        case .null: 0
-        case .bool: 1
-        case .int, .float, .double, .decimal128: 2
-        case .string: 3
-        case .data: 4
-        case .date: 5
-        case .objectId: 6
-        case .uuid: 7
-        default: 8
-        }
-    }
+    /// The engine's order for mixed values (one order for queries' sorts and collections of values).
+    private static func precedes(_ a: _StoredValue, _ b: _StoredValue) -> Bool { MixedSortOrder.compare(a, b) < 0 }
 
     /// The values without repeats, each where it first occurs.
     static func distinct<S: Sequence>(_ values: S) -> [S.Element] where S.Element: Hashable {
