@@ -27,14 +27,7 @@ extension RealmCollection {
     /// The same collection, live in a Realm of the calling isolation (actor, task or thread); nil if its owning
     /// object was deleted since. A live collection is returned as it is.
     public func thaw(_isolation: isolated (any Actor)? = #isolation) -> Self? {
-        guard let realm, realm.frozen else { return self }
-        guard let rebindable = self as? any RealmRebindable else { return nil }
-        do {
-            return rebindable.rebound(into: try Realm.live(for: realm.configuration, isolation: _isolation)) as? Self
-        } catch {
-            // A file found damaged (see `Realm.damage`) has nothing to thaw into: nil, as for a deleted owner.
-            return realm.survive(error, "thaw(): \(error)", returning: nil)
-        }
+        thawed(self, from: realm, isolation: _isolation)
     }
 
     /// The position of the first element equal to `element` (for objects: the same stored object), or nil.
@@ -46,4 +39,17 @@ extension RealmCollection {
     /// The elements at `indexes`, in order. An index out of range traps naming the collection, the index and the
     /// count.
     public func objects(at indexes: IndexSet) -> [Element] { indexes.map { self[$0] } }
+}
+
+/// `collection` (read from `realm`) live in a Realm of `isolation`: itself when already live; nil if it cannot be
+/// rebound or its owning object was deleted since. Shared by every collection's and map's `thaw()`.
+func thawed<C>(_ collection: C, from realm: Realm?, isolation: (any Actor)?) -> C? {
+    guard let realm, realm.frozen else { return collection }
+    guard let rebindable = collection as? any RealmRebindable else { return nil }
+    do {
+        return rebindable.rebound(into: try Realm.live(for: realm.configuration, isolation: isolation)) as? C
+    } catch {
+        // A file found damaged (see `Realm.damage`) has nothing to thaw into: nil, as for a deleted owner.
+        return realm.survive(error, "thaw(): \(error)", returning: nil)
+    }
 }

@@ -30,13 +30,7 @@ extension RealmKeyedCollection {
     /// The same collection, live in a Realm of the calling isolation; nil if its owning object was deleted since.
     /// A live collection is returned as it is.
     public func thaw(_isolation: isolated (any Actor)? = #isolation) -> Self? {
-        guard let realm, realm.frozen else { return self }
-        guard let rebindable = self as? any RealmRebindable else { return nil }
-        do {
-            return rebindable.rebound(into: try Realm.live(for: realm.configuration, isolation: _isolation)) as? Self
-        } catch {
-            return realm.survive(error, "thaw(): \(error)", returning: nil)
-        }
+        thawed(self, from: realm, isolation: _isolation)
     }
 
     /// ``observe(keyPaths:_:)`` for every change.
