@@ -87,6 +87,5 @@ struct CodableTests {
         #expect(decoded.keeper?["age"] as? Int == 33)
         #expect(decoded.address?["city"] as? String == "Rome")
         #expect(BoxStack.local.value.boxes.isEmpty)
-        #expect(BoxStack.local.value.replacedAt.isEmpty)
     }
 }

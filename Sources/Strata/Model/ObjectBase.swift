@@ -40,15 +40,11 @@ open class ObjectBase {
         }
         let height = stack.boxes.count
         guard count > 0 && count <= height else { return }
-        // A decoder replaced some of this object's boxes: the stack's are stale, so Mirror finds the real ones.
-        var replaced = false
-        if !stack.replacedAt.isEmpty {
-            let range = (height - count + 1)...height
-            replaced = stack.replacedAt.contains { range.contains($0) }
-            if replaced { stack.replacedAt.removeAll { range.contains($0) } }
-        }
+        // An orphan among this object's boxes: a decoder replaced it, so Mirror finds the object's real ones.
+        let replaced = (height - count..<height).contains { stack.isOrphan(at: $0) }
         if !replaced { boxes = Array(stack.boxes[(height - count)...]) }
         stack.boxes.removeLast(count)
+        if !stack.boxes.isEmpty { stack.dropOrphansIfAlone() }
     }
 
     /// A new, unmanaged instance with values copied from `value`: a `[String: Any]` keyed by property name, an

@@ -28,15 +28,17 @@ struct PersistedAttributes: Sendable, Hashable {
 /// box as the object's stored properties are initialised, and `ObjectBase.init` — which runs after them — takes
 /// its own from the top. Objects created in property initialisers finish first and take theirs first, so the
 /// stack discipline holds. This is how an object knows its boxes without `Mirror`, which costs microseconds.
+///
+/// Boxes no object claims are told apart by their reference count: a box of an object under construction is
+/// held by the object's storage as well as by this stack, while a box only this stack holds is an orphan — one a
+/// decoder replaced (`Persisted.init(from:)`), one of a decoding that failed, or one of a `@Persisted` local
+/// variable or plain type's property whose variable has gone.
 final class BoxStack {
     var boxes: [PersistedBox] = []
     /// The last type whose box count was looked up on this thread, and that count (objects are usually
     /// created many of one type at a time).
     var lastType: ObjectIdentifier?
     var lastCount = 0
-    /// Stack heights at which a decoder replaced a property's box (see `Persisted.init(from:)`): the boxes
-    /// below such a height are no longer the object's, so that object finds its boxes with `Mirror`.
-    var replacedAt: [Int] = []
     /// Boxes created on this thread so far (schema discovery compares it with a type's box count to learn
     /// whether its property initialisers create other objects).
     var created = 0
@@ -49,6 +51,17 @@ final class BoxStack {
     @exclusivity(unchecked) var accessorColumns = UnsafeBufferPointer<Int>(start: nil, count: 0)
     @exclusivity(unchecked) var accessorNext = 0
     static let local = ThreadLocal { BoxStack() }
+
+    /// Whether only this stack holds the box at `index` (see the type's comment).
+    func isOrphan(at index: Int) -> Bool { isKnownUniquelyReferenced(&boxes[index]) }
+
+    /// Empties the stack if it holds only orphans. An object still under construction below always holds at
+    /// least one of its boxes — the one whose value is being initialised or decoded while a nested object claims
+    /// its own — so orphans sharing the stack with such an object wait until it has finished.
+    func dropOrphansIfAlone() {
+        for index in boxes.indices where !isOrphan(at: index) { return }
+        boxes.removeAll()
+    }
 }
 
 /// A property's storage: the unmanaged value, as it will be stored, and what the managed accessor learned.
@@ -91,8 +104,9 @@ final class PersistedBox {
         }
     }
 
-    /// A box made by a decoder to replace the one a property initialiser made (not pushed on the stack). A nil
-    /// value (the key was missing) takes the type's default.
+    /// A box made by a decoder to replace the one a property initialiser made (not pushed on the stack: the
+    /// replaced box stays there as an orphan, which tells the object to find its boxes with `Mirror`). A nil value
+    /// (the key was missing) takes the type's default.
     init(decoded stored: _StoredValue?, valueType: any _Persistable.Type) {
         func defaultValue<Value: _Persistable>(_ type: Value.Type) -> _StoredValue {
             let info = Value._propertyInfo
@@ -104,8 +118,6 @@ final class PersistedBox {
         self.stored = stored ?? defaultValue(valueType)
         self.valueType = valueType
         self.attributes = PersistedAttributes()
-        let stack = BoxStack.local.value
-        stack.replacedAt.append(stack.boxes.count)
     }
 
     /// A box holding `Value`'s default (null for a type without one, a non-optional link, which schema discovery
