@@ -33,8 +33,8 @@ public struct LinkingObjects<Element: ObjectBase>: RandomAccessCollection, _Link
 
     init(source: LinkingSource) { self.source = source }
 
-    /// Unmanaged, empty linking objects of `type` through `property` (the seeds' older declaration style; prefer
-    /// `@Persisted(originProperty:)`).
+    /// Unmanaged, empty linking objects of `type` through `property` (the Realm Swift SDK's older declaration
+    /// style; prefer `@Persisted(originProperty:)`).
     public init(fromType type: Element.Type, property: String) { source = LinkingSource(owner: nil, property: -1) }
 
     /// 0.

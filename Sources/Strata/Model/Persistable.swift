@@ -360,8 +360,8 @@ extension CustomPersistable {
     public var _stored: _StoredValue { persistableValue._stored }
 }
 
-/// Like ``CustomPersistable``, for types that cannot represent every stored value (the seeds' `URL` persisted as
-/// a `String`).
+/// Like ``CustomPersistable``, for types that cannot represent every stored value (the Realm Swift SDK's `URL`
+/// example, persisted as a `String`).
 ///
 /// ```swift
 /// extension URL: FailableCustomPersistable {

@@ -1,9 +1,9 @@
 /// A change to an observed collection.
 ///
-/// Index sets follow the seeds' semantics: `deletions` are positions in the previous state, `insertions` and
-/// `modifications` positions in the new one. Removing the deleted positions from the previous state and then
-/// inserting the new elements at the inserted positions gives the new state; an element that moved is reported
-/// as deleted from its old position and inserted at its new one.
+/// Index sets follow the Realm Swift SDK's semantics: `deletions` are positions in the previous state,
+/// `insertions` and `modifications` positions in the new one. Removing the deleted positions from the previous
+/// state and then inserting the new elements at the inserted positions gives the new state; an element that moved
+/// is reported as deleted from its old position and inserted at its new one.
 public enum RealmCollectionChange<CollectionType> {
     /// The collection as it was when observation started.
     case initial(CollectionType)
@@ -38,7 +38,7 @@ extension Realm {
     public enum Notification: String, Sendable {
         /// The Realm advanced to a newer version (another writer's commit, or its own).
         case didChange
-        /// Kept for the seeds' API: Strata refreshes automatically, so it is never sent.
+        /// Kept for the Realm Swift SDK's API: Strata refreshes automatically, so it is never sent.
         case refreshRequired
     }
 }
