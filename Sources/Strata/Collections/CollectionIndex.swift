@@ -5,7 +5,7 @@
 /// the process, as `Array` does — it has no way to report an error. A mutation at a bad index of a managed list
 /// inside a write transaction (`remove(at:)`, `insert(_:at:)`, `move`, `swapAt`, `replace`, the subscript's
 /// setter) fails the transaction instead, like any invalid mutation: `write` rolls it back whole and throws
-/// ``Realm/Error/invalidValue(type:property:reason:)`` with this reason. An unmanaged list has no transaction to
+/// ``RealmError/invalidValue(type:property:reason:)`` with this reason. An unmanaged list has no transaction to
 /// fail, so it stops the process with the same message.
 enum CollectionIndex {
     /// "index 999 is out of bounds (must be less than 3)"; for an insertion, which may append, "(must be at most

@@ -212,9 +212,10 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     /// Removes the element at `index`.
     ///
     /// An index outside the list (`0..<count`) is the Realm SDK's range error: inside a write transaction it
-    /// fails the transaction, which `write` rolls back and reports as ``Realm/Error/invalidValue(type:property:reason:)``
-    /// ("Person.dogs: index 999 is out of bounds (must be less than 3)"); on an unmanaged list it stops the
-    /// process with that message, as `Array` does. The same holds for every positional mutation of a list.
+    /// fails the transaction, which `write` rolls back and reports as
+    /// ``RealmError/invalidValue(type:property:reason:)`` ("Person.dogs: index 999 is out of bounds (must be less than
+    /// 3)"); on an unmanaged list it stops the process with that message, as `Array` does. The same holds for every
+    /// positional mutation of a list.
     public func remove(at index: Int) {
         switch backing {
         case .unmanaged(var elements):

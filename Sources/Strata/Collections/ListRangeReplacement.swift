@@ -75,7 +75,7 @@ extension List {
     }
 
     /// Reports a range error as positional mutations do (see `CollectionIndex`): a managed list fails the write
-    /// transaction (``Realm/Error/invalidValue(type:property:reason:)``), an unmanaged one stops the process.
+    /// transaction (``RealmError/invalidValue(type:property:reason:)``), an unmanaged one stops the process.
     private func rangeError(_ reason: String) {
         guard let (owner, property) = managedSource else { fatalError("List<\(Element.self)>: \(reason)") }
         let realm = owner.realm

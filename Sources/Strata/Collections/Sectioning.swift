@@ -13,7 +13,8 @@ extension Results {
     ///
     /// `keyPath` may be a computed property that reads one persisted property (`var initial: String? {
     /// name.first.map(String.init) }`): the objects are sorted by that property and sectioned by the computed
-    /// value. Traps when `keyPath` reads no persisted property (use ``sectioned(by:sortDescriptors:)-(_,_)``).
+    /// value. Traps when `keyPath` reads no persisted property (use
+    /// ``sectioned(by:sortDescriptors:)-((Element)->Key,_)``).
     public func sectioned<Key: Hashable>(by keyPath: KeyPath<Element, Key>, ascending: Bool = true)
         -> SectionedResults<Key, Element>
     {
@@ -47,7 +48,7 @@ extension Results {
         SectionedResults(source: .results(sortDescriptors.isEmpty ? self : sorted(by: sortDescriptors)), key: block)
     }
 
-    /// ``sectioned(by:sortDescriptors:)-(_,_)`` with the closure last.
+    /// ``sectioned(by:sortDescriptors:)-((Element)->Key,_)`` with the closure last.
     public func sectioned<Key: Hashable>(
         sortDescriptors: [SortDescriptor], _ keyBlock: @escaping (Element) -> Key
     ) -> SectionedResults<Key, Element> {
@@ -77,7 +78,7 @@ extension _ObjectCollectionQueries {
         _queryResults().sectioned(by: block, sortDescriptors: sortDescriptors)
     }
 
-    /// ``sectioned(by:sortDescriptors:)-(_,_)`` with the closure last.
+    /// ``sectioned(by:sortDescriptors:)-((Self.Element)->Key,_)`` with the closure last.
     public func sectioned<Key: Hashable>(
         sortDescriptors: [SortDescriptor], _ keyBlock: @escaping (Element) -> Key
     ) -> SectionedResults<Key, Element> {

@@ -19,7 +19,7 @@ final class VersionObserver: ChangeObserver<UInt64> {
 
 extension Realm {
     /// Calls `block` with `.didChange` each time this Realm advances to a newer version (its own commits
-    /// included), where the Realm lives (see ``RealmCollection/observe(keyPaths:_:)``).
+    /// included), where the Realm lives (see ``RealmCollection/observe(keyPaths:_:)-([String]?,_)``).
     public func observe(_ block: @escaping (Notification, Realm) -> Void) -> NotificationToken {
         let observer = VersionObserver()
         observer.handler = { [unowned self] _ in block(.didChange, self) }
@@ -173,9 +173,9 @@ public struct RealmCollectionSnapshots<Collection: RealmCollection & ThreadConfi
 
 extension RealmCollection {
     /// The collection's changes as an `AsyncSequence`: `.initial` first, then an `.update` after each change
-    /// (see ``observe(keyPaths:_:)`` for what counts). Iterate it where the Realm lives — its actor, or the task
-    /// whose nonisolated code opened it (there a `next()` woken by another Realm's or process's commit refreshes
-    /// the Realm in that task, then yields the change):
+    /// (see ``observe(keyPaths:_:)-([String]?,_)`` for what counts). Iterate it where the Realm lives — its actor, or
+    /// the task whose nonisolated code opened it (there a `next()` woken by another Realm's or process's commit
+    /// refreshes the Realm in that task, then yields the change):
     ///
     /// ```swift
     /// for await change in realm.objects(Order.self).where({ $0.open }).changes {
@@ -206,7 +206,7 @@ extension RealmCollection where Element: ObjectBase {
         changes(keyPaths: collectionPropertyNames(keyPaths))
     }
 
-    /// ``observe(keyPaths:_:)`` with Swift key paths (`\Dog.name`).
+    /// ``observe(keyPaths:_:)-([String]?,_)`` with Swift key paths (`\Dog.name`).
     public func observe(
         keyPaths: [PartialKeyPath<Element>], _ block: @escaping (RealmCollectionChange<Self>) -> Void
     ) -> NotificationToken {

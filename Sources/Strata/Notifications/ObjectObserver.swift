@@ -135,7 +135,7 @@ extension ThreadConfined where Self: ObjectBase {
         return observer.token()
     }
 
-    /// ``observe(keyPaths:_:)-(_,(ObjectChange<Self>)->Void)`` with Swift key paths (`\Dog.name`).
+    /// ``observe(keyPaths:_:)-([String]?,(ObjectChange<Self>)->Void)`` with Swift key paths (`\Dog.name`).
     public func observe(keyPaths: [PartialKeyPath<Self>], _ block: @escaping (ObjectChange<Self>) -> Void)
         -> NotificationToken
     {

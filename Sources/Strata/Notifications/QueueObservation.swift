@@ -3,7 +3,7 @@ import StrataStorage
 
 /// Observation delivered on a `DispatchQueue` (the SDK's `observe(on: queue)`): the observed value travels to the
 /// queue as a ``ThreadSafeReference``, is resolved there in the queue's own Realm
-/// (``Realm/init(configuration:queue:_isolation:)``), and observed in it, so every call of the block, the first
+/// (`Realm(configuration:queue:)`), and observed in it, so every call of the block, the first
 /// included, runs on the queue with values that belong to it.
 enum QueueObservation {
     /// Starts observing `value` on `queue`: `observe` runs there with the resolved value and returns the token
@@ -85,10 +85,10 @@ private final class QueueTokenHolder: @unchecked Sendable {
 }
 
 extension RealmCollection where Self: ThreadConfined {
-    /// ``observe(keyPaths:_:)`` calling `block` on `queue`, as the Realm SDK's `observe(keyPaths:on:_:)` does:
-    /// with the collection as a Realm confined to `queue` reads it (``Realm/init(configuration:queue:_isolation:)``,
+    /// ``observe(keyPaths:_:)-([String]?,_)`` calling `block` on `queue`, as the Realm SDK's `observe(keyPaths:on:_:)`
+    /// does: with the collection as a Realm confined to `queue` reads it (`Realm(configuration:queue:)`,
     /// opened for it if needed), the initial call included (which happens on the queue, after `observe` returns).
-    /// With `queue` nil, this is ``observe(keyPaths:_:)``. The queue must be serial.
+    /// With `queue` nil, this is ``observe(keyPaths:_:)-([String]?,_)``. The queue must be serial.
     ///
     /// ```swift
     /// let token = realm.objects(Dog.self).observe(on: queue) { change in
@@ -118,8 +118,9 @@ extension RealmCollection where Self: ThreadConfined, Element: ObjectBase {
 }
 
 extension Map {
-    /// ``observe(keyPaths:_:)`` calling `block` on `queue` (see ``RealmCollection``'s `observe(keyPaths:on:_:)`):
-    /// with the map as read by the queue's Realm, the initial call included. The queue must be serial.
+    /// ``observe(keyPaths:_:)-([String]?,_)`` calling `block` on `queue` (see ``RealmCollection``'s
+    /// `observe(keyPaths:on:_:)`): with the map as read by the queue's Realm, the initial call included. The queue must
+    /// be serial.
     public func observe(
         keyPaths: [String]? = nil, on queue: DispatchQueue?, _ block: @escaping (RealmMapChange<Map>) -> Void
     ) -> NotificationToken {
@@ -132,7 +133,7 @@ extension Map {
 }
 
 extension ThreadConfined where Self: ObjectBase {
-    /// ``observe(keyPaths:_:)-(_,(ObjectChange<Self>)->Void)`` calling `block` on `queue`, as the Realm SDK's
+    /// ``observe(keyPaths:_:)-([String]?,(ObjectChange<Self>)->Void)`` calling `block` on `queue`, as the Realm SDK's
     /// `observe(keyPaths:on:_:)` does: with the object as read by a Realm confined to `queue`. An object deleted
     /// before the observation starts there reports `.deleted`. The queue must be serial.
     ///

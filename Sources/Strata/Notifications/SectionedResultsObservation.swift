@@ -39,8 +39,8 @@ extension SectionedResults {
     /// ```
     ///
     /// The initial call happens before `observe` returns; later calls where the Realm lives, as for
-    /// ``RealmCollection/observe(keyPaths:_:)``. Keep the token: observation ends when it is invalidated or released.
-    /// Traps for frozen or unmanaged sectioned results.
+    /// ``RealmCollection/observe(keyPaths:_:)-([String]?,_)``. Keep the token: observation ends when it is invalidated
+    /// or released. Traps for frozen or unmanaged sectioned results.
     public func observe(
         keyPaths: [String]? = nil, _ block: @escaping (RealmSectionedResultsChange<SectionedResults>) -> Void
     ) -> NotificationToken {

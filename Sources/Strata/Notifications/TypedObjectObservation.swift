@@ -3,7 +3,7 @@
 // as the model class it is, `o.observe { (change: ObjectChange<Dog>) in … }`.
 
 extension ObjectBase {
-    /// ``ThreadConfined/observe(keyPaths:_:)-(_,(ObjectChange<Self>)->Void)`` delivering the object as `T`, the
+    /// ``ThreadConfined/observe(keyPaths:_:)-([String]?,(ObjectChange<Self>)->Void)`` delivering the object as `T`, the
     /// class its closure names (the Realm SDK's form, for objects whose static type is a base class). Traps when
     /// the object is not a `T`.
     ///

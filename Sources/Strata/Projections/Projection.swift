@@ -2,8 +2,9 @@ import Foundation
 
 /// What every class projection is. ``Projection`` conforms; do not conform other types.
 ///
-/// Projections are queryable (`realm.objects(PersonProjection.self)`), observable (``observe(keyPaths:_:)``,
-/// ``changes``), and can be frozen and moved between isolation domains like objects.
+/// Projections are queryable (`realm.objects(PersonProjection.self)`), observable
+/// (``observe(keyPaths:_:)-([String]?,_)``, ``changes``), and can be frozen and moved between isolation domains like
+/// objects.
 public protocol ProjectionObservable: AnyObject, ThreadConfined, RealmCollectionValue {
     /// The model class the projection reads from.
     associatedtype Root: ObjectBase

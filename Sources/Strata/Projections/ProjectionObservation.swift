@@ -94,7 +94,7 @@ extension ProjectionObservable {
         return observer.token()
     }
 
-    /// ``observe(keyPaths:_:)-(_,(ObjectChange<Self>)->Void)`` with key paths of the projection
+    /// ``observe(keyPaths:_:)-([String]?,(ObjectChange<Self>)->Void)`` with key paths of the projection
     /// (`\PersonProjection.homeCity`).
     public func observe(keyPaths: [PartialKeyPath<Self>], _ block: @escaping (ObjectChange<Self>) -> Void)
         -> NotificationToken

@@ -33,7 +33,7 @@ extension RealmCollection where Element: ObjectBase {
         }
     }
 
-    /// ``filter(_:_:)``, throwing ``Realm/Error/invalidQuery(query:position:reason:)``.
+    /// ``filter(_:_:)``, throwing ``RealmError/invalidQuery(query:position:reason:)``.
     public func checkedFilter(_ predicate: String, _ args: Any...) throws -> Results<Element> {
         let results = _queryResults()
         try results.owner.throwIfDamaged()
@@ -43,7 +43,7 @@ extension RealmCollection where Element: ObjectBase {
     /// The objects matching a type-safe query, in the collection's order.
     public func `where`(_ query: (Query<Element>) -> Query<Bool>) -> Results<Element> { _queryResults().where(query) }
 
-    /// ``where(_:)``, throwing ``Realm/Error/invalidQuery(query:position:reason:)`` for a query the engine cannot
+    /// `where(_:)`, throwing ``RealmError/invalidQuery(query:position:reason:)`` for a query the engine cannot
     /// run instead of trapping.
     public func checkedWhere(_ query: (Query<Element>) -> Query<Bool>) throws(Realm.Error) -> Results<Element> {
         try _queryResults().checkedWhere(query)

@@ -671,12 +671,12 @@ extension Results where Element: ObjectBase {
     /// ```
     ///
     /// A query the engine cannot run (a computed property, a comparison with a value of a custom type persisted
-    /// as an embedded object) traps with the reason; ``checkedWhere(_:)`` throws it instead.
+    /// as an embedded object) traps with the reason; `checkedWhere(_:)` throws it instead.
     public func `where`(_ query: (Query<Element>) -> Query<Bool>) -> Results<Element> {
         narrowedOrTrap(where: query)
     }
 
-    /// ``where(_:)``, throwing ``Realm/Error/invalidQuery(query:position:reason:)`` for a query the engine cannot
+    /// `where(_:)`, throwing ``RealmError/invalidQuery(query:position:reason:)`` for a query the engine cannot
     /// run instead of trapping.
     ///
     /// ```swift
@@ -703,7 +703,7 @@ extension Results where Element: ProjectionObservable {
         narrowedOrTrap(where: query)
     }
 
-    /// ``where(_:)``, throwing ``Realm/Error/invalidQuery(query:position:reason:)`` for a query the engine cannot
+    /// `where(_:)`, throwing ``RealmError/invalidQuery(query:position:reason:)`` for a query the engine cannot
     /// run instead of trapping.
     public func checkedWhere(_ query: (Query<Element>) -> Query<Bool>) throws(Realm.Error) -> Results<Element> {
         try owner.throwIfDamaged()

@@ -1,7 +1,7 @@
 /// The largest queries Strata runs, in the spirit of SQLite's limits (sqlite.org/limits.html): its expression
 /// trees nest at most 1000 levels (`SQLITE_MAX_EXPR_DEPTH`) and its statements are at most 1,000,000,000 bytes
 /// (`SQLITE_MAX_SQL_LENGTH`). A query past a limit is a typed
-/// ``Realm/Error/invalidQuery(query:position:reason:)`` pointing at where it went past — never a stack overflow.
+/// ``RealmError/invalidQuery(query:position:reason:)`` pointing at where it went past — never a stack overflow.
 ///
 /// Only nesting needs a tight limit: parsing, binding, evaluating and releasing a query recurse once per level of
 /// nesting, on whatever stack the caller runs (a secondary thread on Apple platforms has 512 KiB). Long flat

@@ -724,7 +724,7 @@ extension Results {
         }
     }
 
-    /// ``filter(_:_:)``, throwing ``Realm/Error/invalidQuery(query:position:reason:)`` for a malformed query, an
+    /// ``filter(_:_:)``, throwing ``RealmError/invalidQuery(query:position:reason:)`` for a malformed query, an
     /// unknown property or a value of the wrong type.
     public func checkedFilter(_ predicate: String, _ args: Any...) throws -> Results<Element> {
         try owner.throwIfDamaged()

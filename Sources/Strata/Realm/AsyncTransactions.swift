@@ -17,7 +17,7 @@ extension Realm {
     /// too, which, unlike nested `write`s, is allowed), each commit's `onComplete` before the next block. Only
     /// Realms confined to an actor (the main actor included) or a serial `DispatchQueue` can write
     /// asynchronously: a thread or a task has no executor to run the block on later, and calling this there stops
-    /// the process saying so (use ``write(_:)`` or ``asyncWrite(_isolation:_:)``).
+    /// the process saying so (use ``write(_:)`` or `asyncWrite(_:)`).
     ///
     /// ```swift
     /// realm.writeAsync({
@@ -101,7 +101,7 @@ extension Realm {
     /// Cancels an asynchronous write or commit that has not run yet, as the Realm SDK's `cancelAsyncWrite`
     /// does: a write's block never runs (nothing is written, also when it was waiting for the write lock); a
     /// commit's `onComplete` is not called (the commit stays). An id whose block or completion already ran (or
-    /// is running) is left alone. Throws ``Error/invalidValue(type:property:reason:)`` for an id this Realm
+    /// is running) is left alone. Throws ``RealmError/invalidValue(type:property:reason:)`` for an id this Realm
     /// never returned.
     public func cancelAsyncWrite(_ asyncTransactionId: AsyncTransactionId) throws {
         try checkThreadThrowing()

@@ -27,7 +27,7 @@ extension Realm {
         public var readOnly: Bool
         /// The app's schema version; raise it when models change. Opening a file whose stored version is lower runs
         /// ``migrationBlock`` and converts the stored classes to the models; a higher one fails with
-        /// ``Realm/Error/invalidSchemaVersion(fileVersion:configuredVersion:)``.
+        /// ``RealmError/invalidSchemaVersion(fileVersion:configuredVersion:)``.
         public var schemaVersion: UInt64
         /// Called once, inside the migration's write transaction, when the file's schema version is lower than
         /// ``schemaVersion``. See ``Migration``.
@@ -43,7 +43,7 @@ extension Realm {
         /// The most versions this process may keep pinned on the file at once (each Realm, and later each frozen
         /// snapshot, pins the version it reads; a pinned version keeps its pages from reuse, so a forgotten old
         /// Realm makes the file grow); nil for no limit. A commit that would exceed it is rolled back and throws
-        /// ``Realm/Error/maximumActiveVersions(limit:)``.
+        /// ``RealmError/maximumActiveVersions(limit:)``.
         public var maximumNumberOfActiveVersions: UInt?
         /// Called with what the Realm's file does and finds: its open, each commit, checkpoints, copy progress,
         /// migration progress, readers keeping old versions alive, damage (see ``Realm/Event``). Nil (the default)
@@ -63,7 +63,7 @@ extension Realm {
 
         /// A file copied to ``fileURL`` when the Realm is first opened and that file does not exist yet, as the
         /// SDK's `seedFilePath` (an app ships a prepared database); an existing file is never overwritten. A
-        /// missing seed file makes the open throw ``Realm/Error/fileNotFound(path:)``. Ignored for in-memory Realms.
+        /// missing seed file makes the open throw ``RealmError/fileNotFound(path:)``. Ignored for in-memory Realms.
         public var seedFilePath: URL?
 
         /// Creates a configuration; every parameter has a default. `fileURL` nil and `inMemoryIdentifier` nil

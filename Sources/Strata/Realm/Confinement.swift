@@ -21,7 +21,7 @@ enum Confinement {
     /// any number of `await`s of that task, never by another one. The compiler keeps a non-`Sendable` Realm in
     /// its task's region; the run-time check compares task identities.
     case task(TaskIdentity)
-    /// Opened with ``Realm/init(configuration:queue:_isolation:)``: usable only in blocks of that serial
+    /// Opened with `Realm(configuration:queue:)`: usable only in blocks of that serial
     /// `DispatchQueue`.
     case queue(RealmQueue)
     /// A frozen Realm, readable anywhere.
@@ -55,7 +55,7 @@ enum Confinement {
     }
 
     /// What the caller of a Realm confined like this should do instead of using it here: printed when a check
-    /// fails, after ``Realm/Error/wrongThread``'s description.
+    /// fails, after ``RealmError/wrongThread``'s description.
     var advice: String {
         switch self {
         case .thread:

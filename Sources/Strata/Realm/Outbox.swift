@@ -17,7 +17,7 @@ extension Realm {
         }
     }
 
-    /// The outbox of the asymmetric type `type`: every object created with ``create(_:value:)-(AsymmetricObject.Type,_)``
+    /// The outbox of the asymmetric type `type`: every object created with ``create(_:value:)``
     /// and not yet acknowledged, in commit order, then each new one as its write commits.
     ///
     /// ```swift

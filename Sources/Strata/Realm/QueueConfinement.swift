@@ -1,7 +1,7 @@
 public import Dispatch
 import StrataStorage
 
-/// A serial `DispatchQueue` that Realms are confined to (``Realm/init(configuration:queue:_isolation:)``).
+/// A serial `DispatchQueue` that Realms are confined to (`Realm(configuration:queue:)`).
 ///
 /// Dispatch has no way to ask "which queue runs me?" short of `dispatchPrecondition`, which traps. So each such
 /// queue carries a marker set with `setSpecific(key:value:)`, and code asks `DispatchQueue.getSpecific(key:)`
@@ -80,9 +80,9 @@ extension _RealmInitializers where Self: Realm {
     /// delivered there, by a refresh dispatched to the queue after each commit of another Realm or process.
     /// The queue gets the instance it already has for the file, if any (one per file and queue).
     ///
-    /// Call it in a block running on `queue`; elsewhere it throws ``Error/wrongThread``. The queue must be
+    /// Call it in a block running on `queue`; elsewhere it throws ``RealmError/wrongThread``. The queue must be
     /// serial (Dispatch cannot tell a concurrent one apart: a concurrent queue's blocks would use the Realm at the
-    /// same time). With `queue` nil it opens a Realm confined to the caller, like ``init(configuration:_isolation:)``.
+    /// same time). With `queue` nil it opens a Realm confined to the caller, like `init(configuration:)`.
     ///
     /// ```swift
     /// let queue = DispatchQueue(label: "ingest")

@@ -377,7 +377,7 @@ public final class Realm {
 
     // MARK: Confinement
 
-    /// Traps with ``Error/wrongThread`` (and what to do instead) when called outside the Realm's thread, actor
+    /// Traps with ``RealmError/wrongThread`` (and what to do instead) when called outside the Realm's thread, actor
     /// or task (frozen Realms are readable anywhere).
     @usableFromInline
     func checkThread() {
@@ -412,8 +412,8 @@ public final class Realm {
     /// Why a check failed and what to do instead.
     private var wrongIsolationMessage: String { "\(Realm.Error.wrongThread): \(confinement.advice)" }
 
-    /// Throws ``Error/wrongThread`` when called outside the Realm's thread, task or queue. An actor-confined Realm used
-    /// off its actor traps instead: Swift offers no way to ask which actor is running without trapping (and the
+    /// Throws ``RealmError/wrongThread`` when called outside the Realm's thread, task or queue. An actor-confined Realm
+    /// used off its actor traps instead: Swift offers no way to ask which actor is running without trapping (and the
     /// compiler already keeps a non-`Sendable` Realm on its actor).
     func checkThreadThrowing() throws(Realm.Error) {
         switch confinement {
@@ -472,7 +472,7 @@ public final class Realm {
     ///
     /// Like the Realm SDK's, this does not throw: when the transaction cannot start — a write already in
     /// progress, a frozen or read-only Realm, use from another isolation, a damaged file, an I/O error taking the
-    /// lock — it traps with a message naming the cause. ``write(_:)`` and ``asyncWrite(_isolation:_:)`` throw
+    /// lock — it traps with a message naming the cause. ``write(_:)`` and `asyncWrite(_:)` throw
     /// those errors instead and are the recommended way to write.
     ///
     /// ```swift
@@ -547,7 +547,7 @@ public final class Realm {
 
     /// Commits the write transaction. If an operation in it failed, rolls it back and throws that error. With
     /// ``Configuration/maximumNumberOfActiveVersions`` set, a commit that would leave more versions pinned in this
-    /// process than the limit is rolled back and throws ``Error/maximumActiveVersions(limit:)``. If a read found
+    /// process than the limit is rolled back and throws ``RealmError/maximumActiveVersions(limit:)``. If a read found
     /// the file damaged (``damage``) since the transaction began, it rolls back and throws that damage: what the
     /// transaction wrote may rest on a value the damaged read replaced with a default.
     public func commitWrite() throws {
@@ -672,7 +672,7 @@ public final class Realm {
     ///
     /// As in the Realm SDK, every object read from this Realm before the call is invalidated
     /// (``ObjectBase/isInvalidated`` is true): reading one of its properties traps with "Object has been deleted or
-    /// invalidated.", and setting one in a write fails the transaction with ``Error/invalidatedObject``. Read the
+    /// invalidated.", and setting one in a write fails the transaction with ``RealmError/invalidatedObject``. Read the
     /// objects again from the Realm (by primary key, or from a query) to use them.
     public func invalidate() {
         checkThread()
@@ -742,7 +742,7 @@ public final class Realm {
         return try storage(body)
     }
 
-    /// Runs a storage operation, mapping engine errors (damage to ``Error/incompatibleFile(path:reason:)``).
+    /// Runs a storage operation, mapping engine errors (damage to ``RealmError/incompatibleFile(path:reason:)``).
     func storage<R>(_ body: () throws -> R) throws(Realm.Error) -> R {
         do {
             return try body()
@@ -1079,7 +1079,7 @@ public final class Realm {
     ///
     /// Deleting an object that is already deleted (by an earlier write, another Realm, or earlier in this one) is
     /// an error, as in the Realm SDK: the write transaction fails, and `write` (or `commitWrite()`) rolls it back
-    /// whole and throws ``Error/invalidatedObject``. Check ``ObjectBase/isInvalidated`` first to delete an object
+    /// whole and throws ``RealmError/invalidatedObject``. Check ``ObjectBase/isInvalidated`` first to delete an object
     /// only if it still exists.
     public func delete(_ object: ObjectBase) {
         guard transactionForMutation("delete(\(type(of: object)))") != nil else { return }
@@ -1174,7 +1174,7 @@ public final class Realm {
 
     /// Writes a compacted copy of the Realm's newest committed version to `fileURL`, which must not exist.
     /// Throws the file's ``damage`` if a read found it damaged; damage the copy runs into is thrown (and
-    /// recorded) as ``Error/incompatibleFile(path:reason:)`` naming this Realm's file and the page.
+    /// recorded) as ``RealmError/incompatibleFile(path:reason:)`` naming this Realm's file and the page.
     public func writeCopy(toFile fileURL: URL) throws {
         try checkThreadThrowing()
         try throwIfDamaged()
@@ -1196,7 +1196,7 @@ public final class Realm {
     /// the file existed.
     ///
     /// As in the Realm SDK, a file that is open cannot be deleted: while a Realm in this or another process uses
-    /// it (frozen objects and collections included), this throws ``Realm/Error/fileInUse(path:)`` and deletes
+    /// it (frozen objects and collections included), this throws ``RealmError/fileInUse(path:)`` and deletes
     /// nothing. Release every Realm of the file first. An in-memory Realm has no files: this returns false, or
     /// throws `fileInUse` while a Realm with that identifier is open (its data lives until the last one goes).
     @discardableResult

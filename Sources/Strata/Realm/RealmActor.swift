@@ -2,7 +2,7 @@ import StrataStorage
 
 extension Realm {
     /// Opens a Realm confined to the calling actor (the main actor, say): the one the actor already has for the
-    /// file, if any. Throws ``Error/wrongThread`` when called outside any actor, and `CancellationError` (opening
+    /// file, if any. Throws ``RealmError/wrongThread`` when called outside any actor, and `CancellationError` (opening
     /// nothing) when the task is already cancelled.
     public static func open(
         configuration: Configuration = .defaultConfiguration, _isolation: isolated (any Actor)? = #isolation

@@ -52,11 +52,11 @@ extension Realm {
     /// empty string, a query matching nothing; a collection still hands out `count` elements, those it could not
     /// read being defaults (objects: ones that read as invalidated). The damage is then recorded for the file, for every
     /// Realm on it in this process, and every later call that can throw (opening the file, ``write(_:)``,
-    /// ``beginWrite()``, ``commitWrite()``, ``asyncWrite(_isolation:_:)``, `checkedFilter`, ``writeCopy(toFile:)``)
+    /// ``beginWrite()``, ``commitWrite()``, `asyncWrite(_:)`, `checkedFilter`, ``writeCopy(toFile:)``)
     /// throws it, so nothing built on what was read can be committed. A write transaction in progress when the
     /// damage is found rolls back whole.
     ///
-    /// The error is ``Error/incompatibleFile(path:reason:)`` naming the file and, where the engine knows it, the
+    /// The error is ``RealmError/incompatibleFile(path:reason:)`` naming the file and, where the engine knows it, the
     /// damaged page. Check it after reading when what was read must be right:
     ///
     /// ```swift

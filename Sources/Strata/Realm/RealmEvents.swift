@@ -3,7 +3,7 @@ public import StrataStorage
 extension Realm {
     /// Something a Realm did or found that an operator may want to see: what ``Configuration/events`` receives.
     ///
-    /// The storage engine's events (``StrataStorage/StoreEvent``: the open, commits, checkpoints, copies, readers
+    /// The storage engine's events (`StrataStorage.StoreEvent`: the open, commits, checkpoints, copies, readers
     /// keeping old versions alive, damage) arrive as they are, and the object layer adds migration progress and the
     /// damage its reads find. Every event's `description` is one log line:
     ///

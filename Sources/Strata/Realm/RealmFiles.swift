@@ -13,9 +13,9 @@ extension Realm {
     /// let version = try Realm.schemaVersionAtURL(url)
     /// ```
     ///
-    /// Throws ``Error/fileNotFound(path:)`` for a missing file, ``Error/incompatibleFile(path:reason:)`` for one that
-    /// is not a usable Strata file, and ``Error/fileAccess(path:reason:)`` when `encryptionKey` is given: Strata
-    /// files are not encrypted.
+    /// Throws ``RealmError/fileNotFound(path:)`` for a missing file, ``RealmError/incompatibleFile(path:reason:)`` for
+    /// one that is not a usable Strata file, and ``RealmError/fileAccess(path:reason:)`` when `encryptionKey` is given:
+    /// Strata files are not encrypted.
     public static func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throws -> UInt64 {
         let path = fileURL.path
         guard encryptionKey == nil else {
@@ -34,7 +34,7 @@ extension Realm {
     /// Writes a compacted copy of the Realm's newest committed version to `configuration`'s file, which must not
     /// exist, as the SDK's `writeCopy(configuration:)`; open the copy with that configuration. An in-memory
     /// configuration is an error, as in the SDK (there is no file to write): it throws
-    /// ``Error/fileAccess(path:reason:)`` and writes nothing. Other errors as ``writeCopy(toFile:)``'s.
+    /// ``RealmError/fileAccess(path:reason:)`` and writes nothing. Other errors as ``writeCopy(toFile:)``'s.
     public func writeCopy(configuration: Configuration) throws {
         guard configuration.inMemoryIdentifier == nil else {
             throw Realm.Error.fileAccess(

@@ -10,7 +10,7 @@ public protocol _RealmInitializers {}
 extension Realm: _RealmInitializers {}
 
 extension _RealmInitializers where Self: Realm {
-    /// Opens the default configuration's Realm (see ``init(configuration:_isolation:)``).
+    /// Opens the default configuration's Realm (see `init(configuration:)`).
     ///
     /// ```swift
     /// let realm = try Realm()
@@ -19,7 +19,7 @@ extension _RealmInitializers where Self: Realm {
         try self.init(configuration: .defaultConfiguration, _isolation: _isolation)
     }
 
-    /// Opens the Realm in the file at `fileURL` (see ``init(configuration:_isolation:)``).
+    /// Opens the Realm in the file at `fileURL` (see `init(configuration:)`).
     public init(fileURL: URL, _isolation: (any Actor)? = #isolation) throws {
         try self.init(configuration: Realm.Configuration(fileURL: fileURL), _isolation: _isolation)
     }
@@ -32,10 +32,10 @@ extension _RealmInitializers where Self: Realm {
     /// Opening a file that the same isolation already has open returns that instance (in its write transaction,
     /// if one is in progress), as the Realm SDK does; the cache holds Realms weakly. Opening it with settings that
     /// differ from that instance's (read-only, schema version, object types) throws
-    /// ``Error/invalidValue(type:property:reason:)``.
+    /// ``RealmError/invalidValue(type:property:reason:)``.
     ///
-    /// Throws ``Error/schemaMismatch(differences:)`` when the file's stored schema differs from the models,
-    /// ``Error/invalidSchemaVersion(fileVersion:configuredVersion:)`` when the file is newer than the
+    /// Throws ``RealmError/schemaMismatch(differences:)`` when the file's stored schema differs from the models,
+    /// ``RealmError/invalidSchemaVersion(fileVersion:configuredVersion:)`` when the file is newer than the
     /// configuration, and file errors for a missing, locked or damaged file.
     public init(configuration: Realm.Configuration, _isolation: (any Actor)? = #isolation) throws {
         self = try Realm.cached(configuration, isolation: _isolation) as! Self

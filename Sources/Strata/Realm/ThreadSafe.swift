@@ -3,7 +3,7 @@ import StrataStorage
 /// Holds a live object or collection so that any thread, task or queue can read it, as the Realm SDK's
 /// `@ThreadSafe` property wrapper does: the wrapper keeps a ``ThreadSafeReference``, and reading the property
 /// resolves it in a Realm of the reader — the Realm the calling queue has open for the file
-/// (``Realm/init(configuration:queue:_isolation:)``), else the calling task's or thread's (opened if needed) —
+/// (`Realm(configuration:queue:)`), else the calling task's or thread's (opened if needed) —
 /// returning the value live there, or nil when it was deleted since (or nothing was assigned).
 ///
 /// ```swift

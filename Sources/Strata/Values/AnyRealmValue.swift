@@ -12,7 +12,7 @@ public import Foundation
 /// dog.companion = AnyRealmValue.fromDictionary(["name": .string("Rex"), "tags": .fromArray([.int(1)])])
 /// ```
 /// Mixed lists and maps nest at most 100 levels deep. Sets and embedded objects cannot be stored in a mixed
-/// value (``Realm/Error/invalidValue(type:property:reason:)`` fails the write). A mixed property is never
+/// value (``RealmError/invalidValue(type:property:reason:)`` fails the write). A mixed property is never
 /// optional: `.none` is its nil.
 public enum AnyRealmValue: Hashable {
     /// No value (nil).

@@ -21,7 +21,7 @@ public import Foundation
 /// (and unequal to everything else), so that values — NaN included — can be used as dictionary keys and set
 /// members. Hashing is consistent with this equality.
 ///
-/// ``Comparable`` is numeric order, `-Infinity < finite values < +Infinity`, with NaN sorting before everything
+/// `Comparable` is numeric order, `-Infinity < finite values < +Infinity`, with NaN sorting before everything
 /// else. This makes `<` a total order, suitable for sorting and indexing.
 ///
 /// ## Arithmetic

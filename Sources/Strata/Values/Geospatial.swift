@@ -183,8 +183,9 @@ public struct Distance: Hashable, Sendable {
 /// ``GeoCircle`` or a ``GeoPolygon``.
 ///
 /// Points on a shape's boundary are inside it. The protocol has no public requirements and queries accept only
-/// the three shapes above; a query given any other conforming type fails with ``Realm/Error/invalidValue(type:property:reason:)``.
-/// The ``description`` of each shape is its query-language literal, such as `geoBox([0.0, 0.0], [10.0, 10.0])`.
+/// the three shapes above; a query given any other conforming type fails with
+/// ``RealmError/invalidValue(type:property:reason:)``. The `description` of each shape is its query-language literal,
+/// such as `geoBox([0.0, 0.0], [10.0, 10.0])`.
 ///
 /// ```swift
 /// let shapes: [any GeoShape] = [
@@ -436,7 +437,7 @@ extension GeoShape {
     /// point (read with ``GeoPoint/init(geoJSONType:coordinates:)``).
     ///
     /// - Returns: The shape in a form that answers containment without repeating the set-up work.
-    /// - Throws: ``Realm/Error/invalidValue(type:property:reason:)`` naming the shape (and, for a polygon, the
+    /// - Throws: ``RealmError/invalidValue(type:property:reason:)`` naming the shape (and, for a polygon, the
     ///   ring) if the shape is invalid, or if it is not a ``GeoBox``, ``GeoCircle`` or ``GeoPolygon``.
     func geoRegion() throws(Realm.Error) -> GeoRegion {
         switch self {
@@ -475,7 +476,7 @@ struct GeoRegion: Sendable {
     /// Prepares a box.
     ///
     /// - Parameter box: The box.
-    /// - Throws: ``Realm/Error/invalidValue(type:property:reason:)`` if the bottom latitude is above the top one,
+    /// - Throws: ``RealmError/invalidValue(type:property:reason:)`` if the bottom latitude is above the top one,
     ///   or the longitudes run from 180 to -180 (an empty range, as in Realm).
     init(box: GeoBox) throws(Realm.Error) {
         kind = .box(try LatitudeLongitudeRange(box))
@@ -491,7 +492,7 @@ struct GeoRegion: Sendable {
     /// Checks and prepares a polygon.
     ///
     /// - Parameter polygon: The polygon.
-    /// - Throws: ``Realm/Error/invalidValue(type:property:reason:)`` whose property names the ring at fault
+    /// - Throws: ``RealmError/invalidValue(type:property:reason:)`` whose property names the ring at fault
     ///   (`outerRing` or `holes[i]`).
     init(polygon: GeoPolygon) throws(Realm.Error) {
         let outer = try SphericalLoop(ring: polygon.outerRing, name: "outerRing")

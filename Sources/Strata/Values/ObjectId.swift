@@ -11,11 +11,11 @@ import Synchronization
 /// | 4–8   | A random value chosen once per process                             |
 /// | 9–11  | A counter, big-endian, starting at a random value for each process |
 ///
-/// Ordering (``Comparable``) is lexicographic on the 12 bytes, so identifiers created in later seconds sort after
+/// Ordering (`Comparable`) is lexicographic on the 12 bytes, so identifiers created in later seconds sort after
 /// earlier ones, and identifiers created by one process within the same second sort by creation order (until the
 /// 24-bit counter wraps around).
 ///
-/// The textual form (``stringValue``, ``description`` and the ``Codable`` representation) is 24 lowercase
+/// The textual form (``stringValue``, ``description`` and the `Codable` representation) is 24 lowercase
 /// hexadecimal characters.
 public struct ObjectId: Hashable, Comparable, Sendable {
     /// Bytes 0–7, big-endian: the timestamp and the first four bytes of the process-unique value.

@@ -128,7 +128,7 @@ public final class Store: Sendable {
     }
 
     /// Starts a write transaction, blocking the calling thread while another writer (in this or another process)
-    /// holds the lock. From async code use ``beginWrite()-async``, which suspends instead.
+    /// holds the lock. From async code use ``beginWrite(isolation:)``, which suspends instead.
     public func beginWrite() throws(StorageError) -> WriteTransaction {
         try checkWritable()
         return WriteTransaction(context: try shared.lockForWriting(), events: events)
