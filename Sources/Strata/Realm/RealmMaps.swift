@@ -93,8 +93,8 @@ extension Realm {
             })
     }
 
-    /// Sets to nil every map value that links to an object of class `target`, keeping the keys, as the seeds'
-    /// maps do (deleting every object of it; the backlink trees are cleared by the caller).
+    /// Sets to nil every map value that links to an object of class `target`, keeping the keys, as the Realm Swift
+    /// SDK's maps do (deleting every object of it; the backlink trees are cleared by the caller).
     func nullifyInMaps(target: String) throws(Realm.Error) {
         let nullBytes = MixedCodec.elementRow(nil)
         try forEachCollection(.map, linkingTo: target) { (transaction, map) throws(Realm.Error) in
