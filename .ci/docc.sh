@@ -21,7 +21,9 @@ graphs=$(find .build -type d -name symbolgraph | head -n 1)
 
 for module in Strata StrataStorage; do
     mkdir -p "$work/$module-graphs"
-    cp "$graphs/$module.symbols.json" "$graphs/$module@"*.symbols.json "$work/$module-graphs/"
+    # The module's own graph and those of its extensions to other modules (Strata@Swift...), if any.
+    find "$graphs" -maxdepth 1 \( -name "$module.symbols.json" -o -name "$module@*.symbols.json" \) \
+        -exec cp {} "$work/$module-graphs/" \;
     "$docc" convert "Sources/$module/$module.docc" \
         --additional-symbol-graph-dir "$work/$module-graphs" \
         --fallback-display-name "$module" --fallback-bundle-identifier "org.strata.$module" \
