@@ -25,7 +25,8 @@ public enum ObjectChange<T> {
 
 /// One changed property of an observed object.
 public struct PropertyChange {
-    /// The property's name as the object's schema spells it.
+    /// The Swift name of the property, as the Realm SDK gives it (for a class that maps names with
+    /// `propertiesMapping()`, not the persisted name; for a class known only from the file, the persisted name).
     public let name: String
     /// The value before the change (nil for collections, links and values not kept).
     public let oldValue: Any?

@@ -87,9 +87,11 @@ final class ObjectObserver<T: ObjectBase>: RootObjectObserver<T> {
     override func pendingChange() -> ObjectChange<T>? {
         guard !pending.isEmpty else { return nil }
         let properties = managed.binding.table.schema.properties
+        // Tracked by column; reported by Swift name, as the SDK's `PropertyChange.name` (they differ for classes
+        // with `propertiesMapping()`).
         let changes = properties.compactMap { property in
             pending[property.columnName].map {
-                PropertyChange(name: property.columnName, oldValue: $0.old, newValue: $0.new)
+                PropertyChange(name: property.name, oldValue: $0.old, newValue: $0.new)
             }
         }
         pending = [:]

@@ -59,6 +59,17 @@ final class RealmCache: @unchecked Sendable {
         }
     }
 
+    /// The actors that `path`'s live actor-confined Realms are confined to (for ``RunningActor``: only their
+    /// `ownerActor`, set once when opened, is read here).
+    func actorOwners(ofRealmsAt path: String) -> [any Actor] {
+        state.withLock { state in
+            state.entries.compactMap { key, entry in
+                guard key.path == path, case .actor = key.isolation else { return nil }
+                return entry.realm?.ownerActor
+            }
+        }
+    }
+
     /// Keeps `realm` for `key` (a Realm opened outside ``beginOpening(_:)``).
     func keep(_ realm: Realm, for key: Key) { endOpening(key, keeping: realm) }
 }

@@ -2,8 +2,10 @@ import StrataStorage
 
 /// Holds a live object or collection so that any thread, task or queue can read it, as the Realm SDK's
 /// `@ThreadSafe` property wrapper does: the wrapper keeps a ``ThreadSafeReference``, and reading the property
-/// resolves it in a Realm of the reader — the Realm the calling queue has open for the file
-/// (`Realm(configuration:queue:)`), else the calling task's or thread's (opened if needed) —
+/// resolves it in a Realm of the reader — on an actor that has a Realm of the file open (`Realm(actor:)`,
+/// `Realm.open()`, `try Realm()` in its code) that Realm, on the main actor the main actor's Realm, in a queue's
+/// block the Realm the queue has open (`Realm(configuration:queue:)`), else the calling task's
+/// or thread's (opened if needed) —
 /// returning the value live there, or nil when it was deleted since (or nothing was assigned).
 ///
 /// ```swift
@@ -18,8 +20,8 @@ import StrataStorage
 /// `AnyRealmCollection` and Realms can be held, from any configuration; assigning replaces the reference (nil
 /// clears it). It works on properties, local variables and function parameters (`func f(@ThreadSafe dog: Dog?)`).
 /// Assign values where they live; each read opens or reuses a Realm and refreshes it to at least the assigned
-/// value's version. On an actor, a read resolves in the running task's Realm: to use the value as part of the
-/// actor's own Realm, pass a ``ThreadSafeReference`` to ``Realm/resolve(_:)`` there instead.
+/// value's version. So on an actor the value read belongs to the actor's own Realm: it can be written in that
+/// Realm's transactions and observed there. An actor with no Realm of the file open gets its running task's.
 @propertyWrapper
 public final class ThreadSafe<T: ThreadConfined>: @unchecked Sendable {
     private let reference: Locked<ThreadSafeReference<T>?>
@@ -37,7 +39,9 @@ public final class ThreadSafe<T: ThreadConfined>: @unchecked Sendable {
             guard let configuration = reference.frozen.realm?.configuration else { return nil }
             let realm: Realm
             do {
-                realm = try Realm.live(for: configuration, isolation: nil)
+                // A getter has no `#isolation`: the running actor is found among the file's actor Realms.
+                realm = try Realm.live(
+                    for: configuration, isolation: RunningActor.current(forRealmAt: configuration.path))
             } catch {
                 fatalError("@ThreadSafe: the Realm of \(configuration.path) cannot be opened here: \(error)")
             }
