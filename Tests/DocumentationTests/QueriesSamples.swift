@@ -430,6 +430,18 @@ struct QueriesSampleTests {
         #expect(byInitial.allKeys == ["A", "B", "D", "Z"])
     }
 
+    @Test func resultsOfValues() throws {
+        let realm = try QueriesSample.realm()
+
+        let ann = realm.object(ofType: Person.self, forPrimaryKey: "Ann")!
+        let aTags = ann.tags.filter("self BEGINSWITH 'a'")  // ["admin"]: Results<String>
+        let highScores = ann.scores.filter("self > $0", 80)  // [90]: a Map's values
+        let descending = ann.scores.where { $0 == 70 || $0 == 90 }.sorted(ascending: false)  // [90, 70]
+        let lowest = ann.scores.sorted().first  // 70
+        #expect(Array(aTags) == ["admin"] && Array(highScores) == [90])
+        #expect(Array(descending) == [90, 70] && lowest == 70)
+    }
+
     @Test func everyCollectionIsQueryable() throws {
         let realm = try QueriesSample.realm()
         let bob = realm.object(ofType: Person.self, forPrimaryKey: "Bob")!

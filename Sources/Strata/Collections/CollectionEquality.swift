@@ -4,7 +4,8 @@
 extension Results: Equatable {
     /// Whether both read the same query over the same class in the same Realm (the same `Results`, or copies of it).
     public static func == (lhs: Results, rhs: Results) -> Bool {
-        lhs.owner === rhs.owner && lhs.binding.className == rhs.binding.className && lhs.query === rhs.query
+        if lhs.values != nil || rhs.values != nil { return lhs.values?.identity === rhs.values?.identity }
+        return lhs.owner === rhs.owner && lhs.binding.className == rhs.binding.className && lhs.query === rhs.query
     }
 }
 

@@ -48,15 +48,44 @@ extension Optional: RealmCollectionValue where Wrapped: RealmCollectionValue {}
 /// Results read the Realm's current version on every access: after a write or `refresh()`, the same value shows
 /// the new objects.
 public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
-    let owner: Realm
-    let binding: TableBinding
+    /// The Realm and class of results of objects; nil for results of values.
+    private let objectOwner: Realm?
+    private let objectBinding: TableBinding?
     /// Filters, sorts, distinct and limit applied to the class's objects; nil for all of them in key order.
     let query: ResultsQuery?
+    /// For results of values (`list.sorted(ascending: false)`, `list.filter("self > 1")`): the collection they
+    /// read and what they apply to it (see `ValueResults.swift`); nil for results of objects.
+    let values: ValueResultsSource<Element>?
 
     init(realm: Realm, binding: TableBinding, query: ResultsQuery? = nil) {
-        self.owner = realm
-        self.binding = binding
+        objectOwner = realm
+        objectBinding = binding
         self.query = query
+        values = nil
+    }
+
+    init(values: ValueResultsSource<Element>) {
+        objectOwner = nil
+        objectBinding = nil
+        query = nil
+        self.values = values
+    }
+
+    /// The Realm the results read (for results of values: their collection's, which an unmanaged one lacks).
+    var owner: Realm {
+        if let objectOwner { return objectOwner }
+        guard let realm = values?.realm else {
+            fatalError("Results<\(Element.self)> of an unmanaged collection's values belong to no Realm")
+        }
+        return realm
+    }
+
+    /// The class of the objects; results of values have none (the message names the call's cause).
+    var binding: TableBinding {
+        guard let objectBinding else {
+            fatalError("Results<\(Element.self)> hold values, not objects: query them through \"self\"")
+        }
+        return objectBinding
     }
 
     /// The keys of the objects, in order, when a query narrows or orders them.
@@ -96,7 +125,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
     }
 
     /// The Realm the objects belong to.
-    public var realm: Realm? { owner }
+    public var realm: Realm? { values == nil ? owner : values?.realm }
 
     /// `object` as an element: the object itself, or a projection of it for results of a projection type.
     @inline(__always)
@@ -109,6 +138,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
 
     /// The number of objects in the Realm's current version.
     public var count: Int {
+        if let values { return values.elements().count }
         owner.checkThread()
         observeRead()
         if let keys = queryKeys() { return keys.count }
@@ -117,6 +147,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
 
     /// The object at `position`.
     public subscript(position: Int) -> Element {
+        if let values { return values.element(at: position) }
         owner.checkThread()
         observeRead()
         do {
@@ -150,31 +181,52 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
     /// collection must: where it cannot read one it hands out an object that is not stored (it reads as
     /// invalidated, its properties as their defaults).
     public func makeIterator() -> Iterator {
+        if let values { return Iterator(values: values.elements().makeIterator()) }
+        return Iterator(objects: makeObjectIterator())
+    }
+
+    private func makeObjectIterator() -> ObjectIterator {
         owner.checkThread()
         observeRead()
         do {
             if let (keys, rows) = queryMatches() {
-                var iterator = Iterator(realm: owner, binding: binding, cursor: nil, keys: keys)
+                var iterator = ObjectIterator(realm: owner, binding: binding, cursor: nil, keys: keys)
                 iterator.rows = rows
                 return iterator
             }
             if let cursor = owner.rowCursor(binding) {
-                var iterator = Iterator(realm: owner, binding: binding, cursor: cursor, keys: [])
+                var iterator = ObjectIterator(realm: owner, binding: binding, cursor: cursor, keys: [])
                 iterator.expected = count
                 return iterator
             }
-            return Iterator(
+            return ObjectIterator(
                 realm: owner, binding: binding, cursor: nil, keys: try owner.objectKeys(tree: binding.rowsTree))
         } catch {
             owner.survive(error, "Results<\(binding.className)>: \(error)", returning: ())
-            var iterator = Iterator(realm: owner, binding: binding, cursor: nil, keys: [])
+            var iterator = ObjectIterator(realm: owner, binding: binding, cursor: nil, keys: [])
             iterator.expected = count
             return iterator
         }
     }
 
-    /// Creates each object as iteration reaches it.
+    /// Hands out the objects, or the values read when iteration started.
     public struct Iterator: IteratorProtocol {
+        /// Stepped in place through the optional (`objects!.next()` does not copy it).
+        private var objects: ObjectIterator?
+        private var values: IndexingIterator<[Element]>?
+
+        init(objects: ObjectIterator) { self.objects = objects }
+        init(values: IndexingIterator<[Element]>) { self.values = values }
+
+        /// The next element, or nil at the end.
+        public mutating func next() -> Element? {
+            if objects != nil { return objects!.next() }
+            return values?.next()
+        }
+    }
+
+    /// Creates each object as iteration reaches it.
+    struct ObjectIterator: IteratorProtocol {
         let realm: Realm
         let binding: TableBinding
         /// Walks the rows (outside write transactions). Kept out of an enum payload so that stepping mutates it
@@ -206,7 +258,7 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
         }
 
         /// The next object, or nil at the end.
-        public mutating func next() -> Element? {
+        mutating func next() -> Element? {
             if cursor != nil {
                 do {
                     let object = try cursor!.advance(fromStart: !started) { key, row in
@@ -265,5 +317,5 @@ protocol WholeTable {
 
 extension Results: WholeTable {
     var realmForDeletion: Realm { owner }
-    var bindingForDeletion: TableBinding? { query == nil ? binding : nil }
+    var bindingForDeletion: TableBinding? { query == nil ? objectBinding : nil }
 }

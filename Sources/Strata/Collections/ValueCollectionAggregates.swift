@@ -1,7 +1,7 @@
 /// `min()`, `max()`, `sum()`, `average()`, `sorted(ascending:)` and `distinct()` over the values of a collection of
 /// values (a `List<Int>`, a `MutableSet<Double?>`, a `Map`'s values), as the SDK's collections of primitives have
-/// them. nil elements are skipped by the aggregates, as in queries (`@min`, `@sum`…). The SDK returns `Results`
-/// from `sorted(ascending:)` and `distinct()`; Strata returns an `Array` of the values (see MigratingFromRealm.md).
+/// them. nil elements are skipped by the aggregates, as in queries (`@min`, `@sum`…). `sorted(ascending:)` and
+/// `distinct()` return live `Results` of the values (see `ValueResults.swift`); these are the orders they use.
 enum ValueAggregates {
     /// The smallest (or, with `largest`, the largest) value in the order of ``sorted(_:ascending:)`` (so for mixed
     /// values a string is larger than any number); nil and NaN values are skipped; nil when none is left.
@@ -77,16 +77,6 @@ extension List where Element: AddableType {
     public func average<T: AddableType>() -> T? { ValueAggregates.average(self, as: T.self) }
 }
 
-extension List where Element: SortableType {
-    /// The values in order, as an array.
-    public func sorted(ascending: Bool = true) -> [Element] { ValueAggregates.sorted(self, ascending: ascending) }
-}
-
-extension List where Element: Hashable {
-    /// The values without repeats, in the order they first occur.
-    public func distinct() -> [Element] { ValueAggregates.distinct(self) }
-}
-
 extension MutableSet where Element: MinMaxType {
     /// The smallest value (nil values skipped); nil when there is none.
     public func min() -> Element? { ValueAggregates.extreme(self, largest: false) }
@@ -99,16 +89,6 @@ extension MutableSet where Element: AddableType {
     public func sum() -> Element { ValueAggregates.sum(self) }
     /// The mean of the values as a `T`; nil when empty.
     public func average<T: AddableType>() -> T? { ValueAggregates.average(self, as: T.self) }
-}
-
-extension MutableSet where Element: SortableType {
-    /// The values in order, as an array.
-    public func sorted(ascending: Bool = true) -> [Element] { ValueAggregates.sorted(self, ascending: ascending) }
-}
-
-extension MutableSet where Element: Hashable {
-    /// The values, each once (a set holds no repeats), in the set's order.
-    public func distinct() -> [Element] { ValueAggregates.distinct(self) }
 }
 
 extension AnyRealmCollection where Element: MinMaxType {
@@ -125,11 +105,6 @@ extension AnyRealmCollection where Element: AddableType {
     public func average<T: AddableType>() -> T? { ValueAggregates.average(self, as: T.self) }
 }
 
-extension AnyRealmCollection where Element: SortableType {
-    /// The values in order, as an array.
-    public func sorted(ascending: Bool = true) -> [Element] { ValueAggregates.sorted(self, ascending: ascending) }
-}
-
 extension Map where Value: MinMaxType {
     /// The smallest value (nil values skipped); nil when there is none.
     public func min() -> Value? { ValueAggregates.extreme(values, largest: false) }
@@ -142,9 +117,4 @@ extension Map where Value: AddableType {
     public func sum() -> Value { ValueAggregates.sum(values) }
     /// The mean of the values as a `T`; nil when empty.
     public func average<T: AddableType>() -> T? { ValueAggregates.average(values, as: T.self) }
-}
-
-extension Map where Value: SortableType {
-    /// The values in order, as an array.
-    public func sorted(ascending: Bool = true) -> [Value] { ValueAggregates.sorted(values, ascending: ascending) }
 }

@@ -153,6 +153,7 @@ protocol AnyPreparedIdentities: AnyObject, Sendable {
 
 extension Results: ObservableRealmCollection {
     func makeObserver<C>(as collection: C, paths: [[String]]?) -> CollectionObserver<C> {
+        if let values { return values.makeObserver(as: collection, paths: paths) }
         let results = self
         // Off the actor, the same query runs on a frozen view (rebinding reads only the query's immutable parts).
         let template = UncheckedBox(self)

@@ -732,6 +732,7 @@ extension Results {
     }
 
     func narrowed(_ text: String, _ args: [Any]) throws(Realm.Error) -> Results<Element> {
+        if let values { return Results(values: try values.narrowed(text, args)) }
         owner.checkThread()
         let parsed = try RQLParser.parse(text, arguments: args)
         let binder = queryBinder(text, args)
@@ -789,8 +790,9 @@ extension Results {
 
     /// The objects ordered by each descriptor in turn.
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Element == SortDescriptor {
-        owner.checkThread()
         do {
+            if let values { return Results(values: try values.sorted(by: Array(descriptors))) }
+            owner.checkThread()
             let paths = try descriptors.map { (descriptor) throws(Realm.Error) in
                 let name =
                     try descriptor.swiftKeyPath.map { (box) throws(Realm.Error) in

@@ -45,17 +45,23 @@ extension ObjectBase: ThreadConfined, RealmRebindable {
 
 extension Results: ThreadConfined, RealmRebindable {
     /// Whether the results are a frozen snapshot.
-    public var isFrozen: Bool { owner.frozen }
+    public var isFrozen: Bool { realm?.frozen ?? false }
 
     /// The results as their Realm reads them now, frozen: readable from any thread, never changing.
-    public func freeze() -> Results { frozen(self, realm: owner, what: "Results<\(binding.className)>") }
+    public func freeze() -> Results {
+        frozen(self, realm: realm, what: values == nil ? "Results<\(binding.className)>" : "Results<\(Element.self)>")
+    }
 
     /// The same query, live in a Realm of the calling isolation. Live results are returned as they are.
     public func thaw(_isolation: isolated (any Actor)? = #isolation) -> Results? {
-        thawed(self, realm: owner, isolation: _isolation)
+        thawed(self, realm: realm, isolation: _isolation)
     }
 
     func rebound(to realm: Realm) -> Results? {
+        if let values {
+            guard let moved = values.rebound(to: realm) else { return nil }
+            return Results(values: moved)
+        }
         if realm === owner { return self }
         guard let moved = try? realm.matchingBinding(binding) else { return nil }
         guard let query else { return Results(realm: realm, binding: moved) }
