@@ -148,7 +148,9 @@ struct RowTests {
 
     @Test func randomEditsReadBackAsTheLastValueSet() throws {
         enum Cell: Equatable {
-            case null, int(Int64), bytes([UInt8])
+            case null
+            case int(Int64)
+            case bytes([UInt8])
         }
         var generator = SeededGenerator(seed: 11)
         for round in 0..<300 {
