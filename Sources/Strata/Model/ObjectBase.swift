@@ -43,7 +43,7 @@ open class ObjectBase {
         // An orphan among this object's boxes: a decoder replaced it, so Mirror finds the object's real ones.
         let replaced = (height - count..<height).contains { stack.isOrphan(at: $0) }
         if !replaced { boxes = Array(stack.boxes[(height - count)...]) }
-        stack.boxes.removeLast(count)
+        stack.boxes.removeSubrange((height - count)..<height)
         if !stack.boxes.isEmpty { stack.dropOrphansIfAlone() }
     }
 

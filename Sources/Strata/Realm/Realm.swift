@@ -828,6 +828,31 @@ public final class Realm {
         return handle
     }
 
+    /// The rows tree of `binding` in the write transaction, created if missing, cached in the binding.
+    func writableRows(_ binding: TableBinding) throws(Realm.Error) -> TreeHandle {
+        if binding.handleEpoch == writeEpoch, let handle = binding.handle { return handle }
+        let handle = try handle(binding.rowsTree, create: true)!
+        binding.handle = handle
+        binding.handleEpoch = writeEpoch
+        return handle
+    }
+
+    /// The primary-key tree of `binding` in the write transaction, created if missing, cached in the binding.
+    func writablePrimaryKeys(_ binding: TableBinding) throws(Realm.Error) -> TreeHandle {
+        if binding.primaryKeysEpoch == writeEpoch, let handle = binding.primaryKeysHandle { return handle }
+        let handle = try handle(binding.primaryKeyTree, create: true)!
+        binding.primaryKeysHandle = handle
+        binding.primaryKeysEpoch = writeEpoch
+        return handle
+    }
+
+    /// Writes `binding`'s class definition into the file unless this write transaction already found it there.
+    func registerIfNeeded(_ binding: TableBinding) throws(Realm.Error) {
+        if binding.storedEpoch == writeEpoch { return }
+        if !isStored(binding.className) { try registerTable(binding.table) }
+        binding.storedEpoch = writeEpoch
+    }
+
     func rowCount(tree: String) -> Int {
         if let transaction {
             do {
@@ -889,7 +914,8 @@ public final class Realm {
     func lookupPrimaryKey(_ binding: TableBinding, _ encoded: [UInt8]) throws(Realm.Error) -> Int64? {
         try storage {
             if let transaction {
-                guard let handle = try handle(binding.primaryKeyTree, create: false) else { return nil }
+                let cached = binding.primaryKeysEpoch == writeEpoch ? binding.primaryKeysHandle : nil
+                guard let handle = try cached ?? handle(binding.primaryKeyTree, create: false) else { return nil }
                 return try transaction.get(encoded, in: handle).map(KeyEncoding.decodeObjectKey)
             }
             return try view(binding.primaryKeyTree)?.get(encoded).map(KeyEncoding.decodeObjectKey)

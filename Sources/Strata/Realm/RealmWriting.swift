@@ -23,7 +23,7 @@ extension Realm {
                 type: binding.className, property: "", reason: "embedded objects are added through their parent")
         }
         let transaction = try activeTransactionForWrite()
-        try registerIfNeeded(binding.table)
+        try registerIfNeeded(binding)
         let values = binding.table.boxes(of: object).map(\.stored)
         var key: Int64
         var existing = false
@@ -37,7 +37,7 @@ extension Realm {
                 existing = true
             } else {
                 key = try newKey(binding, transaction)
-                let primaryKeys = try handle(binding.primaryKeyTree, create: true)!
+                let primaryKeys = try writablePrimaryKeys(binding)
                 try mutate { try transaction.put(encoded, KeyEncoding.objectKey(key), in: primaryKeys) }
             }
         } else {
@@ -73,11 +73,6 @@ extension Realm {
         return transaction
     }
 
-    private func registerIfNeeded(_ table: TableSchema) throws(Realm.Error) {
-        if isStored(table.className) { return }
-        try registerTable(table)
-    }
-
     /// Writes a new row of `values` (no links to resolve) and returns its key.
     func insertRow(binding: TableBinding, values: [_StoredValue]) throws(Realm.Error) -> Int64 {
         let key = try newKey(binding, try activeTransactionForWrite())
@@ -86,7 +81,7 @@ extension Realm {
     }
 
     private func newKey(_ binding: TableBinding, _ transaction: WriteTransaction) throws(Realm.Error) -> Int64 {
-        let rows = try handle(binding.rowsTree, create: true)!
+        let rows = try writableRows(binding)
         return try mutate { Int64(bitPattern: try transaction.nextSequence(in: rows)) }
     }
 
@@ -127,7 +122,7 @@ extension Realm {
             resolvedValues.append(resolved)
         }
         let transaction = try activeTransactionForWrite()
-        let rows = try handle(binding.rowsTree, create: true)!
+        let rows = try writableRows(binding)
         try mutate { try transaction.put(KeyEncoding.objectKey(key), row.finish(), in: rows) }
         try updateIndexes(binding: binding, key: key, old: old, new: resolvedValues)
         try updateToOneBacklinks(binding: binding, key: key, old: old, new: resolvedValues)
@@ -243,7 +238,7 @@ extension Realm {
         }
         let binding = try binding(for: type(of: object))
         let transaction = try activeTransactionForWrite()
-        try registerIfNeeded(binding.table)
+        try registerIfNeeded(binding)
         let values = binding.table.boxes(of: object).map(\.stored)
         let key = try newKey(binding, transaction)
         let managed = ManagedObject(realm: self, binding: binding, key: key)

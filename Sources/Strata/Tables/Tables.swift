@@ -151,6 +151,11 @@ final class TableBinding {
     @exclusivity(unchecked) var viewEpoch = UInt64.max
     @exclusivity(unchecked) var handle: TreeHandle?
     @exclusivity(unchecked) var handleEpoch = UInt64.max
+    /// The owning Realm's primary-key tree in its write transaction (see `Realm.writablePrimaryKeys`).
+    @exclusivity(unchecked) var primaryKeysHandle: TreeHandle?
+    @exclusivity(unchecked) var primaryKeysEpoch = UInt64.max
+    /// The write transaction (by its epoch) in which the class was known to be stored in the file.
+    @exclusivity(unchecked) var storedEpoch = UInt64.max
 
     init(table: TableSchema, stored: StoredClass?) {
         self.table = table
@@ -171,7 +176,19 @@ final class TableBinding {
 /// Object keys and primary keys as tree keys.
 enum KeyEncoding {
     static func objectKey(_ key: Int64) -> [UInt8] {
-        withUnsafeBytes(of: UInt64(bitPattern: key).bigEndian) { Array($0) }
+        bigEndian(UInt64(bitPattern: key), after: nil)
+    }
+
+    /// The 8 big-endian bytes of `value`, after a `tag` byte if there is one, in one allocation.
+    @inline(__always)
+    private static func bigEndian(_ value: UInt64, after tag: UInt8?) -> [UInt8] {
+        let start = tag == nil ? 0 : 1
+        return [UInt8](unsafeUninitializedCapacity: start + 8) { buffer, count in
+            if let tag { buffer[0] = tag }
+            UnsafeMutableRawPointer(buffer.baseAddress! + start).storeBytes(
+                of: value.bigEndian, as: UInt64.self)
+            count = start + 8
+        }
     }
 
     static func decodeObjectKey(_ bytes: UnsafeRawBufferPointer) -> Int64 {
@@ -190,7 +207,7 @@ enum KeyEncoding {
         switch value {
         case .null: return [0]
         case .int(let int):
-            return [1] + withUnsafeBytes(of: (UInt64(bitPattern: int) ^ (1 << 63)).bigEndian) { Array($0) }
+            return bigEndian(UInt64(bitPattern: int) ^ (1 << 63), after: 1)
         case .string(let string): return [2] + Array(string.utf8)
         case .uuid(let uuid): return [3] + withUnsafeBytes(of: uuid.uuid) { Array($0) }
         case .objectId(let id): return [4] + id.bytes

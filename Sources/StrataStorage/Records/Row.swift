@@ -33,70 +33,101 @@ public enum RowFormat {
 }
 
 /// Builds the bytes of one row. Every column starts null; set the non-null ones, then call ``finish()``.
+///
+/// The row is built in place, in one buffer: the header, the bitmaps and the slots at their final offsets, then
+/// the variable-size values in the order they are set. When those arrive in column order and none is replaced
+/// (how rows are written: column by column), that buffer already is the row and ``finish()`` returns it without
+/// copying; otherwise ``finish()`` lays the tail out again in column order.
 public struct RowBuilder: Sendable {
-    private var slots: [UInt64]
-    private var nulls: [UInt8]
-    /// Which columns hold variable-size values (their slots point into `tail`).
-    private var variable: [UInt8]
-    /// Variable-size values in the order they were set (``finish()`` lays out the live ones in column order).
-    private var tail: [UInt8] = []
+    /// The row so far: header, null bitmap, variable-size bitmap, slots, then the variable-size values as set.
+    private var bytes: [UInt8]
+    /// The number of columns.
+    public let columnCount: Int
+    /// Where the variable-size bitmap and the slots start.
+    private let variableOffset: Int
+    private let slotsOffset: Int
+    /// Where the tail starts (after the last slot); variable-size slots hold offsets from here.
+    private let tailOffset: Int
+    /// The highest column holding a variable-size value, -1 if none.
+    private var lastVariable = -1
+    /// False once a variable-size value was set out of column order, or replaced, or cleared: its bytes no longer
+    /// tile the tail in column order, so ``finish()`` lays the tail out again.
+    private var tailInColumnOrder = true
 
     /// A row of `columns` columns, all null.
     public init(columns: Int) {
-        slots = [UInt64](repeating: 0, count: columns)
-        nulls = [UInt8](repeating: 0xFF, count: (columns + 7) / 8)
-        if columns % 8 != 0 { nulls[nulls.count - 1] = UInt8((1 << (columns % 8)) - 1) }
-        variable = [UInt8](repeating: 0, count: (columns + 7) / 8)
+        columnCount = columns
+        let bitmap = (columns + 7) / 8
+        variableOffset = RowFormat.headerSize + bitmap
+        slotsOffset = RowFormat.slotsOffset(columns: columns)
+        tailOffset = slotsOffset + columns * 8
+        bytes = [UInt8](repeating: 0, count: tailOffset)
+        // Room for a few short strings without growing.
+        bytes.reserveCapacity(tailOffset + 64)
+        bytes[0] = RowFormat.version
+        bytes[1] = UInt8(truncatingIfNeeded: columns)
+        bytes[2] = UInt8(truncatingIfNeeded: columns >> 8)
+        for byte in RowFormat.headerSize..<variableOffset { bytes[byte] = 0xFF }
+        if columns % 8 != 0 { bytes[variableOffset - 1] = UInt8((1 << (columns % 8)) - 1) }
     }
 
-    /// The number of columns.
-    public var columnCount: Int { slots.count }
+    private func isVariable(_ column: Int) -> Bool {
+        bytes[variableOffset + column >> 3] & (1 << UInt8(column & 7)) != 0
+    }
 
-    /// Marks `column` non-null, holding a fixed-size value or (`variableSize`) bytes in the tail.
-    private mutating func markPresent(_ column: Int, variableSize: Bool = false) {
-        nulls[column >> 3] &= ~(1 << UInt8(column & 7))
+    /// Marks `column` non-null, holding a fixed-size value or (`variableSize`) bytes in the tail, and stores its
+    /// slot.
+    private mutating func setSlot(_ column: Int, _ slot: UInt64, variableSize: Bool = false) {
+        let bit: UInt8 = 1 << UInt8(column & 7)
+        if isVariable(column) && !variableSize { tailInColumnOrder = false }
+        bytes[RowFormat.headerSize + column >> 3] &= ~bit
         if variableSize {
-            variable[column >> 3] |= 1 << UInt8(column & 7)
+            bytes[variableOffset + column >> 3] |= bit
         } else {
-            variable[column >> 3] &= ~(1 << UInt8(column & 7))
+            bytes[variableOffset + column >> 3] &= ~bit
+        }
+        let offset = slotsOffset + column * 8
+        bytes.withUnsafeMutableBytes { $0.storeBytes(of: slot.littleEndian, toByteOffset: offset, as: UInt64.self) }
+    }
+
+    private func slot(_ column: Int) -> UInt64 {
+        bytes.withUnsafeBytes {
+            UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: slotsOffset + column * 8, as: UInt64.self))
         }
     }
 
     /// Makes `column` null again.
     public mutating func setNull(_ column: Int) {
-        nulls[column >> 3] |= 1 << UInt8(column & 7)
-        variable[column >> 3] &= ~(1 << UInt8(column & 7))
-        slots[column] = 0
+        if isVariable(column) { tailInColumnOrder = false }
+        setSlot(column, 0)
+        bytes[RowFormat.headerSize + column >> 3] |= 1 << UInt8(column & 7)
     }
 
     /// Stores a signed integer (any width up to 64 bits), an object key or a boolean (0 or 1).
-    public mutating func setInt(_ column: Int, _ value: Int64) {
-        slots[column] = UInt64(bitPattern: value)
-        markPresent(column)
-    }
+    public mutating func setInt(_ column: Int, _ value: Int64) { setSlot(column, UInt64(bitPattern: value)) }
 
     /// Stores a boolean.
     public mutating func setBool(_ column: Int, _ value: Bool) { setInt(column, value ? 1 : 0) }
 
     /// Stores a double by its bit pattern (exact, NaN payloads included).
-    public mutating func setDouble(_ column: Int, _ value: Double) {
-        slots[column] = value.bitPattern
-        markPresent(column)
-    }
+    public mutating func setDouble(_ column: Int, _ value: Double) { setSlot(column, value.bitPattern) }
 
     /// Stores a float by its bit pattern.
-    public mutating func setFloat(_ column: Int, _ value: Float) {
-        slots[column] = UInt64(value.bitPattern)
-        markPresent(column)
-    }
+    public mutating func setFloat(_ column: Int, _ value: Float) { setSlot(column, UInt64(value.bitPattern)) }
 
     /// Stores bytes in the tail.
-    public mutating func setBytes<C: Collection>(_ column: Int, _ bytes: C) where C.Element == UInt8 {
-        let offset = tail.count
-        tail.append(contentsOf: bytes)
-        slots[column] =
-            UInt64(UInt32(truncatingIfNeeded: offset)) | UInt64(UInt32(truncatingIfNeeded: bytes.count)) << 32
-        markPresent(column, variableSize: true)
+    public mutating func setBytes<C: Collection>(_ column: Int, _ value: C) where C.Element == UInt8 {
+        if column > lastVariable {
+            lastVariable = column
+        } else {
+            tailInColumnOrder = false
+        }
+        let offset = bytes.count - tailOffset
+        bytes.append(contentsOf: value)
+        let length = bytes.count - tailOffset - offset
+        setSlot(
+            column, UInt64(UInt32(truncatingIfNeeded: offset)) | UInt64(UInt32(truncatingIfNeeded: length)) << 32,
+            variableSize: true)
     }
 
     /// Stores a string as UTF-8 in the tail.
@@ -107,31 +138,21 @@ public struct RowBuilder: Sendable {
 
     /// The encoded row: the variable-size values that are still set, in column order, make up the tail.
     public func finish() -> [UInt8] {
-        let columns = slots.count
-        let slotsOffset = RowFormat.slotsOffset(columns: columns)
-        var bytes = [UInt8]()
-        bytes.reserveCapacity(slotsOffset + columns * 8 + tail.count)
-        bytes.append(RowFormat.version)
-        bytes.append(UInt8(truncatingIfNeeded: columns))
-        bytes.append(UInt8(truncatingIfNeeded: columns >> 8))
-        bytes.append(contentsOf: nulls)
-        bytes.append(contentsOf: variable)
-        var values: [(offset: Int, length: Int)] = []
+        if tailInColumnOrder { return bytes }
+        var row = Array(bytes[..<tailOffset])
         var laidOut = 0
-        for column in 0..<columns {
-            var slot = slots[column]
-            if variable[column >> 3] & (1 << UInt8(column & 7)) != 0 {
-                let value = (offset: Int(UInt32(truncatingIfNeeded: slot)), length: Int(slot >> 32))
-                slot = UInt64(UInt32(truncatingIfNeeded: laidOut)) | UInt64(value.length) << 32
-                values.append(value)
-                laidOut += value.length
+        for column in 0..<columnCount where isVariable(column) {
+            let slot = slot(column)
+            let offset = tailOffset + Int(UInt32(truncatingIfNeeded: slot))
+            let length = Int(slot >> 32)
+            row.append(contentsOf: bytes[offset..<(offset + length)])
+            let moved = UInt64(UInt32(truncatingIfNeeded: laidOut)) | UInt64(length) << 32
+            row.withUnsafeMutableBytes {
+                $0.storeBytes(of: moved.littleEndian, toByteOffset: slotsOffset + column * 8, as: UInt64.self)
             }
-            for shift in stride(from: 0, to: 64, by: 8) {
-                bytes.append(UInt8(truncatingIfNeeded: slot >> UInt64(shift)))
-            }
+            laidOut += length
         }
-        for value in values { bytes.append(contentsOf: tail[value.offset..<(value.offset + value.length)]) }
-        return bytes
+        return row
     }
 }
 
