@@ -185,25 +185,25 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
         return Iterator(objects: makeObjectIterator())
     }
 
-    private func makeObjectIterator() -> ObjectIterator {
+    private func makeObjectIterator() -> ObjectRowIterator {
         owner.checkThread()
         observeRead()
         do {
             if let (keys, rows) = queryMatches() {
-                var iterator = ObjectIterator(realm: owner, binding: binding, cursor: nil, keys: keys)
+                var iterator = ObjectRowIterator(realm: owner, binding: binding, cursor: nil, keys: keys)
                 iterator.rows = rows
                 return iterator
             }
             if let cursor = owner.rowCursor(binding) {
-                var iterator = ObjectIterator(realm: owner, binding: binding, cursor: cursor, keys: [])
+                var iterator = ObjectRowIterator(realm: owner, binding: binding, cursor: cursor, keys: [])
                 iterator.expected = count
                 return iterator
             }
-            return ObjectIterator(
+            return ObjectRowIterator(
                 realm: owner, binding: binding, cursor: nil, keys: try owner.objectKeys(tree: binding.rowsTree))
         } catch {
             owner.survive(error, "Results<\(binding.className)>: \(error)", returning: ())
-            var iterator = ObjectIterator(realm: owner, binding: binding, cursor: nil, keys: [])
+            var iterator = ObjectRowIterator(realm: owner, binding: binding, cursor: nil, keys: [])
             iterator.expected = count
             return iterator
         }
@@ -211,99 +211,22 @@ public struct Results<Element: RealmCollectionValue>: RandomAccessCollection {
 
     /// Hands out the objects, or the values read when iteration started.
     public struct Iterator: IteratorProtocol {
-        /// Stepped in place through the optional (`objects!.next()` does not copy it).
-        private var objects: ObjectIterator?
+        /// Stepped in place through the optional (`objects!.next()` does not copy it). Not generic, so that stepping
+        /// it needs no type metadata looked up per element.
+        private var objects: ObjectRowIterator?
         private var values: IndexingIterator<[Element]>?
 
-        init(objects: ObjectIterator) { self.objects = objects }
+        init(objects: ObjectRowIterator) { self.objects = objects }
         init(values: IndexingIterator<[Element]>) { self.values = values }
 
         /// The next element, or nil at the end.
         public mutating func next() -> Element? {
-            if objects != nil { return objects!.next() }
+            if objects != nil {
+                if let object = objects!.next() { return Results.element(object) }
+                guard objects!.takePlaceholder() else { return nil }
+                return Results(realm: objects!.realm, binding: objects!.binding).placeholder()
+            }
             return values?.next()
-        }
-    }
-
-    /// Creates each object as iteration reaches it.
-    struct ObjectIterator: IteratorProtocol {
-        let realm: Realm
-        let binding: TableBinding
-        /// Walks the rows (outside write transactions). Kept out of an enum payload so that stepping mutates it
-        /// in place instead of copying its path.
-        var cursor: TreeCursor?
-        var started = false
-        /// Object keys read up front (inside write transactions, or a query's matches).
-        let keys: [Int64]
-        /// The rows of `keys`, when a query read them: valid while the Realm stays at `generation`.
-        var rows: [StableValue]?
-        private var generation: UInt64
-        var position = 0
-        /// The rows before this position were warmed (see `RowView.warm`); `.max` stops warming.
-        private var warmed = 0
-        /// Rows warmed at a time: enough to overlap their memory latency, few enough to stay in cache.
-        private static var warmBatch: Int { 16 }
-        /// The number of objects the Results counted when iteration started, when that is not `keys.count`: a
-        /// cursor that stops short of it (damage) is made up with placeholders.
-        var expected = 0
-        /// Objects handed out by the cursor.
-        private var walked = 0
-
-        init(realm: Realm, binding: TableBinding, cursor: TreeCursor?, keys: [Int64]) {
-            self.realm = realm
-            self.binding = binding
-            self.cursor = cursor
-            self.keys = keys
-            generation = realm.generation
-        }
-
-        /// The next object, or nil at the end.
-        mutating func next() -> Element? {
-            if cursor != nil {
-                do {
-                    let object = try cursor!.advance(fromStart: !started) { key, row in
-                        realm.object(binding, key: KeyEncoding.decodeObjectKey(key), row: row)
-                    }
-                    started = true
-                    guard let object else {
-                        cursor = nil
-                        position = keys.count
-                        if walked != expected {
-                            realm.recordDamage(
-                                realm.corruptData(
-                                    "\(binding.rowsTree) holds \(walked) objects but counts \(expected)"))
-                        }
-                        return placeholderIfShort()
-                    }
-                    walked += 1
-                    return Results.element(object)
-                } catch {
-                    cursor = nil
-                    position = keys.count
-                    realm.survive(error, "Results<\(binding.className)>: \(error)", returning: ())
-                    return placeholderIfShort()
-                }
-            }
-            guard position < keys.count else { return placeholderIfShort() }
-            defer { position += 1 }
-            if rows != nil, realm.generation == generation {
-                if position >= warmed {
-                    // Sorted matches jump around the file: fetch the next rows' cache lines together.
-                    let end = Swift.min(position + Self.warmBatch, keys.count)
-                    warmed = RowView.warm(rows.unsafelyUnwrapped[position..<end]) ? end : .max
-                }
-                return Results.element(
-                    realm.object(binding, key: keys[position], row: rows.unsafelyUnwrapped[position]))
-            }
-            return Results.element(realm.object(binding, key: keys[position]))
-        }
-
-        /// After damage stopped the walk: an object that is not stored, until ``expected`` objects were handed
-        /// out.
-        private mutating func placeholderIfShort() -> Element? {
-            guard walked < expected else { return nil }
-            walked += 1
-            return Results(realm: realm, binding: binding).placeholder()
         }
     }
 }

@@ -75,7 +75,7 @@ public struct SectionedResultsSnapshots<Collection: ThreadConfined>: AsyncSequen
 
 extension SectionedResults {
     /// The sections' changes as an `AsyncSequence`: `.initial` first, then an `.update` after each change (see
-    /// ``observe(keyPaths:_:)-(_,_)`` for what counts). Iterate it where the Realm lives, as a collection's
+    /// `observe(keyPaths:_:)` for what counts). Iterate it where the Realm lives, as a collection's
     /// ``RealmCollection/changes``; changes that arrive while the loop body runs are merged into one update.
     ///
     /// ```swift
@@ -109,7 +109,7 @@ extension SectionedResults {
 
 extension ResultsSection {
     /// The section's changes as an `AsyncSequence` of ``RealmSectionedResultsChange`` (see
-    /// ``observe(keyPaths:_:)-(_,_)``): `.initial` first, then an `.update` after each change to its rows, or
+    /// `observe(keyPaths:_:)`): `.initial` first, then an `.update` after each change to its rows, or
     /// when it vanishes or reappears. Generic code over `RealmCollection` gets the plain collection changes.
     public var changes: SectionedResultsChanges<ResultsSection> { sectionedChanges(paths: nil) }
 

@@ -5,10 +5,10 @@ public import Dispatch
 // ``ThreadSafeReference``, are found again in that queue's or actor's own Realm, and are observed in it.
 
 extension SectionedResults {
-    /// ``observe(keyPaths:_:)-(_,_)`` calling `block` on `queue`, as the Realm SDK's `observe(keyPaths:on:_:)`
-    /// does: with the sections as a Realm confined to `queue` reads them (``Realm/init(configuration:queue:_isolation:)``,
+    /// `observe(keyPaths:_:)` calling `block` on `queue`, as the Realm SDK's `observe(keyPaths:on:_:)`
+    /// does: with the sections as a Realm confined to `queue` reads them (`Realm(configuration:queue:)`,
     /// opened for it if needed), the initial call included (which happens on the queue, after `observe` returns).
-    /// With `queue` nil, this is ``observe(keyPaths:_:)-(_,_)``. The queue must be serial.
+    /// With `queue` nil, this is `observe(keyPaths:_:)`. The queue must be serial.
     ///
     /// ```swift
     /// let token = contacts.sectioned(by: \.initial).observe(on: queue) { change in
@@ -35,7 +35,7 @@ extension SectionedResults {
         observe(keyPaths: sectionedPropertyNames(keyPaths, realm: realm), on: queue, block)
     }
 
-    /// ``observe(keyPaths:_:)-(_,_)`` calling `block` on `actor` with the sections as a Realm confined to that
+    /// `observe(keyPaths:_:)` calling `block` on `actor` with the sections as a Realm confined to that
     /// actor reads them (opened for it if needed), as the other collections' `observe(keyPaths:on:_:)` with an
     /// actor does.
     public func observe<A: Actor>(
@@ -49,9 +49,9 @@ extension SectionedResults {
 }
 
 extension ResultsSection {
-    /// ``observe(keyPaths:_:)-(_,_)`` calling `block` on `queue` with the section as the queue's own Realm
+    /// `observe(keyPaths:_:)` calling `block` on `queue` with the section as the queue's own Realm
     /// reads it (see ``SectionedResults``' `observe(keyPaths:on:_:)`). With `queue` nil, this is
-    /// ``observe(keyPaths:_:)-(_,_)``. The queue must be serial.
+    /// `observe(keyPaths:_:)`. The queue must be serial.
     public func observe(
         keyPaths: [String]? = nil, on queue: DispatchQueue?,
         _ block: @escaping (RealmSectionedResultsChange<ResultsSection>) -> Void
@@ -63,7 +63,7 @@ extension ResultsSection {
             failed: { block(.error($0 ?? Realm.Error.invalidatedObject)) })
     }
 
-    /// ``observe(keyPaths:_:)-(_,_)`` calling `block` on `actor` with the section as a Realm confined to that
+    /// `observe(keyPaths:_:)` calling `block` on `actor` with the section as a Realm confined to that
     /// actor reads it (opened for it if needed).
     public func observe<A: Actor>(
         keyPaths: [String]? = nil, on actor: A, _isolation: isolated (any Actor)? = #isolation,

@@ -33,7 +33,7 @@ extension RealmCollection where Element: ObjectBase {
         }
     }
 
-    /// ``filter(_:_:)``, throwing ``RealmError/invalidQuery(query:position:reason:)``.
+    /// `filter(_:_:)`, throwing ``RealmError/invalidQuery(query:position:reason:)``.
     public func checkedFilter(_ predicate: String, _ args: Any...) throws -> Results<Element> {
         let results = _queryResults()
         try results.owner.throwIfDamaged()
