@@ -150,10 +150,10 @@ extension Realm {
             migration.touched.insert(binding.className)
             return
         }
+        guard !binding.secondaryIndexes.isEmpty else { return }
         let transaction = try activeTransactionForWrite()
-        for (index, property) in binding.table.schema.properties.enumerated()
-        where property.isIndexed && !property.isPrimary {
-            if property.isFullTextIndexed {
+        for index in binding.secondaryIndexes {
+            if binding.table.schema.properties[index].isFullTextIndexed {
                 let before = old.map { FullText.entries($0[index], key: key) } ?? []
                 let after = new.map { FullText.entries($0[index], key: key) } ?? []
                 guard before != after else { continue }

@@ -146,6 +146,8 @@ final class TableBinding {
     let primaryKeyTree: String
     /// The index tree of each property (property order; named for every property, used for indexed ones).
     let indexTrees: [String]
+    /// The properties with an index other than the primary key's, in property order.
+    let secondaryIndexes: [Int]
     /// The owning Realm's cached rows tree (see `Realm.stableRow`).
     @exclusivity(unchecked) var view: TreeView?
     @exclusivity(unchecked) var viewEpoch = UInt64.max
@@ -168,6 +170,9 @@ final class TableBinding {
         rowsTree = TableNames.rows(table.className)
         primaryKeyTree = TableNames.primaryKeys(table.className)
         indexTrees = table.schema.properties.map { TableNames.index(table.className, $0.columnName) }
+        secondaryIndexes = table.schema.properties.indices.filter {
+            table.schema.properties[$0].isIndexed && !table.schema.properties[$0].isPrimary
+        }
     }
 
     var className: String { table.className }

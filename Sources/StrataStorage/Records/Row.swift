@@ -61,14 +61,19 @@ public struct RowBuilder: Sendable {
         variableOffset = RowFormat.headerSize + bitmap
         slotsOffset = RowFormat.slotsOffset(columns: columns)
         tailOffset = slotsOffset + columns * 8
-        bytes = [UInt8](repeating: 0, count: tailOffset)
-        // Room for a few short strings without growing.
-        bytes.reserveCapacity(tailOffset + 64)
-        bytes[0] = RowFormat.version
-        bytes[1] = UInt8(truncatingIfNeeded: columns)
-        bytes[2] = UInt8(truncatingIfNeeded: columns >> 8)
-        for byte in RowFormat.headerSize..<variableOffset { bytes[byte] = 0xFF }
-        if columns % 8 != 0 { bytes[variableOffset - 1] = UInt8((1 << (columns % 8)) - 1) }
+        // One allocation, with room for a few short strings after the slots.
+        let (tailOffset, variableOffset) = (tailOffset, variableOffset)
+        bytes = [UInt8](unsafeUninitializedCapacity: tailOffset + 64) { buffer, count in
+            let raw = UnsafeMutableRawBufferPointer(buffer)
+            raw.initializeMemory(as: UInt8.self, repeating: 0)
+            raw[0] = RowFormat.version
+            raw[1] = UInt8(truncatingIfNeeded: columns)
+            raw[2] = UInt8(truncatingIfNeeded: columns >> 8)
+            // Every column null: all bits of the null bitmap set, but for those past the last column.
+            for byte in RowFormat.headerSize..<variableOffset { raw[byte] = 0xFF }
+            if columns % 8 != 0 { raw[variableOffset - 1] = UInt8((1 << (columns % 8)) - 1) }
+            count = tailOffset
+        }
     }
 
     private func isVariable(_ column: Int) -> Bool {
