@@ -819,10 +819,11 @@ public final class Realm {
         return view
     }
 
-    /// The rows tree of `binding` in the write transaction, cached in the binding once it exists.
-    private func rowsHandle(_ binding: TableBinding) throws(Realm.Error) -> TreeHandle? {
+    /// The rows tree of `binding` in the write transaction (created if missing with `create`), cached in the
+    /// binding once it exists.
+    private func rowsHandle(_ binding: TableBinding, create: Bool = false) throws(Realm.Error) -> TreeHandle? {
         if binding.handleEpoch == writeEpoch, let handle = binding.handle { return handle }
-        let handle = try handle(binding.rowsTree, create: false)
+        let handle = try handle(binding.rowsTree, create: create)
         binding.handle = handle
         binding.handleEpoch = writeEpoch
         return handle
@@ -830,11 +831,7 @@ public final class Realm {
 
     /// The rows tree of `binding` in the write transaction, created if missing, cached in the binding.
     func writableRows(_ binding: TableBinding) throws(Realm.Error) -> TreeHandle {
-        if binding.handleEpoch == writeEpoch, let handle = binding.handle { return handle }
-        let handle = try handle(binding.rowsTree, create: true)!
-        binding.handle = handle
-        binding.handleEpoch = writeEpoch
-        return handle
+        try rowsHandle(binding, create: true)!
     }
 
     /// The primary-key tree of `binding` in the write transaction, created if missing, cached in the binding.
