@@ -1,6 +1,7 @@
 import Foundation
-import Strata
 import Testing
+
+@testable import Strata
 
 final class ValueResultsOwner: Object {
     @Persisted var scores: List<Int>
@@ -42,6 +43,21 @@ struct ValueResultsTests {
         try realm.write { owner.scores.append(0) }
         #expect(Array(ascending) == [0, 1, 1, 3, 4, 5])
         #expect(descending.last == 0)
+    }
+
+    @Test func readingPositionsOneByOneReadsTheListOnceUntilTheNextWrite() throws {
+        let (realm, owner) = try stored()
+        try realm.write { owner.scores.append(objectsIn: Array(0..<200)) }
+        let descending = owner.scores.sorted(ascending: false)
+        var total = 0
+        for position in 0..<descending.count { total += descending[position] }
+        #expect(total == 14 + (0..<200).reduce(0, +))
+        let identity = try #require(descending.values).identity
+        #expect(identity.evaluations == 1)
+        // A write (a refresh too) changes what the results hold: the next read reads the list again.
+        try realm.write { owner.scores.append(1000) }
+        #expect(descending[0] == 1000 && descending.count == 206)
+        #expect(identity.evaluations == 2)
     }
 
     @Test func distinctValuesOfAListSetAndMap() throws {

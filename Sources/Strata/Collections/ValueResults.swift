@@ -6,8 +6,7 @@ import Foundation
 /// They are not a copy: each read (`count`, a subscript, iteration) reads the owning `List`, `MutableSet` or
 /// `Map` as it is now — for a managed one, the Realm's current version — and applies the stages (filters,
 /// sorts, distinct, limit) in order. So a write to the list shows in the results, as in results of objects.
-/// Each read costs a pass over the collection: iterate (or copy with `Array(results)`) rather than reading many
-/// positions one by one.
+/// A read after a write or a refresh costs a pass over the collection; reads in between reuse it.
 struct ValueResultsSource<Element: RealmCollectionValue> {
     /// What one stage does to the values before it.
     enum Stage {
@@ -34,10 +33,29 @@ struct ValueResultsSource<Element: RealmCollectionValue> {
     /// Realm) get their own, as results of objects compare by their query.
     var identity = Identity()
 
-    final class Identity {}
+    /// Shared by copies of the same results. Also keeps their values as last read, so that reading positions one
+    /// by one (`for i in 0..<results.count { results[i] }`) reads the collection once, not once per position.
+    final class Identity {
+        /// The values after every stage and the Realm generation they were read at (live managed results only:
+        /// every write and every refresh changes the generation; frozen results may be read from many threads).
+        var cached: (generation: UInt64, elements: [Element])?
+        /// How many times the collection was read and the stages applied (for tests).
+        var evaluations = 0
+    }
+
+    /// The values after every stage, as of the Realm's current version.
+    func elements() -> [Element] {
+        guard let realm, !realm.frozen else { return evaluated() }
+        realm.checkThread()
+        if let cached = identity.cached, cached.generation == realm.generation { return cached.elements }
+        let elements = evaluated()
+        identity.cached = (realm.generation, elements)
+        return elements
+    }
 
     /// The values after every stage, read now.
-    func elements() -> [Element] {
+    private func evaluated() -> [Element] {
+        identity.evaluations += 1
         var elements = read()
         for stage in stages {
             switch stage {
