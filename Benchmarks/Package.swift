@@ -36,6 +36,8 @@ let package = Package(
                 "BenchSupport",
                 .product(name: "Strata", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The write-path rows drive prepared statements through SQLite's C API.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
         ),
         .executableTarget(

@@ -3,7 +3,8 @@ import Foundation
 import GRDB
 import Strata
 
-// Object-layer benchmark: the same five workloads on Strata objects and on GRDB records, in one run.
+// Object-layer benchmark: the same five workloads on Strata objects and on GRDB records, in one run, and the write
+// paths against SQLite's prepared statements (WritePaths.swift).
 // Usage: strata-object-bench [--sizes 10000,100000,1000000] [--repeat 3] [--each-size] [--tsv PATH] [--dir PATH]
 
 /// The model: an Int primary key, a String, an Int, a Double and a Date.
@@ -64,10 +65,14 @@ struct Options {
     var directory: String?
     /// Only the property-read comparison and the confinement table (an actor, the main actor, a task).
     var confinementOnly = false
+    /// Only the write-path tables (and the peak memory, unless `peakMemory` is off).
+    var writesOnly = false
+    /// Measure the peak memory of one write transaction of N objects at every size (a child process per engine).
+    var peakMemory = true
 
     static let usage = """
         usage: strata-object-bench [--sizes 10000,100000] [--repeat 3] [--each-size] [--tsv PATH] [--dir PATH]
-                                   [--confinement-only]
+                                   [--confinement-only] [--writes-only] [--no-peak-memory]
 
           --sizes      object counts, comma-separated (default 10000,100000)
           --repeat     runs of the object workloads per size, each on fresh files; the table shows the median
@@ -80,6 +85,11 @@ struct Options {
           --confinement-only
                        only the property-read comparison and the confinement table: reads and small asyncWrites on
                        an actor-, a main-actor- and a task-confined Realm, --repeat rounds, and one executor hop
+          --writes-only
+                       only the write-path tables at every size: insert, update, upsert and scattered deletes against
+                       SQLite's prepared statements, and the peak memory of one write of N objects
+          --no-peak-memory
+                       skip the peak memory of one write of N objects (two child processes per size)
         """
 
     init(_ arguments: [String]) {
@@ -103,6 +113,8 @@ struct Options {
                 repeats = number
             case "--each-size": eachSize = true
             case "--confinement-only": confinementOnly = true
+            case "--writes-only": writesOnly = true
+            case "--no-peak-memory": peakMemory = false
             case "--tsv": tsv = value(argument)
             case "--dir": directory = value(argument)
             case "--help", "-h":
@@ -315,6 +327,10 @@ func median(_ runs: [[Workload: Duration]], _ workload: Workload) -> Duration {
     BenchSupport.median(runs.compactMap { $0[workload] })
 }
 
+// A child process measuring one engine's peak memory (PeakMemory.swift) does only that.
+if CommandLine.arguments.dropFirst().first == "--peak-memory-child" {
+    exit(peakMemoryChild(Array(CommandLine.arguments.dropFirst(2))))
+}
 let options = Options(Array(CommandLine.arguments.dropFirst()))
 let root = (options.directory.map { URL(fileURLWithPath: $0) } ?? FileManager.default.temporaryDirectory)
     .appendingPathComponent("strata-object-bench-\(getpid())")
@@ -370,6 +386,14 @@ print(
         + "Median of \(options.repeats) runs, each on fresh files. Ratio = Strata / GRDB: below 1 means Strata is faster.\n"
 )
 do {
+    if options.writesOnly {
+        for size in options.sizes {
+            try writePathsTable(size: size, repeats: options.repeats, root: root)
+            if options.peakMemory { try peakMemoryTable(size: size, root: root) }
+        }
+        try? FileManager.default.removeItem(at: root)
+        exit(0)
+    }
     for size in options.confinementOnly ? [] : options.sizes {
         var generator = SystemRandomNumberGenerator()
         let order = Array(0..<size).shuffled(using: &generator)
@@ -411,6 +435,8 @@ do {
                 + "and its structure checked, once) took \(format(cold)) (\(perOperation(cold, size))); again, "
                 + "\(format(warm)) (\(perOperation(warm, size))): \(difference) (median of \(options.repeats) opens).")
         print("")
+        try writePathsTable(size: size, repeats: options.repeats, root: root)
+        if options.peakMemory { try peakMemoryTable(size: size, root: root) }
     }
     let environment = ProcessInfo.processInfo.environment
     if options.eachSize && !options.confinementOnly {
