@@ -380,11 +380,15 @@ func projectionsTable(size: Int, directory: URL) throws {
     print("\nRatio = time / root objects' time; projection overhead target: under 1.5×.\n")
 }
 
-print("## Strata objects vs GRDB records\n")
-print(
-    "Model: Int primary key, String, Int, Double, Date. Both on files, durable commits (GRDB: WAL, synchronous=FULL). "
-        + "Median of \(options.repeats) runs, each on fresh files. Ratio = Strata / GRDB: below 1 means Strata is faster.\n"
-)
+if options.writesOnly {
+    print("## Strata object writes vs SQLite prepared statements\n")
+} else {
+    print("## Strata objects vs GRDB records\n")
+    print(
+        "Model: Int primary key, String, Int, Double, Date. Both on files, durable commits (GRDB: WAL, synchronous=FULL). "
+            + "Median of \(options.repeats) runs, each on fresh files. Ratio = Strata / GRDB: below 1 means Strata is faster.\n"
+    )
+}
 do {
     if options.writesOnly {
         for size in options.sizes {
