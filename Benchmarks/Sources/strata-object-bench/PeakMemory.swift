@@ -129,7 +129,8 @@ func peakMemoryChild(_ arguments: [String]) -> Int32 {
     }
 }
 
-/// Measures `transaction` run after `prepare`: resident set and files before, the peak and files after.
+/// Measures `transaction`: the resident set and the files in `directory` before it, the resident peak right after it,
+/// and the files again once `settle` has run (SQLite: the WAL checkpointed into the database).
 private func measurePeak(directory: URL, _ transaction: () throws -> Void, settle: () throws -> Void) throws
     -> PeakMemory
 {
