@@ -289,8 +289,9 @@ extension RealmCollection where Element: SortableType {
     }
 }
 
-extension RealmCollection {
-    /// The values without repeats, each where it first occurs, as live `Results`.
+extension RealmCollection where Element: SortableType {
+    /// The values without repeats, each where it first occurs, as live `Results`. As in the SDK, only collections of
+    /// values offer it (objects: `distinct(by:)`).
     ///
     /// ```swift
     /// let tags = post.tags.distinct()   // Results<String>
@@ -330,7 +331,7 @@ extension Map {
     }
 
     /// The values without repeats, as live `Results`.
-    public func distinct() -> Results<Value> { valueResults().distinct() }
+    public func distinct() -> Results<Value> where Value: SortableType { valueResults().distinct() }
 }
 
 extension Map {

@@ -9,9 +9,9 @@ public protocol MinMaxType {}
 /// As in the SDK: the integer and floating-point types, `Decimal128`, `AnyRealmValue` and optionals of them.
 public protocol AddableType {}
 
-/// A type whose values have an order: what `sorted(ascending:)` of a collection of values works on. As in the SDK:
-/// the number types, `Bool`, `String`, `Date`, `Decimal128`, `ObjectId`, `UUID`, `AnyRealmValue` and optionals of
-/// them.
+/// A type whose values have an order: what `sorted(ascending:)` and `distinct()` of a collection of values work on.
+/// As in the SDK: the number types, `String`, `Data` (byte-wise), `Date`, `Decimal128`, `AnyRealmValue` and
+/// optionals of them; Strata also orders `Bool`, `ObjectId` and `UUID`.
 public protocol SortableType {}
 
 extension Int: MinMaxType, AddableType, SortableType {}
@@ -25,6 +25,7 @@ extension Decimal128: MinMaxType, AddableType, SortableType {}
 extension AnyRealmValue: MinMaxType, AddableType, SortableType {}
 extension Date: MinMaxType, SortableType {}
 extension Bool: SortableType {}
+extension Data: SortableType {}
 extension String: SortableType {}
 extension ObjectId: SortableType {}
 extension UUID: SortableType {}

@@ -45,6 +45,9 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     case cancelled
     /// The store is closed.
     case closed
+    /// An encryption key was given, but the platform's cryptography cannot be used here (on Linux: OpenSSL's
+    /// `libcrypto` is not installed), or failed.
+    case encryptionUnavailable(reason: String)
 
     /// A human-readable explanation naming the file and what went wrong.
     public var description: String {
@@ -69,6 +72,7 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .transactionClosed: "the transaction has ended or failed and can only be aborted"
         case .cancelled: "the task was cancelled before its write transaction started"
         case .closed: "the store is closed"
+        case .encryptionUnavailable(let reason): "encryption is unavailable: \(reason)"
         }
     }
 }

@@ -1,0 +1,97 @@
+#if canImport(CommonCrypto)
+    import CommonCrypto
+#endif
+
+/// The two primitives encryption at rest is built from, taken from the platform: AES-256 in counter mode and
+/// HMAC-SHA-256. CommonCrypto on Apple platforms; the system's OpenSSL `libcrypto` on Linux, loaded at run time
+/// (see ``LibCrypto``). Strata carries no cipher of its own.
+enum CryptoPrimitives {
+    /// Bytes of an AES-256 key, of an HMAC-SHA-256 key and of an HMAC-SHA-256 tag.
+    static let keySize = 32
+    /// Bytes of the initial counter block of AES in counter mode.
+    static let counterSize = 16
+
+    /// Whether the primitives can be used here; the error says why not.
+    static func checkAvailable() throws(StorageError) {
+        #if !canImport(CommonCrypto)
+            _ = try LibCrypto.shared.get()
+        #endif
+    }
+
+    /// Encrypts (or, the same operation, decrypts) `input` into `output` with AES-256 in counter mode: the key
+    /// stream starts at the 16-byte big-endian counter block `counter`. `output` may be `input`'s own memory.
+    static func aes256CTR(
+        key: UnsafeRawBufferPointer, counter: UnsafeRawBufferPointer, input: UnsafeRawBufferPointer,
+        output: UnsafeMutableRawPointer
+    ) throws(StorageError) {
+        precondition(key.count == keySize && counter.count == counterSize, "AES-256-CTR takes a 32-byte key")
+        guard !input.isEmpty else { return }
+        #if canImport(CommonCrypto)
+            var cryptor: CCCryptorRef?
+            let created = CCCryptorCreateWithMode(
+                CCOperation(kCCEncrypt), CCMode(kCCModeCTR), CCAlgorithm(kCCAlgorithmAES), CCPadding(ccNoPadding),
+                counter.baseAddress, key.baseAddress, key.count, nil, 0, 0, CCModeOptions(kCCModeOptionCTR_BE),
+                &cryptor)
+            guard created == CCCryptorStatus(kCCSuccess), let cryptor else { throw failure("CCCryptorCreateWithMode") }
+            defer { CCCryptorRelease(cryptor) }
+            var moved = 0
+            let updated = CCCryptorUpdate(cryptor, input.baseAddress, input.count, output, input.count, &moved)
+            guard updated == CCCryptorStatus(kCCSuccess), moved == input.count else {
+                throw failure("CCCryptorUpdate")
+            }
+        #else
+            let library = try LibCrypto.shared.get()
+            guard let context = library.newCipherContext() else { throw failure("EVP_CIPHER_CTX_new") }
+            defer { library.freeCipherContext(context) }
+            let keyBytes = key.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            let counterBytes = counter.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            guard library.encryptInit(context, library.aes256CTR(), nil, keyBytes, counterBytes) == 1 else {
+                throw failure("EVP_EncryptInit_ex")
+            }
+            // EVP_EncryptUpdate takes an Int32 length: large inputs go in slices (counter mode keeps its position).
+            var offset = 0
+            while offset < input.count {
+                let length = min(input.count - offset, 1 << 30)
+                var written: Int32 = 0
+                let source = (input.baseAddress! + offset).assumingMemoryBound(to: UInt8.self)
+                let destination = (output + offset).assumingMemoryBound(to: UInt8.self)
+                guard library.encryptUpdate(context, destination, &written, source, Int32(length)) == 1,
+                    Int(written) == length
+                else { throw failure("EVP_EncryptUpdate") }
+                offset += length
+            }
+        #endif
+    }
+
+    /// The HMAC-SHA-256 of the concatenation of `parts` under `key`, written to the 32 bytes at `tag`.
+    static func hmacSHA256(key: UnsafeRawBufferPointer, parts: [UnsafeRawBufferPointer], tag: UnsafeMutableRawPointer)
+        throws(StorageError)
+    {
+        precondition(key.count == keySize, "HMAC-SHA-256 is used with a 32-byte key")
+        #if canImport(CommonCrypto)
+            var context = CCHmacContext()
+            CCHmacInit(&context, CCHmacAlgorithm(kCCHmacAlgSHA256), key.baseAddress, key.count)
+            for part in parts where !part.isEmpty { CCHmacUpdate(&context, part.baseAddress, part.count) }
+            CCHmacFinal(&context, tag)
+        #else
+            let library = try LibCrypto.shared.get()
+            guard let context = library.newHMACContext() else { throw failure("HMAC_CTX_new") }
+            defer { library.freeHMACContext(context) }
+            guard library.hmacInit(context, key.baseAddress, Int32(key.count), library.sha256(), nil) == 1 else {
+                throw failure("HMAC_Init_ex")
+            }
+            for part in parts where !part.isEmpty {
+                let bytes = part.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                guard library.hmacUpdate(context, bytes, part.count) == 1 else { throw failure("HMAC_Update") }
+            }
+            var length: UInt32 = 0
+            guard library.hmacFinal(context, tag.assumingMemoryBound(to: UInt8.self), &length) == 1,
+                Int(length) == keySize
+            else { throw failure("HMAC_Final") }
+        #endif
+    }
+
+    private static func failure(_ call: String) -> StorageError {
+        .encryptionUnavailable(reason: "\(call) failed")
+    }
+}
