@@ -12,6 +12,20 @@ struct RowState: Sendable, Hashable, Codable {
     var maps: [String: MapState] = [:]
     var sets: [String: SetState] = [:]
 
+    init() {}
+
+    /// Decodes a state, taking absent parts as empty: a row created through plain SQL (the capture trigger)
+    /// has only the parts it needed.
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        created = try container.decodeIfPresent(HybridTimestamp.self, forKey: .created)
+        deleted = try container.decodeIfPresent(HybridTimestamp.self, forKey: .deleted)
+        clocks = try container.decodeIfPresent([String: HybridTimestamp].self, forKey: .clocks) ?? [:]
+        lists = try container.decodeIfPresent([String: ListState].self, forKey: .lists) ?? [:]
+        maps = try container.decodeIfPresent([String: MapState].self, forKey: .maps) ?? [:]
+        sets = try container.decodeIfPresent([String: SetState].self, forKey: .sets) ?? [:]
+    }
+
     /// Whether the object exists: created, and created again after its latest delete if it was deleted. An
     /// update alone never makes an object live, which is how a delete wins over concurrent updates.
     var isLive: Bool {

@@ -70,6 +70,8 @@ public struct ServerMerge: Sendable {
         let schemaName = try SQLName.quoted(schema.namespace)
         do {
             let entry = try await client.transaction(logger: logger) { connection in
+                // The capture trigger leaves this transaction's writes alone: the merge logs them itself.
+                try await connection.query("SELECT set_config('strata.merging', 'on', true)", logger: logger)
                 let sequenceRows = try await connection.query(
                     PostgresQuery(
                         unsafeSQL: """

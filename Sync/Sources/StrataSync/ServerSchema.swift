@@ -14,7 +14,9 @@ import Strata
 /// - `strata_scope (scope, last_seq)`: the last change-log sequence of each scope;
 /// - `strata_change_log (scope, seq, client_id, client_seq, committed_at, changes)`: what each merge accepted;
 /// - `strata_upload (client_id, client_seq, scope, seq)`: the uploads already applied;
-/// - `strata_schema_version (component, version)`: the layout version.
+/// - `strata_schema_version (component, version)`: the layout version;
+/// - the functions `strata_capture()` and `strata_sync_value(kind, value)`, and per synced table the trigger
+///   `strata_capture` that logs writes made through plain SQL as changes of the replica `server`.
 ///
 /// Migrations are additive and idempotent: `CREATE … IF NOT EXISTS`, `ALTER TABLE … ADD COLUMN IF NOT EXISTS`,
 /// in one transaction under an advisory lock, so services starting together migrate once. A column whose type
@@ -119,6 +121,7 @@ public struct ServerSchema: Sendable {
             WHERE strata_schema_version.version < excluded.version
             """,
         ]
+        statements += CaptureTrigger.functionStatements(schema: schema)
         for type in types.values.sorted(by: { $0.className < $1.className }) {
             let table = try qualified(type.className)
             let key = try SQLName.quoted(type.primaryKey.name)
@@ -135,6 +138,7 @@ public struct ServerSchema: Sendable {
                     "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS \(try SQLName.quoted(column.name)) \(column.sqlType)"
                 )
             }
+            statements.append(CaptureTrigger.triggerStatement(for: type, schema: schema, table: table))
         }
         return statements
     }
