@@ -130,7 +130,7 @@ public struct ServerMerge: Sendable {
         let type = try schema.type(change.objectType)
         let table = try schema.qualified(type.className)
         let keyColumn = try SQLName.quoted(type.primaryKey.name)
-        let keyText = try change.primaryKey.sqlText(forPrimaryKey: ())
+        let keyText = try change.primaryKey.primaryKeySQLText()
         let stateRows = try await connection.query(
             PostgresQuery(
                 unsafeSQL: """

@@ -15,13 +15,13 @@ extension SyncValue {
         case .data(let value): return "\\x" + value.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
         case .date(let seconds): return SyncValue.sqlText(seconds, isFinite: seconds.isFinite)
         case .uuid(let value): return value.uuidString
-        case .link(let key): return try key.sqlText(forPrimaryKey: ())
+        case .link(let key): return try key.primaryKeySQLText()
         case .embedded: return try SyncJSON.text(PlainJSON.value(self))
         }
     }
 
     /// A primary key value as parameter text.
-    func sqlText(forPrimaryKey: Void) throws -> String {
+    func primaryKeySQLText() throws -> String {
         switch self {
         case .int(let value): return String(value)
         case .string(let value), .objectId(let value): return value
