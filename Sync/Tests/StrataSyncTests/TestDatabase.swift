@@ -14,27 +14,80 @@ struct TestDatabase {
     let namespace: String
     let logger: Logger
 
+    /// Where the server is, from the environment (libpq's defaults where unset).
+    struct Server: Sendable {
+        var host: String
+        var port: Int
+        var user: String
+        var password: String?
+        var database: String
+
+        static var fromEnvironment: Server {
+            let environment = ProcessInfo.processInfo.environment
+            let user = environment["PGUSER"] ?? environment["USER"] ?? "postgres"
+            return Server(
+                host: environment["PGHOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "localhost",
+                port: environment["PGPORT"].flatMap { Int($0) } ?? 5432, user: user,
+                password: environment["PGPASSWORD"].flatMap { $0.isEmpty ? nil : $0 },
+                database: environment["PGDATABASE"] ?? user)
+        }
+
+        var socketPath: String? { host.hasPrefix("/") ? "\(host)/.s.PGSQL.\(port)" : nil }
+    }
+
     static var configuration: PostgresClient.Configuration {
-        let environment = ProcessInfo.processInfo.environment
-        let user = environment["PGUSER"] ?? environment["USER"] ?? "postgres"
-        let host = environment["PGHOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
-        let port = environment["PGPORT"].flatMap { Int($0) } ?? 5432
-        let password = environment["PGPASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
-        let database = environment["PGDATABASE"] ?? user
+        let server = Server.fromEnvironment
         var configuration: PostgresClient.Configuration
-        if host.hasPrefix("/") {
+        if let socketPath = server.socketPath {
             configuration = .init(
-                unixSocketPath: "\(host)/.s.PGSQL.\(port)", username: user, password: password, database: database)
+                unixSocketPath: socketPath, username: server.user, password: server.password, database: server.database)
         } else {
             configuration = .init(
-                host: host, port: port, username: user, password: password, database: database, tls: .disable)
+                host: server.host, port: server.port, username: server.user, password: server.password,
+                database: server.database, tls: .disable)
         }
         configuration.options.connectTimeout = .seconds(5)
         return configuration
     }
 
+    /// One connection attempt for the whole run (nil if the server answered, else why not): without a server
+    /// every test fails at once instead of waiting for the pool's retries.
+    static let serverProblem = Task<String?, Never> {
+        let server = Server.fromEnvironment
+        var configuration: PostgresConnection.Configuration
+        if let socketPath = server.socketPath {
+            configuration = .init(
+                unixSocketPath: socketPath, username: server.user, password: server.password, database: server.database)
+        } else {
+            configuration = .init(
+                host: server.host, port: server.port, username: server.user, password: server.password,
+                database: server.database, tls: .disable)
+        }
+        configuration.options.connectTimeout = .seconds(5)
+        do {
+            let connection = try await PostgresConnection.connect(
+                configuration: configuration, id: 0, logger: Logger(label: "strata-sync-tests"))
+            try await connection.close()
+            return nil
+        } catch {
+            return """
+                no PostgreSQL server answers at \(server.socketPath ?? "\(server.host):\(server.port)") as \(server.user) \
+                (set PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, or run `source .ci/postgres.sh`): \
+                \(String(reflecting: error))
+                """
+        }
+    }
+
+    /// Why the tests cannot reach PostgreSQL.
+    struct NoServer: Error, CustomStringConvertible {
+        var description: String
+    }
+
     /// Runs `body` with a running client and a fresh, empty PostgreSQL schema, dropped afterwards.
     static func with(_ body: (TestDatabase) async throws -> Void) async throws {
+        if let problem = await serverProblem.value {
+            throw NoServer(description: problem)
+        }
         var logger = Logger(label: "strata-sync-tests")
         // The pool warns when a lease comes before `run()` has started, which the group below makes harmless.
         logger.logLevel = .error
@@ -43,17 +96,6 @@ struct TestDatabase {
             group.addTask { await client.run() }
             defer { group.cancelAll() }
             let namespace = "strata_test_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
-            do {
-                try await client.query("SELECT 1", logger: logger)
-            } catch {
-                Issue.record(
-                    """
-                    no PostgreSQL server answers at \(configuration.host ?? configuration.unixSocketPath ?? "?"):\
-                    \(configuration.port ?? 0) (set PGHOST, PGPORT, PGUSER, PGPASSWORD, PGDATABASE, or run \
-                    `source .ci/postgres.sh`): \(String(reflecting: error))
-                    """)
-                throw error
-            }
             let database = TestDatabase(client: client, namespace: namespace, logger: logger)
             do {
                 try await body(database)
