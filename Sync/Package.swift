@@ -1,0 +1,46 @@
+// swift-tools-version: 6.0
+// Strata Sync: keeps Strata files in sync through PostgreSQL (postgres-nio). PostgreSQL is the source of truth
+// and the log: per synced type a table with per-property clocks, a change log with a gap-free sequence per
+// scope, merges in one PostgreSQL transaction. A package of its own so that the root package keeps no
+// dependencies. See Documentation/Sync.md and Sync/README.md.
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny")
+]
+
+let package = Package(
+    name: "StrataSync",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "StrataSync", targets: ["StrataSync"])
+    ],
+    dependencies: [
+        .package(name: "Strata", path: ".."),
+        .package(url: "https://github.com/vapor/postgres-nio", exact: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+    ],
+    targets: [
+        // The change format, the hybrid logical clock, and the PostgreSQL side: schema, merge, pull.
+        .target(
+            name: "StrataSync",
+            dependencies: [
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "StrataSyncTests",
+            dependencies: [
+                "StrataSync",
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

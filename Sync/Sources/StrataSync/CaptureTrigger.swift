@@ -1,0 +1,175 @@
+/// The capture of writes made through plain SQL: a `BEFORE INSERT OR UPDATE OR DELETE` trigger on every synced
+/// table turns a write by another program into a change of the replica `server`, stamped with a hybrid
+/// timestamp past the row's clocks, numbered in the scope's sequence (the same scope lock as a merge) and
+/// appended to the change log, so that it reaches every client through the ordinary pull.
+///
+/// - An `INSERT` is a create with every captured column; it must give `_strata_scope`.
+/// - An `UPDATE` changes the columns whose values differ; setting `_strata_deleted` deletes or re-creates.
+/// - A `DELETE` becomes the delete marker: the row stays with `_strata_deleted` true (set the session variable
+///   `strata.merging` to `on` to remove rows for good).
+///
+/// Columns that hold one value (and mixed values) are captured; embedded objects and collections written
+/// through SQL are not (their merge state lives in `_strata_state`), which Documentation/Sync.md lists as a
+/// limit. ``ServerMerge`` sets `strata.merging` in its own transactions, so merges are not captured twice.
+enum CaptureTrigger {
+    /// The statements that create (or replace) the namespace's two functions.
+    static func functionStatements(schema: String) -> [String] {
+        [
+            """
+            CREATE OR REPLACE FUNCTION \(schema).strata_sync_value(kind text, value jsonb) RETURNS jsonb
+            LANGUAGE plpgsql IMMUTABLE AS $fn$
+            BEGIN
+                IF value IS NULL OR jsonb_typeof(value) = 'null' THEN
+                    RETURN '{"null": true}'::jsonb;
+                END IF;
+                CASE
+                WHEN kind IN ('int', 'bool', 'float', 'double', 'string', 'objectId') THEN
+                    RETURN jsonb_build_object(kind, value);
+                WHEN kind = 'uuid' THEN RETURN jsonb_build_object('uuid', upper(value #>> '{}'));
+                WHEN kind = 'decimal128' THEN RETURN jsonb_build_object('decimal128', value #>> '{}');
+                WHEN kind = 'date' THEN
+                    RETURN jsonb_build_object('date', extract(epoch FROM (value #>> '{}')::timestamptz)::double precision);
+                WHEN kind = 'data' THEN
+                    RETURN jsonb_build_object('data',
+                        translate(encode(decode(substr(value #>> '{}', 3), 'hex'), 'base64'), E'\\n', ''));
+                WHEN kind = 'any' THEN RETURN value;
+                WHEN kind LIKE 'link:%' THEN
+                    RETURN jsonb_build_object('link', \(schema).strata_sync_value(substr(kind, 6), value));
+                ELSE RETURN NULL;
+                END CASE;
+            END
+            $fn$
+            """,
+            """
+            CREATE OR REPLACE FUNCTION \(schema).strata_capture() RETURNS trigger LANGUAGE plpgsql AS $fn$
+            DECLARE
+                kinds jsonb := TG_ARGV[1]::jsonb;
+                key_column text := TG_ARGV[2];
+                key_kind text := TG_ARGV[3];
+                old_row jsonb;
+                new_row jsonb;
+                state jsonb;
+                latest text;
+                wall bigint := floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint;
+                stamp text;
+                properties jsonb := '{}';
+                clocks jsonb := '{}';
+                change jsonb;
+                sequence bigint;
+                scope text;
+                column_name text;
+                kind text;
+            BEGIN
+                IF current_setting('strata.merging', true) = 'on' THEN
+                    IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
+                    RETURN NEW;
+                END IF;
+                IF TG_OP <> 'INSERT' THEN old_row := to_jsonb(OLD); END IF;
+                IF TG_OP <> 'DELETE' THEN new_row := to_jsonb(NEW); END IF;
+                IF TG_OP = 'INSERT' THEN state := '{}'; scope := NEW._strata_scope;
+                ELSE state := COALESCE(OLD._strata_state, '{}'); scope := OLD._strata_scope; END IF;
+
+                -- The next hybrid timestamp of the replica "server": past every clock of the row.
+                SELECT max(v COLLATE "C") INTO latest FROM (
+                    SELECT value AS v FROM jsonb_each_text(COALESCE(state -> 'clocks', '{}'))
+                    UNION ALL SELECT state ->> 'created' UNION ALL SELECT state ->> 'deleted') AS c;
+                IF latest IS NULL OR split_part(latest, '.', 1)::bigint < wall THEN
+                    stamp := lpad(wall::text, 15, '0') || '.' || lpad('0', 10, '0') || '.server';
+                ELSE
+                    stamp := split_part(latest, '.', 1) || '.'
+                        || lpad((split_part(latest, '.', 2)::bigint + 1)::text, 10, '0') || '.server';
+                END IF;
+
+                change := jsonb_build_object('objectType', TG_ARGV[0], 'primaryKey',
+                    \(schema).strata_sync_value(key_kind, COALESCE(new_row, old_row) -> key_column));
+                IF TG_OP = 'DELETE' THEN
+                    change := change || jsonb_build_object('deleted', stamp);
+                    state := state || jsonb_build_object('deleted', stamp);
+                ELSE
+                    FOR column_name, kind IN SELECT * FROM jsonb_each_text(kinds) LOOP
+                        IF TG_OP = 'INSERT' OR (new_row -> column_name) IS DISTINCT FROM (old_row -> column_name) THEN
+                            properties := properties || jsonb_build_object(column_name, jsonb_build_object('value',
+                                jsonb_build_object('_0', \(schema).strata_sync_value(kind, new_row -> column_name),
+                                    'at', stamp)));
+                            clocks := clocks || jsonb_build_object(column_name, stamp);
+                        END IF;
+                    END LOOP;
+                    IF TG_OP = 'INSERT' OR (OLD._strata_deleted AND NOT NEW._strata_deleted) THEN
+                        change := change || jsonb_build_object('created', stamp);
+                        state := state || jsonb_build_object('created', stamp);
+                        NEW._strata_created_at := stamp;
+                        NEW._strata_deleted := false;
+                    ELSIF NEW._strata_deleted AND NOT OLD._strata_deleted THEN
+                        change := change || jsonb_build_object('deleted', stamp);
+                        state := state || jsonb_build_object('deleted', stamp);
+                        NEW._strata_deleted_at := stamp;
+                    ELSIF properties = '{}' THEN
+                        RETURN NEW;
+                    END IF;
+                    state := state || jsonb_build_object('clocks', COALESCE(state -> 'clocks', '{}') || clocks);
+                    NEW._strata_state := state;
+                END IF;
+                change := change || jsonb_build_object('properties', properties);
+
+                EXECUTE format('INSERT INTO %I.strata_scope AS s (scope, last_seq) VALUES ($1, 1)
+                    ON CONFLICT (scope) DO UPDATE SET last_seq = s.last_seq + 1 RETURNING last_seq', TG_TABLE_SCHEMA)
+                    INTO sequence USING scope;
+                EXECUTE format('INSERT INTO %I.strata_change_log (scope, seq, changes) VALUES ($1, $2, $3)',
+                    TG_TABLE_SCHEMA) USING scope, sequence, jsonb_build_array(change);
+                PERFORM pg_notify('strata_' || scope, sequence::text);
+
+                IF TG_OP = 'DELETE' THEN
+                    PERFORM set_config('strata.merging', 'on', true);
+                    EXECUTE format('UPDATE %I.%I SET _strata_deleted = true, _strata_deleted_at = $1,
+                        _strata_state = $2 WHERE _strata_scope = $3 AND %I = ($4).%I',
+                        TG_TABLE_SCHEMA, TG_TABLE_NAME, key_column, key_column)
+                        USING stamp, state, scope, OLD;
+                    PERFORM set_config('strata.merging', '', true);
+                    RETURN NULL;
+                END IF;
+                RETURN NEW;
+            END
+            $fn$
+            """,
+        ]
+    }
+
+    /// The statement that creates (or replaces) the trigger of `type`'s table `table`, in the PostgreSQL schema
+    /// `schema` (both quoted).
+    static func triggerStatement(for type: SyncedType, schema: String, table: String) -> String {
+        var kinds: [String: String] = [:]
+        for column in type.columns where column.shape == .value {
+            switch column.link {
+            case .object(_, let primaryKey): kinds[column.name] = "link:" + primaryKey.rawValue
+            case .embedded: continue
+            case nil: kinds[column.name] = column.property.type.rawValue
+            }
+        }
+        let kindsJSON =
+            "{"
+            + kinds.sorted { $0.key < $1.key }.map { "\(literal($0.key)): \(literal($0.value))" }
+            .joined(separator: ", ") + "}"
+        let arguments = [type.className, kindsJSON, type.primaryKey.name, type.primaryKey.property.type.rawValue]
+            .map { "'" + $0.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'" }
+        return """
+            CREATE OR REPLACE TRIGGER strata_capture BEFORE INSERT OR UPDATE OR DELETE ON \(table)
+            FOR EACH ROW EXECUTE FUNCTION \(schema).strata_capture(\(arguments.joined(separator: ", ")))
+            """
+    }
+
+    /// `text` as a JSON string literal.
+    private static func literal(_ text: String) -> String {
+        var result = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result + "\""
+    }
+}

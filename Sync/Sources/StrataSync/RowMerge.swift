@@ -1,0 +1,100 @@
+/// Merges one ``ObjectChange`` into a row's ``RowState`` by the conflict rules, and says what it changed: the
+/// accepted part of the change (for the change log) and the columns to write.
+struct RowMerge {
+    /// The part of the change that won its conflicts (what other replicas must apply).
+    var accepted: ObjectChange
+    /// The new contents of the columns that changed, by column name (nil: SQL NULL).
+    var columnValues: [String: SyncValue?] = [:]
+    /// The new JSON of the collection columns that changed, by column name.
+    var collectionValues: [String: PlainJSON] = [:]
+
+    /// Checks `change` against `type` without merging it: every property known, every value of the right kind,
+    /// a create giving every property.
+    static func validate(_ change: ObjectChange, of type: SyncedType) throws(SyncError) {
+        guard change.primaryKey.isPrimaryKey(of: type.primaryKey.property.type) else {
+            throw .valueTypeMismatch(
+                type: type.className, property: type.primaryKey.name, expected: type.primaryKey.property.type.rawValue,
+                found: change.primaryKey.kind)
+        }
+        if change.created != nil {
+            let missing = type.columns.map(\.name).filter { change.properties[$0] == nil }
+            if !missing.isEmpty {
+                throw .invalidChange(
+                    type: type.className, property: nil,
+                    reason: "a create gives every property; missing: \(missing.joined(separator: ", "))")
+            }
+        }
+        for (name, update) in change.properties {
+            guard let column = type.column(named: name) else {
+                throw .unknownProperty(type: type.className, property: name)
+            }
+            func check(_ value: SyncValue) throws(SyncError) {
+                guard value.fits(column) else {
+                    throw .valueTypeMismatch(
+                        type: type.className, property: name, expected: column.property.type.rawValue, found: value.kind
+                    )
+                }
+            }
+            switch (column.shape, update) {
+            case (.value, .value(let value, _)): try check(value)
+            case (.list, .list(let operations)):
+                for case .insert(_, _, let value) in operations { try check(value) }
+            case (.map, .map(let operations)):
+                for case .set(_, let value?, _) in operations { try check(value) }
+            case (.set, .set(let operations)):
+                for operation in operations {
+                    switch operation {
+                    case .add(let value, _), .remove(let value, _): try check(value)
+                    }
+                }
+            default:
+                throw .invalidChange(
+                    type: type.className, property: name, reason: "the update does not fit a \(column.shape) property")
+            }
+        }
+    }
+
+    /// Merges `change` (already validated) into `state`.
+    init(_ change: ObjectChange, into state: inout RowState, type: SyncedType) {
+        accepted = ObjectChange(objectType: change.objectType, primaryKey: change.primaryKey)
+        if let created = change.created, state.created.map({ created > $0 }) ?? true {
+            state.created = created
+            accepted.created = created
+        }
+        if let deleted = change.deleted, state.deleted.map({ deleted > $0 }) ?? true {
+            state.deleted = deleted
+            accepted.deleted = deleted
+        }
+        for name in change.properties.keys.sorted() {
+            guard let update = change.properties[name] else { continue }
+            switch update {
+            case .value(let value, let at):
+                if let clock = state.clocks[name], clock >= at { continue }
+                state.clocks[name] = at
+                accepted.properties[name] = update
+                columnValues[name] = value
+            case .list(let operations):
+                var list = state.lists[name] ?? ListState()
+                let won = operations.filter { list.apply($0) }
+                guard !won.isEmpty else { continue }
+                state.lists[name] = list
+                accepted.properties[name] = .list(won)
+                collectionValues[name] = .array(list.values)
+            case .map(let operations):
+                var map = state.maps[name] ?? MapState()
+                let won = operations.filter { map.apply($0) }
+                guard !won.isEmpty else { continue }
+                state.maps[name] = map
+                accepted.properties[name] = .map(won)
+                collectionValues[name] = .object(map.values)
+            case .set(let operations):
+                var set = state.sets[name] ?? SetState()
+                let won = operations.compactMap { set.apply($0) }
+                guard !won.isEmpty else { continue }
+                state.sets[name] = set
+                accepted.properties[name] = .set(won)
+                collectionValues[name] = .array(set.values)
+            }
+        }
+    }
+}
