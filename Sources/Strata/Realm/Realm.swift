@@ -57,34 +57,58 @@ public final class Realm {
     /// The readers are those `projectedReaders` keeps.
     @exclusivity(unchecked) var recentProjectedReaders: [(key: ObjectIdentifier, reader: Unmanaged<AnyObject>?)] = []
 
-    private var snapshot: ReadTransaction
-    private var views: [String: TreeView?] = [:]
-    @exclusivity(unchecked) private var transaction: WriteTransaction?
-    private var handles: [String: TreeHandle] = [:]
-    private var failure: Realm.Error?
-    private var bindings: [ObjectIdentifier: TableBinding] = [:] {
-        didSet { if bindings.isEmpty { resolvedPaths.withLock { $0.removeAll() } } }
+    /// The table layer under this Realm: the version it reads, its write transaction, the bindings and the
+    /// stored schema (see `Tables/`). The properties below forward to it.
+    @usableFromInline let tables: TableStore
+
+    private var snapshot: ReadTransaction {
+        get { tables.snapshot }
+        set { tables.snapshot = newValue }
+    }
+    private var views: [String: TreeView?] {
+        _read { yield tables.views }
+        _modify { yield &tables.views }
+    }
+    private var transaction: WriteTransaction? {
+        get { tables.transaction }
+        set { tables.transaction = newValue }
+    }
+    private var handles: [String: TreeHandle] {
+        _read { yield tables.handles }
+        _modify { yield &tables.handles }
+    }
+    private var failure: Realm.Error? {
+        get { tables.failure }
+        set { tables.failure = newValue }
+    }
+    private var bindings: [ObjectIdentifier: TableBinding] {
+        _read { yield tables.bindings }
+        _modify { yield &tables.bindings }
     }
     /// Bindings of stored classes for `DynamicObject` access, by class name.
-    private var dynamicBindings: [String: TableBinding] = [:] {
-        didSet { if dynamicBindings.isEmpty { resolvedPaths.withLock { $0.removeAll() } } }
+    private var dynamicBindings: [String: TableBinding] {
+        _read { yield tables.dynamicBindings }
+        _modify { yield &tables.dynamicBindings }
     }
-    /// Query key paths already resolved from a class (see `QueryBinder.bindPath`): applications filter with the
-    /// same few paths again and again. Kept here rather than on the bindings (a path holds its root binding: the
-    /// binding would hold itself), cleared whenever bindings are rebuilt. Locked: frozen Realms are read from any
-    /// thread.
-    let resolvedPaths = Locked<[ResolvedPathKey: BoundPath]>([:])
+    /// Query key paths already resolved from a class (see `TableStore.resolvedPaths`).
+    var resolvedPaths: Locked<[ResolvedPathKey: BoundPath]> { tables.resolvedPaths }
 
     /// A resolved path's cache key: its root binding and its components.
-    struct ResolvedPathKey: Hashable {
-        let root: ObjectIdentifier
-        let components: [String]
-    }
+    typealias ResolvedPathKey = TableStore.ResolvedPathKey
     /// Class definitions stored in the file, as of the current version (or the write in progress).
-    private var storedClasses: [String: StoredClass] = [:]
-    private var storedSchemaVersion: UInt64?
+    private var storedClasses: [String: StoredClass] {
+        _read { yield tables.storedClasses }
+        _modify { yield &tables.storedClasses }
+    }
+    private var storedSchemaVersion: UInt64? {
+        get { tables.storedSchemaVersion }
+        set { tables.storedSchemaVersion = newValue }
+    }
     /// Whether the file's backlink trees are complete (see `TableNames.backlinksKey`).
-    private var storedBacklinks = false
+    private var storedBacklinks: Bool {
+        get { tables.storedBacklinks }
+        set { tables.storedBacklinks = newValue }
+    }
 
     /// Whether `refresh()` happens automatically. Thread-confined Realms refresh when a write begins.
     public var autorefresh = true
@@ -107,7 +131,7 @@ public final class Realm {
         try Realm.copySeedFile(for: configuration)
         do {
             store = try Realm.openStore(configuration)
-            snapshot = try store.read()
+            tables = TableStore(snapshot: try store.read(), path: path)
         } catch {
             throw Realm.Error.storage(error, path: path)
         }
@@ -146,7 +170,7 @@ public final class Realm {
         frozen = true
         fileDamage = FileDamage.for(path: path)
         pinned = version
-        snapshot = version.snapshot
+        tables = TableStore(snapshot: version.snapshot, path: path)
         storedClasses = version.schema.classes
         storedSchemaVersion = version.schema.version
         storedBacklinks = version.schema.backlinks
@@ -162,7 +186,7 @@ public final class Realm {
         ownerActor = target.ownerActor
         frozen = false
         fileDamage = target.fileDamage
-        self.snapshot = snapshot
+        tables = TableStore(snapshot: snapshot, path: path)
         migrationTarget = target
         try loadStoredSchema()
     }
@@ -729,12 +753,21 @@ public final class Realm {
     @exclusivity(unchecked) var invalidations: UInt32 = 0
 
     /// Bumped whenever what this Realm reads may have changed (a new version, or a change in its write
-    /// transaction); accessors holding row bytes refetch when it moves.
-    @exclusivity(unchecked) @usableFromInline var generation: UInt64 = 0
+    /// transaction); accessors holding row bytes refetch when it moves (see `TableStore.generation`).
+    @inlinable var generation: UInt64 {
+        get { tables.generation }
+        set { tables.generation = newValue }
+    }
     /// Bumped when the snapshot changes (cached tree views expire).
-    @exclusivity(unchecked) private var readEpoch: UInt64 = 0
+    private var readEpoch: UInt64 {
+        get { tables.readEpoch }
+        set { tables.readEpoch = newValue }
+    }
     /// Bumped when a write transaction starts (cached tree handles expire).
-    @exclusivity(unchecked) private var writeEpoch: UInt64 = 0
+    private var writeEpoch: UInt64 {
+        get { tables.writeEpoch }
+        set { tables.writeEpoch = newValue }
+    }
 
     /// Runs a storage operation that modifies the write transaction.
     func mutate<R>(_ body: () throws -> R) throws(Realm.Error) -> R {
