@@ -56,9 +56,137 @@ final class TableStore {
     /// Bumped when a write transaction starts (cached tree handles expire).
     @exclusivity(unchecked) var writeEpoch: UInt64 = 0
 
+    /// Where damage the table code finds goes (the owner records it for the file and reports it); set by the
+    /// owner once it exists.
+    var reportDamage: (_ damage: Realm.Error, _ cause: (any Swift.Error)?) -> Void = { _, _ in }
+
     /// Tables reading `snapshot` of the file at `path`.
     init(snapshot: ReadTransaction, path: String) {
         self.snapshot = snapshot
         self.path = path
+    }
+}
+
+// MARK: Trees
+
+extension TableStore {
+    /// The tree `name` of the write transaction (created if missing with `create`), cached until the
+    /// transaction ends; nil if there is none.
+    func handle(_ name: String, create: Bool) throws(Realm.Error) -> TreeHandle? {
+        if let handle = handles[name] { return handle }
+        let transaction = try activeTransaction()
+        let handle =
+            create
+            ? try mutate { try transaction.tree(named: name, create: .keyed) }
+            : try storage { try transaction.tree(named: name) }
+        if let handle { handles[name] = handle }
+        return handle
+    }
+
+    /// The tree `name` of the snapshot, nil if there is none (or, after reporting the damage, if the catalog
+    /// naming it is damaged).
+    func view(_ name: String) -> TreeView? {
+        if let cached = views[name] { return cached }
+        let view: TreeView?
+        do {
+            view = try snapshot.tree(named: name)
+        } catch {
+            noteDamage(error)
+            view = nil
+        }
+        views[name] = view
+        return view
+    }
+
+    /// The tree `name` in the current snapshot (nil inside a write transaction or if it does not exist).
+    func treeView(_ name: String) -> TreeView? { transaction == nil ? view(name) : nil }
+}
+
+/// How the table layer maps the engine's errors and records the write transaction's first failure.
+extension TableStore {
+    /// The write transaction, or ``RealmError/notInWriteTransaction`` outside one.
+    func activeTransaction() throws(Realm.Error) -> WriteTransaction {
+        guard let transaction else { throw .notInWriteTransaction }
+        return transaction
+    }
+
+    /// Records the first error of the write transaction; the transaction rolls back at commit. Damage is
+    /// reported to the owner too (see `reportDamage`).
+    func fail(_ error: any Swift.Error) {
+        let damage = damage(in: error)
+        if let damage { reportDamage(damage, error) }
+        guard failure == nil else { return }
+        failure =
+            damage ?? (error as? Realm.Error) ?? (error as? StorageError).map { .storage($0, path: path) }
+            ?? .fileAccess(path: path, reason: "\(error)")
+    }
+
+    /// Reports `error` if it is damage, for reads that fall back to a default whatever failed them; inside a
+    /// write transaction the transaction fails too, so it rolls back.
+    func noteDamage(_ error: any Swift.Error) {
+        guard let damage = damage(in: error) else { return }
+        reportDamage(damage, error)
+        if transaction != nil { fail(damage) }
+    }
+
+    /// `error` as damage of the file, or nil when it is another kind of failure (a programming error, a full
+    /// disk, a rule of the API).
+    func damage(in error: any Swift.Error) -> Realm.Error? {
+        switch error {
+        case let error as StorageError:
+            switch error {
+            case .corruptPage, .incompatibleFile: return Realm.Error.storage(error, path: path)
+            case .wrongTreeKind:
+                // The object layer names its trees and never asks for one of the other kind: the file changed it.
+                return corruptData("a tree has the wrong kind: \(error)")
+            case .invalidArgument(let reason) where Self.undecodableRow.contains(where: reason.hasPrefix):
+                return corruptData(reason)
+            default: return nil
+            }
+        case let error as Realm.Error:
+            if case .incompatibleFile = error { return error }
+            return nil
+        default:
+            return nil
+        }
+    }
+
+    /// How `RowView.init` (StrataStorage, Records/Row.swift) says that bytes stored as a row are not one.
+    private static let undecodableRow = ["not a stored object", "stored object is truncated"]
+
+    /// Reports stored data that cannot be what the schema says it is (a value of another type, a row that does
+    /// not decode, a reference to an object that is not there) as damage of the file.
+    func corruptData(_ reason: String) -> Realm.Error {
+        .incompatibleFile(path: path, reason: "damaged data: \(reason)")
+    }
+
+    /// `count`, a tree's entry count read from the file, if the file could hold that many entries; a larger
+    /// count is damage (so that no caller reserves memory for it or loops over it). Inside a write transaction,
+    /// which may have added pages, counts are taken as they are.
+    func plausibleCount(_ count: Int, of what: @autoclosure () -> String) throws(Realm.Error) -> Int {
+        guard transaction == nil else { return count }
+        // The smallest entry with its slot takes 8 bytes of a page.
+        let limit = snapshot.pageCount &* (snapshot.pageSize / 8)
+        guard count <= limit else { throw corruptData("\(what()) counts \(count) entries, more than the file holds") }
+        return count
+    }
+
+    /// Runs a storage operation that modifies the write transaction.
+    func mutate<R>(_ body: () throws -> R) throws(Realm.Error) -> R {
+        defer { generation &+= 1 }
+        return try storage(body)
+    }
+
+    /// Runs a storage operation, mapping engine errors (damage to ``RealmError/incompatibleFile(path:reason:)``).
+    func storage<R>(_ body: () throws -> R) throws(Realm.Error) -> R {
+        do {
+            return try body()
+        } catch let error as Realm.Error {
+            throw error
+        } catch let error as StorageError {
+            throw damage(in: error) ?? .storage(error, path: path)
+        } catch {
+            throw .fileAccess(path: path, reason: "\(error)")
+        }
     }
 }
