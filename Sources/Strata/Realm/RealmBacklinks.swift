@@ -7,13 +7,6 @@ import StrataStorage
 /// They serve `LinkingObjects` (a prefix scan lists an object's origins in origin-key order) and deletion: the
 /// links to a deleted object are found without scanning every table that could hold one. Every write that adds
 /// or drops a link adjusts the count in the same write transaction, so the trees are always exact.
-extension TableNames {
-    static func backlinks(_ originClass: String, _ property: String) -> String { "b:\(originClass).\(property)" }
-    /// `$schema` key present once the file's backlink trees are complete (files from before backlinks get them
-    /// rebuilt when first opened writable).
-    static let backlinksKey = Array("backlinks".utf8)
-}
-
 extension Realm {
     // MARK: Counting links
 
