@@ -160,7 +160,7 @@ extension Realm {
         else { return }
         switch kind {
         case .set:
-            if let element = Self.setElementKey(.int(target)) {
+            if let element = TableStore.setElementKey(.int(target)) {
                 _ = try mutate { try transaction.delete(element, in: tree) }
             }
         case .list:
