@@ -1,13 +1,5 @@
 import StrataStorage
 
-/// The class definitions stored in one version of a file.
-struct StoredSchema: Sendable {
-    var classes: [String: StoredClass] = [:]
-    var version: UInt64?
-    /// Whether the file's backlink trees are complete (see `TableNames.backlinksKey`).
-    var backlinks = false
-}
-
 /// One committed version, pinned while any frozen Realm, object or collection reads it, with its schema read
 /// once. Immutable, so any thread may hold it; each frozen `Realm` instance over it keeps its own caches.
 final class PinnedVersion: Sendable {

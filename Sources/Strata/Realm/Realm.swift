@@ -57,34 +57,58 @@ public final class Realm {
     /// The readers are those `projectedReaders` keeps.
     @exclusivity(unchecked) var recentProjectedReaders: [(key: ObjectIdentifier, reader: Unmanaged<AnyObject>?)] = []
 
-    private var snapshot: ReadTransaction
-    private var views: [String: TreeView?] = [:]
-    @exclusivity(unchecked) private var transaction: WriteTransaction?
-    private var handles: [String: TreeHandle] = [:]
-    private var failure: Realm.Error?
-    private var bindings: [ObjectIdentifier: TableBinding] = [:] {
-        didSet { if bindings.isEmpty { resolvedPaths.withLock { $0.removeAll() } } }
+    /// The table layer under this Realm: the version it reads, its write transaction, the bindings and the
+    /// stored schema (see `Tables/`). The properties below forward to it.
+    @usableFromInline let tables: TableStore
+
+    private var snapshot: ReadTransaction {
+        get { tables.snapshot }
+        set { tables.snapshot = newValue }
+    }
+    private var views: [String: TreeView?] {
+        _read { yield tables.views }
+        _modify { yield &tables.views }
+    }
+    private var transaction: WriteTransaction? {
+        get { tables.transaction }
+        set { tables.transaction = newValue }
+    }
+    private var handles: [String: TreeHandle] {
+        _read { yield tables.handles }
+        _modify { yield &tables.handles }
+    }
+    private var failure: Realm.Error? {
+        get { tables.failure }
+        set { tables.failure = newValue }
+    }
+    private var bindings: [ObjectIdentifier: TableBinding] {
+        _read { yield tables.bindings }
+        _modify { yield &tables.bindings }
     }
     /// Bindings of stored classes for `DynamicObject` access, by class name.
-    private var dynamicBindings: [String: TableBinding] = [:] {
-        didSet { if dynamicBindings.isEmpty { resolvedPaths.withLock { $0.removeAll() } } }
+    private var dynamicBindings: [String: TableBinding] {
+        _read { yield tables.dynamicBindings }
+        _modify { yield &tables.dynamicBindings }
     }
-    /// Query key paths already resolved from a class (see `QueryBinder.bindPath`): applications filter with the
-    /// same few paths again and again. Kept here rather than on the bindings (a path holds its root binding: the
-    /// binding would hold itself), cleared whenever bindings are rebuilt. Locked: frozen Realms are read from any
-    /// thread.
-    let resolvedPaths = Locked<[ResolvedPathKey: BoundPath]>([:])
+    /// Query key paths already resolved from a class (see `TableStore.resolvedPaths`).
+    var resolvedPaths: Locked<[ResolvedPathKey: BoundPath]> { tables.resolvedPaths }
 
     /// A resolved path's cache key: its root binding and its components.
-    struct ResolvedPathKey: Hashable {
-        let root: ObjectIdentifier
-        let components: [String]
-    }
+    typealias ResolvedPathKey = TableStore.ResolvedPathKey
     /// Class definitions stored in the file, as of the current version (or the write in progress).
-    private var storedClasses: [String: StoredClass] = [:]
-    private var storedSchemaVersion: UInt64?
+    private var storedClasses: [String: StoredClass] {
+        _read { yield tables.storedClasses }
+        _modify { yield &tables.storedClasses }
+    }
+    private var storedSchemaVersion: UInt64? {
+        get { tables.storedSchemaVersion }
+        set { tables.storedSchemaVersion = newValue }
+    }
     /// Whether the file's backlink trees are complete (see `TableNames.backlinksKey`).
-    private var storedBacklinks = false
+    private var storedBacklinks: Bool {
+        get { tables.storedBacklinks }
+        set { tables.storedBacklinks = newValue }
+    }
 
     /// Whether `refresh()` happens automatically. Thread-confined Realms refresh when a write begins.
     public var autorefresh = true
@@ -107,10 +131,11 @@ public final class Realm {
         try Realm.copySeedFile(for: configuration)
         do {
             store = try Realm.openStore(configuration)
-            snapshot = try store.read()
+            tables = TableStore(snapshot: try store.read(), path: path)
         } catch {
             throw Realm.Error.storage(error, path: path)
         }
+        reportDamageFromTables()
         try loadStoredSchema()
         if !storedClasses.isEmpty && !storedBacklinks && !configuration.readOnly {
             // A file from before backlinks were kept: compute them once.
@@ -146,11 +171,10 @@ public final class Realm {
         frozen = true
         fileDamage = FileDamage.for(path: path)
         pinned = version
-        snapshot = version.snapshot
-        storedClasses = version.schema.classes
-        storedSchemaVersion = version.schema.version
-        storedBacklinks = version.schema.backlinks
+        tables = TableStore(snapshot: version.snapshot, path: path)
+        tables.adoptStoredSchema(version.schema)
         autorefresh = false
+        reportDamageFromTables()
     }
 
     /// A read-only Realm on `snapshot`, the version a migration started from: the old objects of ``Migration``.
@@ -162,9 +186,15 @@ public final class Realm {
         ownerActor = target.ownerActor
         frozen = false
         fileDamage = target.fileDamage
-        self.snapshot = snapshot
+        tables = TableStore(snapshot: snapshot, path: path)
         migrationTarget = target
+        reportDamageFromTables()
         try loadStoredSchema()
+    }
+
+    /// Damage the table layer finds is this Realm's file's damage (see ``damage``).
+    private func reportDamageFromTables() {
+        tables.reportDamage = { [unowned self] damage, cause in recordFileDamage(damage, cause: cause) }
     }
 
     /// For the old-version Realm of a migration: the Realm being migrated, which fails when old objects are
@@ -182,47 +212,17 @@ public final class Realm {
 
     /// Records `stored` as the definition of its class in the write transaction; nil removes class `name`.
     func storeClassDefinition(_ stored: StoredClass?, named name: String) throws(Realm.Error) {
-        let transaction = try activeTransaction()
-        try mutate {
-            let tree = try transaction.tree(named: TableNames.schema, create: .keyed)!
-            if let stored {
-                try transaction.put(TableNames.classKey(name), stored.encoded(), in: tree)
-            } else {
-                _ = try transaction.delete(TableNames.classKey(name), in: tree)
-            }
-        }
-        storedClasses[name] = stored
-        dynamicBindings = [:]
+        try tables.storeClassDefinition(stored, named: name)
     }
 
     /// Forgets every class definition of the write transaction (a reset deleted them all).
-    func forgetStoredSchema() {
-        storedClasses = [:]
-        storedSchemaVersion = nil
-        storedBacklinks = false
-        dynamicBindings = [:]
-        bindings = [:]
-    }
+    func forgetStoredSchema() { tables.forgetStoredSchema() }
 
     /// Forgets cached tree handles of the write transaction (after trees were dropped or renamed).
-    func invalidateWriteCaches() {
-        handles = [:]
-        writeEpoch &+= 1
-        generation &+= 1
-    }
+    func invalidateWriteCaches() { tables.invalidateWriteCaches() }
 
     /// Stores the configured schema version (the models match the file, so nothing else changes).
-    func recordSchemaVersion() throws(Realm.Error) {
-        let transaction = try activeTransaction()
-        try mutate {
-            let tree = try transaction.tree(named: TableNames.schema, create: .keyed)!
-            try transaction.put(
-                TableNames.schemaVersionKey,
-                withUnsafeBytes(of: configuration.schemaVersion.littleEndian) { Array($0) },
-                in: tree)
-        }
-        storedSchemaVersion = configuration.schemaVersion
-    }
+    func recordSchemaVersion() throws(Realm.Error) { try tables.recordSchemaVersion(configuration.schemaVersion) }
 
     deinit {
         transaction?.abort()
@@ -266,52 +266,13 @@ public final class Realm {
             objectSchema: classes.values.map(\.withComputedPropertiesApart).sorted { $0.className < $1.className })
     }
 
-    private func loadStoredSchema() throws(Realm.Error) {
-        dynamicBindings = [:]
-        let schema = try Self.readSchema(transaction: transaction, snapshot: snapshot, path: path)
-        storedClasses = schema.classes
-        storedSchemaVersion = schema.version
-        storedBacklinks = schema.backlinks
-    }
+    private func loadStoredSchema() throws(Realm.Error) { try tables.loadStoredSchema() }
 
     /// The class definitions stored in the write transaction, or else in the snapshot.
     static func readSchema(transaction: WriteTransaction?, snapshot: ReadTransaction, path: String)
         throws(Realm.Error) -> StoredSchema
     {
-        var schema = StoredSchema()
-        let entries: [(key: [UInt8], value: [UInt8])]
-        do {
-            if let transaction, let tree = try transaction.tree(named: TableNames.schema) {
-                var cursor = try transaction.makeCursor(for: tree)
-                var found: [(key: [UInt8], value: [UInt8])] = []
-                var more = try cursor.first()
-                while more {
-                    found.append((try cursor.key(), try cursor.value()))
-                    more = try cursor.next()
-                }
-                entries = found
-            } else if transaction == nil, let view = try snapshot.tree(named: TableNames.schema) {
-                entries = try view.entries()
-            } else {
-                entries = []
-            }
-        } catch let error as StorageError {
-            throw .storage(error, path: path)
-        } catch {
-            throw .fileAccess(path: path, reason: "\(error)")
-        }
-        for (key, value) in entries {
-            if key == TableNames.backlinksKey {
-                schema.backlinks = true
-            } else if key == TableNames.schemaVersionKey {
-                schema.version =
-                    value.count == 8 ? value.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self).littleEndian } : 0
-            } else if key.starts(with: Array("class:".utf8)) {
-                let stored = try StoredClass.decode(value, path: path)
-                schema.classes[stored.name] = stored
-            }
-        }
-        return schema
+        try TableStore.readSchema(transaction: transaction, snapshot: snapshot, path: path)
     }
 
     /// The binding of `type` (and of every type it links to) in this file, checking stored definitions.
@@ -353,15 +314,13 @@ public final class Realm {
     }
 
     /// The binding this Realm made for the model type whose class name is `name`, if any.
-    func boundBinding(named name: String) -> TableBinding? { bindings.values.first { $0.className == name } }
+    func boundBinding(named name: String) -> TableBinding? { tables.boundBinding(named: name) }
 
     /// The class definitions stored in the file, as of the current version or write.
     func schemaClasses() -> [String: StoredClass] { storedClasses }
 
     /// The stored schema as this Realm read it (of the current version, or of the write in progress).
-    var loadedSchema: StoredSchema {
-        StoredSchema(classes: storedClasses, version: storedSchemaVersion, backlinks: storedBacklinks)
-    }
+    var loadedSchema: StoredSchema { tables.loadedSchema }
 
     /// The write transaction in progress, if any.
     var writeTransactionIfAny: WriteTransaction? { transaction }
@@ -370,10 +329,10 @@ public final class Realm {
     var writeTransactionEpoch: UInt64 { writeEpoch }
 
     /// The tree `name` in the current snapshot (nil inside a write transaction or if it does not exist).
-    func treeView(_ name: String) -> TreeView? { transaction == nil ? view(name) : nil }
+    func treeView(_ name: String) -> TreeView? { tables.treeView(name) }
 
     /// Whether the file (as of the current version or write) defines class `name`.
-    func isStored(_ name: String) -> Bool { storedClasses[name] != nil }
+    func isStored(_ name: String) -> Bool { tables.isStored(name) }
 
     // MARK: Confinement
 
@@ -687,10 +646,8 @@ public final class Realm {
         observers.invalidated()
     }
 
-    func activeTransaction() throws(Realm.Error) -> WriteTransaction {
-        guard let transaction else { throw .notInWriteTransaction }
-        return transaction
-    }
+    /// The write transaction, or ``RealmError/notInWriteTransaction`` outside one.
+    func activeTransaction() throws(Realm.Error) -> WriteTransaction { try tables.activeTransaction() }
 
     /// The write transaction for a mutation, or nil when an earlier operation already failed it (the mutation
     /// is then ignored). Outside a write transaction this traps: mutations cannot report errors.
@@ -716,131 +673,61 @@ public final class Realm {
 
     /// Records the first error of the write transaction; the transaction rolls back at commit. Damage is
     /// recorded for the file too (see ``damage``).
-    func fail(_ error: any Swift.Error) {
-        if let damage = damage(in: error) { recordFileDamage(damage, cause: error) }
-        guard failure == nil else { return }
-        failure =
-            damage(in: error) ?? (error as? Realm.Error) ?? (error as? StorageError).map { .storage($0, path: path) }
-            ?? .fileAccess(path: path, reason: "\(error)")
-    }
+    func fail(_ error: any Swift.Error) { tables.fail(error) }
 
     /// Counts ``invalidate()`` calls: an accessor made before the latest one (``ManagedObject/invalidation``) is
     /// invalidated.
     @exclusivity(unchecked) var invalidations: UInt32 = 0
 
     /// Bumped whenever what this Realm reads may have changed (a new version, or a change in its write
-    /// transaction); accessors holding row bytes refetch when it moves.
-    @exclusivity(unchecked) @usableFromInline var generation: UInt64 = 0
+    /// transaction); accessors holding row bytes refetch when it moves (see `TableStore.generation`).
+    @inlinable var generation: UInt64 {
+        get { tables.generation }
+        set { tables.generation = newValue }
+    }
     /// Bumped when the snapshot changes (cached tree views expire).
-    @exclusivity(unchecked) private var readEpoch: UInt64 = 0
+    private var readEpoch: UInt64 {
+        get { tables.readEpoch }
+        set { tables.readEpoch = newValue }
+    }
     /// Bumped when a write transaction starts (cached tree handles expire).
-    @exclusivity(unchecked) private var writeEpoch: UInt64 = 0
-
-    /// Runs a storage operation that modifies the write transaction.
-    func mutate<R>(_ body: () throws -> R) throws(Realm.Error) -> R {
-        defer { generation &+= 1 }
-        return try storage(body)
+    private var writeEpoch: UInt64 {
+        get { tables.writeEpoch }
+        set { tables.writeEpoch = newValue }
     }
 
-    /// Runs a storage operation, mapping engine errors (damage to ``RealmError/incompatibleFile(path:reason:)``).
-    func storage<R>(_ body: () throws -> R) throws(Realm.Error) -> R {
-        do {
-            return try body()
-        } catch let error as Realm.Error {
-            throw error
-        } catch let error as StorageError {
-            throw damage(in: error) ?? .storage(error, path: path)
-        } catch {
-            throw .fileAccess(path: path, reason: "\(error)")
-        }
-    }
+    /// Runs a storage operation that modifies the write transaction (see `TableStore.mutate`).
+    func mutate<R>(_ body: () throws -> R) throws(Realm.Error) -> R { try tables.mutate(body) }
 
+    /// Runs a storage operation, mapping engine errors (see `TableStore.storage`).
+    func storage<R>(_ body: () throws -> R) throws(Realm.Error) -> R { try tables.storage(body) }
+
+    /// The tree `name` of the write transaction (see `TableStore.handle`).
     func handle(_ name: String, create: Bool) throws(Realm.Error) -> TreeHandle? {
-        if let handle = handles[name] { return handle }
-        let transaction = try activeTransaction()
-        let handle =
-            create
-            ? try mutate { try transaction.tree(named: name, create: .keyed) }
-            : try storage { try transaction.tree(named: name) }
-        if let handle { handles[name] = handle }
-        return handle
+        try tables.handle(name, create: create)
     }
 
-    /// The tree `name` of the snapshot, nil if there is none (or, after recording the damage, if the catalog
-    /// naming it is damaged).
-    private func view(_ name: String) -> TreeView? {
-        if let cached = views[name] { return cached }
-        let view: TreeView?
-        do {
-            view = try snapshot.tree(named: name)
-        } catch {
-            noteDamage(error)
-            view = nil
-        }
-        views[name] = view
-        return view
-    }
+    /// The tree `name` of the snapshot (see `TableStore.view`).
+    private func view(_ name: String) -> TreeView? { tables.view(name) }
 
     // MARK: Reading rows
 
     /// Calls `body` with the row of object `key` in `tree`; nil if there is no such row.
     func withRow<R>(tree: String, key: Int64, _ body: (RowView) throws -> R) throws(Realm.Error) -> R? {
-        let keyBytes = KeyEncoding.objectKey(key)
-        return try storage {
-            if let transaction {
-                guard let handle = try handle(tree, create: false) else { return nil }
-                return try transaction.withValue(forKey: keyBytes, in: handle) { try body(try RowView($0)) }
-            }
-            guard let view = view(tree) else { return nil }
-            return try view.withValue(forKey: keyBytes) { try body(try RowView($0)) }
-        }
+        try tables.withRow(tree: tree, key: key, body)
     }
 
     /// The row of object `key` in `tree`, held for repeated reads until ``generation`` moves; nil if absent.
     func stableRow(_ binding: TableBinding, key: Int64) throws(Realm.Error) -> StableValue? {
-        try storage {
-            try withUnsafeBytes(of: UInt64(bitPattern: key).bigEndian) { keyBytes in
-                if let transaction {
-                    guard let handle = try rowsHandle(binding) else { return nil }
-                    return try transaction.stableValue(forKey: keyBytes, in: handle)
-                }
-                guard let view = rowsView(binding) else { return nil }
-                return try view.stableValue(forKey: keyBytes)
-            }
-        }
-    }
-
-    /// The rows tree of `binding` in the current snapshot, cached in the binding for the snapshot's lifetime.
-    private func rowsView(_ binding: TableBinding) -> TreeView? {
-        if binding.viewEpoch == readEpoch { return binding.view }
-        let view = self.view(binding.rowsTree)
-        binding.view = view
-        binding.viewEpoch = readEpoch
-        return view
-    }
-
-    /// The rows tree of `binding` in the write transaction (created if missing with `create`), cached in the
-    /// binding once it exists.
-    private func rowsHandle(_ binding: TableBinding, create: Bool = false) throws(Realm.Error) -> TreeHandle? {
-        if binding.handleEpoch == writeEpoch, let handle = binding.handle { return handle }
-        let handle = try handle(binding.rowsTree, create: create)
-        binding.handle = handle
-        binding.handleEpoch = writeEpoch
-        return handle
+        try tables.stableRow(binding, key: key)
     }
 
     /// The rows tree of `binding` in the write transaction, created if missing, cached in the binding.
-    func writableRows(_ binding: TableBinding) throws(Realm.Error) -> TreeHandle {
-        try rowsHandle(binding, create: true)!
-    }
+    func writableRows(_ binding: TableBinding) throws(Realm.Error) -> TreeHandle { try tables.writableRows(binding) }
 
     /// The primary-key tree of `binding` in the write transaction, created if missing, cached in the binding.
     func writablePrimaryKeys(_ binding: TableBinding) throws(Realm.Error) -> TreeHandle {
-        if binding.primaryKeysEpoch == writeEpoch, let handle = binding.primaryKeysHandle { return handle }
-        let handle = try handle(binding.primaryKeyTree, create: true)!
-        binding.primaryKeysHandle = handle
-        binding.primaryKeysEpoch = writeEpoch
-        return handle
+        try tables.writablePrimaryKeys(binding)
     }
 
     /// Writes `binding`'s class definition into the file unless this write transaction already found it there.
@@ -850,81 +737,24 @@ public final class Realm {
         binding.storedEpoch = writeEpoch
     }
 
-    func rowCount(tree: String) -> Int {
-        if let transaction {
-            do {
-                guard let handle = try handle(tree, create: false) else { return 0 }
-                return try storage { try transaction.count(in: handle) }
-            } catch {
-                noteDamage(error)
-                return 0
-            }
-        }
-        guard let view = view(tree) else { return 0 }
-        do {
-            return try plausibleCount(view.count, of: tree)
-        } catch {
-            noteDamage(error)
-            return 0
-        }
-    }
+    /// The number of entries of `tree` (see `TableStore.rowCount`).
+    func rowCount(tree: String) -> Int { tables.rowCount(tree: tree) }
 
     /// The key of the object at `position` in key order.
     func objectKey(tree: String, at position: Int) throws(Realm.Error) -> Int64 {
-        try storage {
-            if let transaction {
-                guard let handle = try handle(tree, create: false) else {
-                    throw StorageError.indexOutOfRange(index: position, count: 0)
-                }
-                return KeyEncoding.decodeObjectKey(try transaction.element(at: position, in: handle).key)
-            }
-            guard let view = view(tree) else { throw StorageError.indexOutOfRange(index: position, count: 0) }
-            return KeyEncoding.decodeObjectKey(try view.element(at: position).key)
-        }
+        try tables.objectKey(tree: tree, at: position)
     }
 
     /// Every object key of `tree`, in order.
-    func objectKeys(tree: String) throws(Realm.Error) -> [Int64] {
-        try storage {
-            var keys: [Int64] = []
-            if let transaction {
-                guard let handle = try handle(tree, create: false) else { return [] }
-                var cursor = try transaction.makeCursor(for: handle)
-                var more = try cursor.first()
-                while more {
-                    keys.append(KeyEncoding.decodeObjectKey(try cursor.key()))
-                    more = try cursor.next()
-                }
-                return keys
-            }
-            guard let view = view(tree) else { return [] }
-            var cursor = view.makeCursor()
-            var more = try cursor.first()
-            while more {
-                keys.append(try cursor.withKey { KeyEncoding.decodeObjectKey($0) })
-                more = try cursor.next()
-            }
-            return keys
-        }
-    }
+    func objectKeys(tree: String) throws(Realm.Error) -> [Int64] { try tables.objectKeys(tree: tree) }
 
+    /// The key of the object of `binding`'s type whose primary key encodes to `encoded`, if there is one.
     func lookupPrimaryKey(_ binding: TableBinding, _ encoded: [UInt8]) throws(Realm.Error) -> Int64? {
-        try storage {
-            if let transaction {
-                let cached = binding.primaryKeysEpoch == writeEpoch ? binding.primaryKeysHandle : nil
-                guard let handle = try cached ?? handle(binding.primaryKeyTree, create: false) else { return nil }
-                return try transaction.get(encoded, in: handle).map(KeyEncoding.decodeObjectKey)
-            }
-            return try view(binding.primaryKeyTree)?.get(encoded).map(KeyEncoding.decodeObjectKey)
-        }
+        try tables.lookupPrimaryKey(binding, encoded)
     }
 
-    /// A cursor over the rows of `binding`'s type in the current snapshot; nil inside a write transaction or
-    /// when the type has no rows tree.
-    func rowCursor(_ binding: TableBinding) -> TreeCursor? {
-        guard transaction == nil, let view = rowsView(binding) else { return nil }
-        return view.makeCursor()
-    }
+    /// A cursor over the rows of `binding`'s type in the current snapshot (see `TableStore.rowCursor`).
+    func rowCursor(_ binding: TableBinding) -> TreeCursor? { tables.rowCursor(binding) }
 
     /// A managed accessor for object `key`, primed with its row bytes from the current snapshot.
     func object(_ binding: TableBinding, key: Int64, row: StableValue) -> ObjectBase {
@@ -933,13 +763,7 @@ public final class Realm {
 
     /// The binding of a stored class for `DynamicObject` access.
     func dynamicBinding(_ className: String) throws(Realm.Error) -> TableBinding {
-        if let binding = dynamicBindings[className] { return binding }
-        guard let stored = storedClasses[className] else {
-            throw .invalidValue(type: className, property: "", reason: "the file has no class of this name")
-        }
-        let binding = TableBinding(table: TableSchema(dynamic: stored), stored: stored)
-        dynamicBindings[className] = binding
-        return binding
+        try tables.dynamicBinding(className)
     }
 
     /// Every object of the stored class `className`, accessed by property name. Traps if the file has no such

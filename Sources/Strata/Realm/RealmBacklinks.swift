@@ -7,85 +7,40 @@ import StrataStorage
 /// They serve `LinkingObjects` (a prefix scan lists an object's origins in origin-key order) and deletion: the
 /// links to a deleted object are found without scanning every table that could hold one. Every write that adds
 /// or drops a link adjusts the count in the same write transaction, so the trees are always exact.
-extension TableNames {
-    static func backlinks(_ originClass: String, _ property: String) -> String { "b:\(originClass).\(property)" }
-    /// `$schema` key present once the file's backlink trees are complete (files from before backlinks get them
-    /// rebuilt when first opened writable).
-    static let backlinksKey = Array("backlinks".utf8)
-}
-
 extension Realm {
-    // MARK: Counting links
+    // MARK: Counting links (see `Tables/BacklinkCounts.swift`)
 
     /// Adds `delta` to the number of links from `originKey` to `target` through `originClass.property`.
     func adjustBacklink(originClass: String, property: String, origin originKey: Int64, target: Int64, by delta: Int)
         throws(Realm.Error)
     {
-        try adjustBacklink(
-            originClass: originClass, property: property,
-            key: KeyEncoding.objectKey(target) + KeyEncoding.objectKey(originKey), by: delta)
+        try tables.adjustBacklink(
+            originClass: originClass, property: property, origin: originKey, target: target, by: delta)
     }
 
     /// Adds `delta` to the count under `key` (target + origin) in the backlink tree of `originClass.property`.
     func adjustBacklink(originClass: String, property: String, key: [UInt8], by delta: Int) throws(Realm.Error) {
-        guard delta != 0, let transaction = writeTransactionIfAny else { return }
-        let tree = try handle(TableNames.backlinks(originClass, property), create: true)!
-        try mutate {
-            let current = try transaction.get(key, in: tree).map(Self.decodeLinkCount) ?? 0
-            let next = current + delta
-            if next > 0 {
-                try transaction.put(key, withUnsafeBytes(of: UInt32(next).littleEndian) { Array($0) }, in: tree)
-            } else {
-                _ = try transaction.delete(key, in: tree)
-            }
-        }
-    }
-
-    private static func decodeLinkCount(_ bytes: [UInt8]) -> Int {
-        guard bytes.count == 4 else { return 1 }
-        return Int(bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt32.self).littleEndian })
+        try tables.adjustBacklink(originClass: originClass, property: property, key: key, by: delta)
     }
 
     /// Whether the elements of property `property` are links (their backlinks are counted).
-    func holdsLinks(_ binding: TableBinding, _ property: Int) -> Bool { binding.table.infos[property].type == .object }
+    func holdsLinks(_ binding: TableBinding, _ property: Int) -> Bool { tables.holdsLinks(binding, property) }
 
     /// Counts (or uncounts, with a negative `delta`) the link a stored collection element holds, if it holds one.
     func countElementLink(
         _ elementRow: [UInt8], binding: TableBinding, property: Int, owner ownerKey: Int64, by delta: Int
     ) throws(Realm.Error) {
-        guard holdsLinks(binding, property), let target = Self.linkedKey(inElementRow: elementRow) else { return }
-        try adjustBacklink(
-            originClass: binding.className, property: binding.table.schema.properties[property].columnName,
-            origin: ownerKey, target: target, by: delta)
+        try tables.countElementLink(elementRow, binding: binding, property: property, owner: ownerKey, by: delta)
     }
 
     /// The object key a one-column element row holds (nil for a null element or a damaged row).
-    static func linkedKey(inElementRow bytes: [UInt8]) -> Int64? {
-        bytes.withUnsafeBytes { raw in
-            guard let row = try? RowView(raw), !row.isNull(0) else { return nil }
-            return row.int(0)
-        }
-    }
+    static func linkedKey(inElementRow bytes: [UInt8]) -> Int64? { TableStore.linkedKey(inElementRow: bytes) }
 
-    /// Moves the backlinks of object `key`'s to-one links from the targets in `old` to those in `new` (either
-    /// nil: the row is new, or being deleted). Values are as stored: links as `.int` keys.
+    /// Moves the backlinks of object `key`'s to-one links from the targets in `old` to those in `new`.
     func updateToOneBacklinks(binding: TableBinding, key: Int64, old: [_StoredValue]?, new: [_StoredValue]?)
         throws(Realm.Error)
     {
-        for (index, info) in binding.table.infos.enumerated() where info.type == .object && !info.isCollection {
-            var before: Int64?
-            var after: Int64?
-            if let old, case .int(let target) = old[index] { before = target }
-            if let new, case .int(let target) = new[index] { after = target }
-            guard before != after else { continue }
-            let name = binding.table.schema.properties[index].columnName
-            if let before {
-                try adjustBacklink(originClass: binding.className, property: name, origin: key, target: before, by: -1)
-            }
-            if let after {
-                try adjustBacklink(originClass: binding.className, property: name, origin: key, target: after, by: 1)
-            }
-        }
+        try tables.updateToOneBacklinks(binding: binding, key: key, old: old, new: new)
     }
 
     /// Releases what the elements of a collection tree about to be emptied or deleted hold: link counts, and
@@ -114,38 +69,12 @@ extension Realm {
     func backlinks(originClass: String, originProperty: String, target: Int64) throws(Realm.Error)
         -> [(origin: Int64, count: Int)]
     {
-        try backlinkEntries(
-            tree: TableNames.backlinks(originClass, originProperty), prefix: KeyEncoding.objectKey(target))
+        try tables.backlinks(originClass: originClass, originProperty: originProperty, target: target)
     }
 
     /// The (origin key, link count) entries of backlink tree `name` whose keys are `prefix` + an origin key.
     func backlinkEntries(tree name: String, prefix: [UInt8]) throws(Realm.Error) -> [(origin: Int64, count: Int)] {
-        var result: [(origin: Int64, count: Int)] = []
-        func take(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) -> Bool {
-            guard key.count == prefix.count + 8, key.starts(with: prefix) else { return false }
-            let count = value.count == 4 ? Int(value.loadUnaligned(as: UInt32.self).littleEndian) : 1
-            result.append((KeyEncoding.decodeObjectKey(UnsafeRawBufferPointer(rebasing: key[prefix.count...])), count))
-            return true
-        }
-        try storage {
-            if let transaction = writeTransactionIfAny {
-                guard let tree = try handle(name, create: false) else { return }
-                var cursor = try transaction.makeCursor(for: tree)
-                var more = try cursor.seek(atOrAfter: prefix)
-                while more {
-                    let key = try cursor.key()
-                    let value = try cursor.value()
-                    let taken = key.withUnsafeBytes { k in value.withUnsafeBytes { v in take(k, v) } }
-                    guard taken else { break }
-                    more = try cursor.next()
-                }
-            } else if let tree = treeView(name) {
-                var cursor = tree.makeCursor()
-                var more = try cursor.seek(atOrAfter: prefix)
-                while more, try cursor.withEntry({ take($0, $1) }) { more = try cursor.next() }
-            }
-        }
-        return result
+        try tables.backlinkEntries(tree: name, prefix: prefix)
     }
 
     /// The origin names (class, property) behind `LinkingObjects` property `property` of `owner`.
@@ -231,7 +160,7 @@ extension Realm {
         else { return }
         switch kind {
         case .set:
-            if let element = Self.setElementKey(.int(target)) {
+            if let element = TableStore.setElementKey(.int(target)) {
                 _ = try mutate { try transaction.delete(element, in: tree) }
             }
         case .list:

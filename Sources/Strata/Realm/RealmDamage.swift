@@ -70,30 +70,9 @@ extension Realm {
     /// file from a backup, or let `strata verify` say what is damaged) to read it afresh.
     public var damage: Realm.Error? { fileDamage.error }
 
-    /// `error` as damage of this Realm's file, or nil when it is another kind of failure (a programming error,
-    /// a full disk, a rule of the API).
-    func damage(in error: any Swift.Error) -> Realm.Error? {
-        switch error {
-        case let error as StorageError:
-            switch error {
-            case .corruptPage, .incompatibleFile: return Realm.Error.storage(error, path: path)
-            case .wrongTreeKind:
-                // The object layer names its trees and never asks for one of the other kind: the file changed it.
-                return corruptData("a tree has the wrong kind: \(error)")
-            case .invalidArgument(let reason) where Self.undecodableRow.contains(where: reason.hasPrefix):
-                return corruptData(reason)
-            default: return nil
-            }
-        case let error as Realm.Error:
-            if case .incompatibleFile = error { return error }
-            return nil
-        default:
-            return nil
-        }
-    }
-
-    /// How `RowView.init` (StrataStorage, Records/Row.swift) says that bytes stored as a row are not one.
-    private static let undecodableRow = ["not a stored object", "stored object is truncated"]
+    /// `error` as damage of this Realm's file, or nil when it is another kind of failure (see
+    /// `TableStore.damage(in:)`).
+    func damage(in error: any Swift.Error) -> Realm.Error? { tables.damage(in: error) }
 
     /// Records `damage` for the file (reporting it to the configuration's events when it is the first: see
     /// ``Event/damage(_:)``); inside a write transaction the transaction fails too, so it rolls back. `cause`, the
@@ -142,11 +121,8 @@ extension Realm {
         }
     }
 
-    /// Reports stored data that cannot be what the schema says it is (a value of another type, a row that does
-    /// not decode, a reference to an object that is not there) as damage of the file.
-    func corruptData(_ reason: String) -> Realm.Error {
-        .incompatibleFile(path: path, reason: "damaged data: \(reason)")
-    }
+    /// Reports stored data that cannot be what the schema says it is as damage of the file.
+    func corruptData(_ reason: String) -> Realm.Error { tables.corruptData(reason) }
 
     /// What an element of `owner`'s collection property `property` reads as when its stored value `stored` is not
     /// an `Element`: when the value cannot have been stored for the property, the file is damaged (recorded) and
@@ -213,15 +189,10 @@ extension Realm {
         return elements + (elements.count..<count).map { _ in placeholder() }
     }
 
-    /// `count`, a tree's entry count read from the file, if the file could hold that many entries; a larger
-    /// count is damage (so that no caller reserves memory for it or loops over it). Inside a write transaction,
-    /// which may have added pages, counts are taken as they are.
+    /// `count`, a tree's entry count read from the file, if the file could hold that many entries (see
+    /// `TableStore.plausibleCount`).
     func plausibleCount(_ count: Int, of what: @autoclosure () -> String) throws(Realm.Error) -> Int {
-        guard writeTransactionIfAny == nil else { return count }
-        // The smallest entry with its slot takes 8 bytes of a page.
-        let limit = currentSnapshot.pageCount &* (currentSnapshot.pageSize / 8)
-        guard count <= limit else { throw corruptData("\(what()) counts \(count) entries, more than the file holds") }
-        return count
+        try tables.plausibleCount(count, of: what())
     }
 
     /// Throws the damage recorded for the file, if any: the first thing every call that can throw does.

@@ -14,9 +14,18 @@ import StrataStorage
 /// - `i:<class>.<property>`: encoded value (at most 256 bytes: longer strings and data are cut, so lookups
 ///   recheck the row) followed by the object key → empty, for indexed properties; for full-text indexes, each
 ///   distinct word of the string (folded, see `FullText`), a 0 byte and the object key → empty.
+/// - `b:<class>.<property>`: for link properties, target key + origin key → the number of links (see
+///   `RealmBacklinks.swift`).
+/// - `x:<class>.<property>`: for mixed properties, collection id → the nested list or dictionary tree of a mixed
+///   value (see `MixedCodec`).
 enum TableNames {
     static let schema = "$schema"
     static let schemaVersionKey = Array("version".utf8)
+    /// `$schema` key present once the file's backlink trees are complete (files from before backlinks get them
+    /// rebuilt when first opened writable).
+    static let backlinksKey = Array("backlinks".utf8)
+    static func backlinks(_ originClass: String, _ property: String) -> String { "b:\(originClass).\(property)" }
+    static func mixed(_ className: String, _ property: String) -> String { "x:\(className).\(property)" }
     static func classKey(_ name: String) -> [UInt8] { Array("class:\(name)".utf8) }
     static func rows(_ className: String) -> String { "o:" + className }
     static func primaryKeys(_ className: String) -> String { "p:" + className }

@@ -1,0 +1,25 @@
+import StrataStorage
+
+/// The primary-key trees `p:<class>`: encoded primary key → object key (8 bytes), for types with a primary key.
+extension TableStore {
+    /// The primary-key tree of `binding` in the write transaction, created if missing, cached in the binding.
+    func writablePrimaryKeys(_ binding: TableBinding) throws(Realm.Error) -> TreeHandle {
+        if binding.primaryKeysEpoch == writeEpoch, let handle = binding.primaryKeysHandle { return handle }
+        let handle = try handle(binding.primaryKeyTree, create: true)!
+        binding.primaryKeysHandle = handle
+        binding.primaryKeysEpoch = writeEpoch
+        return handle
+    }
+
+    /// The key of the object of `binding`'s type whose primary key encodes to `encoded`, if there is one.
+    func lookupPrimaryKey(_ binding: TableBinding, _ encoded: [UInt8]) throws(Realm.Error) -> Int64? {
+        try storage {
+            if let transaction {
+                let cached = binding.primaryKeysEpoch == writeEpoch ? binding.primaryKeysHandle : nil
+                guard let handle = try cached ?? handle(binding.primaryKeyTree, create: false) else { return nil }
+                return try transaction.get(encoded, in: handle).map(KeyEncoding.decodeObjectKey)
+            }
+            return try view(binding.primaryKeyTree)?.get(encoded).map(KeyEncoding.decodeObjectKey)
+        }
+    }
+}
