@@ -260,21 +260,6 @@ extension Projected: AnyProjected {
     var anyKeyPath: AnyKeyPath { keyPath }
 }
 
-/// `value` with any levels of `Optional` removed; nil for a nil value.
-func flattenedOptional(_ value: Any) -> Any? {
-    if let optional = value as? any AnyOptional { return optional.wrappedAny.flatMap(flattenedOptional) }
-    return value
-}
-
-/// An `Optional` of any type.
-protocol AnyOptional {
-    var wrappedAny: Any? { get }
-}
-
-extension Optional: AnyOptional {
-    var wrappedAny: Any? { self.map { $0 as Any } }
-}
-
 /// How `description` shows a projected value.
 private func describeProjected(_ value: Any) -> String {
     guard let value = flattenedOptional(value) else { return "nil" }

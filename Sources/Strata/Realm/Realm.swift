@@ -900,26 +900,36 @@ public final class Realm {
     )
         -> Element
     {
-        let object = Element()
-        guard transactionForMutation("create(\(type))") != nil else { return object }
+        guard transactionForMutation("create(\(type))") != nil else { return Element() }
         do {
             let binding = try binding(for: type)
-            if update != .error, let index = binding.table.primaryKeyIndex,
-                let keyValue = ObjectValues.value(for: index, in: value, table: binding.table),
-                let stored = StoredValueConversion.stored(from: keyValue, as: binding.table.infos[index]),
-                let encoded = KeyEncoding.primaryKey(stored),
-                let existing = try lookupPrimaryKey(binding, encoded)
-            {
-                let managed = self.object(binding, key: existing)
-                try ObjectValues.apply(value, to: managed, schema: binding.table)
-                return managed as? Element ?? object
+            var entries: [(property: Int, entry: Any?)]?
+            if update != .error, let index = binding.table.primaryKeyIndex {
+                let given = try ObjectValues.entries(of: value, table: binding.table)
+                entries = given
+                if let keyValue = given.first(where: { $0.property == index })?.entry,
+                    let stored = StoredValueConversion.stored(from: keyValue, as: binding.table.infos[index]),
+                    let encoded = KeyEncoding.primaryKey(stored),
+                    let existing = try lookupPrimaryKey(binding, encoded)
+                {
+                    // No unmanaged object is made for an object that exists: only its accessor.
+                    let managed = self.object(binding, key: existing)
+                    try self.update(managed, binding: binding, key: existing, from: given, policy: update)
+                    return managed as? Element ?? Element()
+                }
             }
-            try ObjectValues.apply(value, to: object, schema: binding.table)
+            let object = Element()
+            if let entries {
+                try ObjectValues.apply(entries, to: object, schema: binding.table)
+            } else {
+                try ObjectValues.apply(value, to: object, schema: binding.table)
+            }
             _ = try insert(object, update: update)
+            return object
         } catch {
             fail(error)
+            return Element()
         }
-        return object
     }
 
     /// Deletes a managed object. Links to it become nil; its embedded objects are deleted with it.

@@ -258,6 +258,45 @@ extension Realm {
         }
     }
 
+    /// Updates the stored object `key` (whose accessor is `object`) with the values `entries` give, as
+    /// `create(_:value:update:)` does for a primary key that exists: the plain properties given are converted,
+    /// checked and written in one row write (with `.modified`, only those whose value differs, and nothing when
+    /// none does); links, embedded objects, collections and mixed values go through their setters afterwards.
+    /// Setting them one by one read and wrote the whole row once per property.
+    func update(
+        _ object: ObjectBase, binding: TableBinding, key: Int64, from entries: [(property: Int, entry: Any?)],
+        policy: UpdatePolicy
+    ) throws(Realm.Error) {
+        let table = binding.table
+        guard let old = try rowValues(binding: binding, key: key) else { throw .invalidatedObject }
+        var values = old
+        var changed = false
+        var others: [(property: Int, entry: Any?)] = []
+        for (index, entry) in entries {
+            let info = table.infos[index]
+            guard !info.isCollection, info.type != .object, info.type != .linkingObjects, info.type != .any else {
+                others.append((index, entry))
+                continue
+            }
+            guard let stored = StoredValueConversion.stored(from: entry, as: info) else {
+                throw ObjectValues.mismatch(entry, property: index, table: table)
+            }
+            try checkType(stored, binding: binding, property: index)
+            if index == table.primaryKeyIndex && migrationState == nil {
+                guard let new = KeyEncoding.primaryKey(stored), new == KeyEncoding.primaryKey(old[index]) else {
+                    throw .primaryKeyChange(
+                        type: binding.className, property: table.schema.properties[index].columnName)
+                }
+                continue
+            }
+            if policy == .modified && ListElements.equal(stored, old[index]) { continue }
+            values[index] = stored
+            changed = true
+        }
+        if changed { try writeRow(binding: binding, key: key, values: values, update: .error, old: old) }
+        for (index, entry) in others { try ObjectValues.set(entry, property: index, of: object, table: table) }
+    }
+
     /// Sets one property of a managed object.
     func setProperty(_ value: _StoredValue, property: Int, binding: TableBinding, key: Int64) throws(Realm.Error) {
         guard let old = try rowValues(binding: binding, key: key) else { throw .invalidatedObject }
