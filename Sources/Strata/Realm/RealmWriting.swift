@@ -99,7 +99,8 @@ extension Realm {
     private func writeRow(
         binding: TableBinding, key: Int64, values: [_StoredValue], update: UpdatePolicy, old: [_StoredValue]?
     ) throws(Realm.Error) {
-        var row = RowBuilder(columns: binding.columnCount)
+        var row = binding.spareRowBuilder ?? RowBuilder(columns: binding.columnCount)
+        binding.spareRowBuilder = nil
         var resolvedValues: [_StoredValue] = []
         resolvedValues.reserveCapacity(values.count)
         for (index, value) in values.enumerated() {
@@ -124,6 +125,8 @@ extension Realm {
         let transaction = try activeTransactionForWrite()
         let rows = try writableRows(binding)
         try mutate { try transaction.put(KeyEncoding.objectKey(key), row.finish(), in: rows) }
+        row.reset()
+        binding.spareRowBuilder = row
         try updateIndexes(binding: binding, key: key, old: old, new: resolvedValues)
         try updateToOneBacklinks(binding: binding, key: key, old: old, new: resolvedValues)
         try releaseReplacedMixed(binding: binding, key: key, old: old, new: resolvedValues)

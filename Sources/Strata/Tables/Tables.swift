@@ -167,6 +167,9 @@ final class TableBinding {
     @exclusivity(unchecked) var primaryKeysEpoch = UInt64.max
     /// The write transaction (by its epoch) in which the class was known to be stored in the file.
     @exclusivity(unchecked) var storedEpoch = UInt64.max
+    /// A row builder kept between row writes of this table (see ``RowBuilder/reset()``): taken while a row is
+    /// built, so that a row written meanwhile (a linked object of the same class) gets a builder of its own.
+    @exclusivity(unchecked) var spareRowBuilder: RowBuilder?
 
     init(table: TableSchema, stored: StoredClass?) {
         self.table = table
