@@ -150,6 +150,15 @@ enum StoredValueConversion {
     }
 }
 
+/// A value given for one property, as ``ObjectValues/entries(of:table:)`` sorts them out of a dictionary, an array
+/// or an object.
+struct GivenValue {
+    /// The property's index in the schema.
+    let property: Int
+    /// The value as given.
+    let entry: Any?
+}
+
 /// Copies values given as a dictionary, an array or another object into an object.
 enum ObjectValues {
     /// Applies `value` to `object` (unmanaged: into its storage; managed: through the Realm).
@@ -158,19 +167,19 @@ enum ObjectValues {
     }
 
     /// Applies values already sorted out by ``entries(of:table:)``.
-    static func apply(_ entries: [(property: Int, entry: Any?)], to object: ObjectBase, schema table: TableSchema)
+    static func apply(_ entries: [GivenValue], to object: ObjectBase, schema table: TableSchema)
         throws(Realm.Error)
     {
-        for (index, entry) in entries { try set(entry, property: index, of: object, table: table) }
+        for given in entries { try set(given.entry, property: given.property, of: object, table: table) }
     }
 
     /// The properties `value` gives a value for, in declared order, each with the value given: every key of a
     /// dictionary (by Swift or persisted name; an unknown key is an error), the positions of an array (in declared
     /// order, without the computed linking objects), or every persisted property of another object that this
     /// type also has.
-    static func entries(of value: Any, table: TableSchema) throws(Realm.Error) -> [(property: Int, entry: Any?)] {
+    static func entries(of value: Any, table: TableSchema) throws(Realm.Error) -> [GivenValue] {
         let properties = table.schema.properties
-        var entries: [(property: Int, entry: Any?)] = []
+        var entries: [GivenValue] = []
         if let dictionary = value as? [String: Any] {
             // One pass over the keys (a hash lookup each), then declared order. A property given under both its
             // Swift and its persisted name takes the Swift name's value.
@@ -180,7 +189,7 @@ enum ObjectValues {
                     throw .invalidValue(type: table.className, property: key, reason: "no such property")
                 }
                 if key != properties[index].swiftName, dictionary[properties[index].swiftName] != nil { continue }
-                entries.append((index, entry))
+                entries.append(GivenValue(property: index, entry: entry))
             }
             entries.sort { $0.property < $1.property }
         } else if let array = value as? [Any] {
@@ -190,7 +199,9 @@ enum ObjectValues {
                     type: table.className, property: "",
                     reason: "\(array.count) values given for \(stored.count) properties")
             }
-            for (position, entry) in array.enumerated() { entries.append((stored[position], entry)) }
+            for (position, entry) in array.enumerated() {
+                entries.append(GivenValue(property: stored[position], entry: entry))
+            }
         } else if let source = value as? ObjectBase {
             guard let sourceTable = try? SchemaRegistry.shared.table(for: type(of: source)) else { return [] }
             for index in properties.indices where properties[index].type != .linkingObjects {
@@ -198,7 +209,7 @@ enum ObjectValues {
                 let entry: Any? =
                     source.managed?.readAny(property: sourceIndex)
                     ?? (source.managed == nil ? sourceTable.box(of: source, property: sourceIndex).anyValue : nil)
-                entries.append((index, entry))
+                entries.append(GivenValue(property: index, entry: entry))
             }
         } else {
             throw .invalidValue(

@@ -903,7 +903,7 @@ public final class Realm {
         guard transactionForMutation("create(\(type))") != nil else { return Element() }
         do {
             let binding = try binding(for: type)
-            var entries: [(property: Int, entry: Any?)]?
+            var entries: [GivenValue]?
             if update != .error, let index = binding.table.primaryKeyIndex {
                 let given = try ObjectValues.entries(of: value, table: binding.table)
                 entries = given

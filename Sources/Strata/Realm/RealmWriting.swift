@@ -267,18 +267,19 @@ extension Realm {
     /// none does); links, embedded objects, collections and mixed values go through their setters afterwards.
     /// Setting them one by one read and wrote the whole row once per property.
     func update(
-        _ object: ObjectBase, binding: TableBinding, key: Int64, from entries: [(property: Int, entry: Any?)],
+        _ object: ObjectBase, binding: TableBinding, key: Int64, from entries: [GivenValue],
         policy: UpdatePolicy
     ) throws(Realm.Error) {
         let table = binding.table
         guard let old = try rowValues(binding: binding, key: key) else { throw .invalidatedObject }
         var values = old
         var changed = false
-        var others: [(property: Int, entry: Any?)] = []
-        for (index, entry) in entries {
+        var others: [GivenValue] = []
+        for given in entries {
+            let (index, entry) = (given.property, given.entry)
             let info = table.infos[index]
             guard !info.isCollection, info.type != .object, info.type != .linkingObjects, info.type != .any else {
-                others.append((index, entry))
+                others.append(given)
                 continue
             }
             guard let stored = StoredValueConversion.stored(from: entry, as: info) else {
@@ -297,7 +298,7 @@ extension Realm {
             changed = true
         }
         if changed { try writeRow(binding: binding, key: key, values: values, update: .error, old: old) }
-        for (index, entry) in others { try ObjectValues.set(entry, property: index, of: object, table: table) }
+        for given in others { try ObjectValues.set(given.entry, property: given.property, of: object, table: table) }
     }
 
     /// Sets one property of a managed object.
