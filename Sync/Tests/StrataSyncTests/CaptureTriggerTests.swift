@@ -8,8 +8,7 @@ import Testing
 @Suite struct CaptureTriggerTests {
     @Test func anInsertUpdateAndDeleteThroughSQLBecomeLogEntries() async throws {
         try await TestDatabase.with { database in
-            let merge = ServerMerge(
-                schema: try await database.migratedSchema(), client: database.client, logger: database.logger)
+            let merge = try await database.merge()
             _ = try await database.rows(
                 #"INSERT INTO "SyncPerson" (_strata_scope, name, age) VALUES ('main', 'Ann', 3)"#)
             _ = try await database.rows(#"UPDATE "SyncPerson" SET age = 4 WHERE name = 'Ann'"#)
@@ -40,8 +39,7 @@ import Testing
 
     @Test func aClientWriteOlderThanTheSQLWriteLosesAndANewerOneWins() async throws {
         try await TestDatabase.with { database in
-            let merge = ServerMerge(
-                schema: try await database.migratedSchema(), client: database.client, logger: database.logger)
+            let merge = try await database.merge()
             _ = try await database.rows(
                 #"INSERT INTO "SyncPerson" (_strata_scope, name, age) VALUES ('main', 'Ann', 3)"#)
             let sqlWrite = try #require(try await merge.pull(scope: "main", after: 0).first?.changes.first?.created)
@@ -58,8 +56,7 @@ import Testing
 
     @Test func everyCapturedKindDecodesAsTheClientsWouldSendIt() async throws {
         try await TestDatabase.with { database in
-            let merge = ServerMerge(
-                schema: try await database.migratedSchema(), client: database.client, logger: database.logger)
+            let merge = try await database.merge()
             _ = try await database.rows(
                 """
                 INSERT INTO "SyncDog" (_strata_scope, id, name, age, weight, "isGoodBoy", birthday, photo, chip, owner,

@@ -15,8 +15,7 @@ import Testing
         var results: [[[String?]]] = []
         for reversed in [false, true] {
             try await TestDatabase.with { database in
-                let merge = ServerMerge(
-                    schema: try await database.migratedSchema(), client: database.client, logger: database.logger)
+                let merge = try await database.merge()
                 let a = Replica("a")
                 let b = Replica("b")
                 _ = try await merge.apply(a.batch([a.createPerson("Ann", age: 1)]))
@@ -36,8 +35,7 @@ import Testing
     @Test func aDeleteWinsOverAConcurrentUpdateInBothOrders() async throws {
         for reversed in [false, true] {
             try await TestDatabase.with { database in
-                let merge = ServerMerge(
-                    schema: try await database.migratedSchema(), client: database.client, logger: database.logger)
+                let merge = try await database.merge()
                 let a = Replica("a")
                 let b = Replica("b")
                 _ = try await merge.apply(a.batch([a.createPerson("Ann", age: 1)]))
@@ -54,8 +52,7 @@ import Testing
 
     @Test func aCreateAfterTheDeleteBringsTheObjectBack() async throws {
         try await TestDatabase.with { database in
-            let merge = ServerMerge(
-                schema: try await database.migratedSchema(), client: database.client, logger: database.logger)
+            let merge = try await database.merge()
             let a = Replica("a")
             let b = Replica("b")
             _ = try await merge.apply(a.batch([a.createPerson("Ann", age: 1)]))
@@ -78,8 +75,7 @@ import Testing
 
     @Test func aRetriedUploadIsAppliedOnce() async throws {
         try await TestDatabase.with { database in
-            let merge = ServerMerge(
-                schema: try await database.migratedSchema(), client: database.client, logger: database.logger)
+            let merge = try await database.merge()
             let a = Replica("a")
             let list = ObjectChange(
                 objectType: "SyncDog", primaryKey: .int(1),
@@ -98,8 +94,7 @@ import Testing
 
     @Test func concurrentUploadsGetAGapFreeSequenceWithoutDuplicates() async throws {
         try await TestDatabase.with { database in
-            let merge = ServerMerge(
-                schema: try await database.migratedSchema(), client: database.client, logger: database.logger)
+            let merge = try await database.merge()
             let uploadsPerTask = ProcessInfo.processInfo.environment["STRATA_SOAK"] == "1" ? 500 : 50
             let sequences = try await withThrowingTaskGroup(of: [Int64].self) { group in
                 for task in 0..<4 {
@@ -127,8 +122,7 @@ import Testing
 
     @Test func aPullAfterACheckpointReturnsTheLaterEntriesInOrder() async throws {
         try await TestDatabase.with { database in
-            let merge = ServerMerge(
-                schema: try await database.migratedSchema(), client: database.client, logger: database.logger)
+            let merge = try await database.merge()
             let a = Replica("a")
             for age in 1...5 { _ = try await merge.apply(a.batch([a.createPerson("P\(age)", age: Int64(age))])) }
             _ = try await merge.apply(a.batch([a.createPerson("Other", age: 0)], scope: "other"))
@@ -144,8 +138,7 @@ import Testing
 
     @Test func anInvalidUploadChangesNothing() async throws {
         try await TestDatabase.with { database in
-            let merge = ServerMerge(
-                schema: try await database.migratedSchema(), client: database.client, logger: database.logger)
+            let merge = try await database.merge()
             let a = Replica("a")
             let wrongKind = ObjectChange(
                 objectType: "SyncPerson", primaryKey: .string("Ann"),
@@ -172,8 +165,7 @@ import Testing
 
     @Test func everyValueKindLandsInItsTypedColumn() async throws {
         try await TestDatabase.with { database in
-            let merge = ServerMerge(
-                schema: try await database.migratedSchema(), client: database.client, logger: database.logger)
+            let merge = try await database.merge()
             let a = Replica("a")
             let t = a.clock.now()
             let dog = ObjectChange(
@@ -215,8 +207,7 @@ import Testing
 
     @Test func aMergeWakesListenersAfterItsCommit() async throws {
         try await TestDatabase.with { database in
-            let merge = ServerMerge(
-                schema: try await database.migratedSchema(), client: database.client, logger: database.logger)
+            let merge = try await database.merge()
             let a = Replica("a")
             let scope = "wake_" + database.namespace.suffix(12)
             let payload = try await database.client.withConnection { connection in

@@ -121,6 +121,13 @@ struct TestDatabase {
         return schema
     }
 
+    /// A merge into the tables of `classes`, migrated first (see ``migratedSchema(_:)``).
+    func merge(_ classes: [ObjectBase.Type] = [SyncDog.self, SyncPerson.self, SyncAddress.self]) async throws
+        -> ServerMerge
+    {
+        ServerMerge(schema: try await migratedSchema(classes), client: client, logger: logger)
+    }
+
     /// The rows of `sql` (run with the namespace as search path), each as its columns' text.
     func rows(_ sql: String) async throws -> [[String?]] {
         try await client.withConnection { connection in
