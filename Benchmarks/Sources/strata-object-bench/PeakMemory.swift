@@ -152,13 +152,7 @@ private func strataPeak(size: Int, directory: URL) throws -> PeakMemory {
     let measured = try measurePeak(directory: directory) {
         try realm.write {
             for index in 0..<size {
-                let item = Item()
-                item.id = index
-                item.name = WritePaths.name(index)
-                item.count = index
-                item.score = WritePaths.score(index)
-                item.date = WritePaths.date(index)
-                realm.add(item)
+                realm.add(Item.numbered(index))
             }
         }
     } settle: {

@@ -31,6 +31,33 @@ final class ItemReferrer: Object {
     @Persisted var target: LinkedItem?
 }
 
+/// The five properties of every object the write cases make (`Item`, `IndexedItem`, `LinkedItem`).
+protocol NumberedItem: Object {
+    var id: Int { get set }
+    var name: String { get set }
+    var count: Int { get set }
+    var score: Double { get set }
+    var date: Date { get set }
+}
+
+extension NumberedItem {
+    /// A new unmanaged object with the values of object `index` (see `WritePaths.name(_:)`). Used where the
+    /// objects are set up, not where an insert is timed: the timed loops stay written out as a user writes them.
+    static func numbered(_ index: Int) -> Self {
+        let item = Self()
+        item.id = index
+        item.name = WritePaths.name(index)
+        item.count = index
+        item.score = WritePaths.score(index)
+        item.date = WritePaths.date(index)
+        return item
+    }
+}
+
+extension Item: NumberedItem {}
+extension IndexedItem: NumberedItem {}
+extension LinkedItem: NumberedItem {}
+
 /// One row of the write-path table.
 enum WriteCase: String, CaseIterable {
     case insert = "Insert 5 properties incl. primary key, 1 write"
@@ -161,13 +188,7 @@ enum WritePaths {
                     fileURL: directory.appendingPathComponent("indexed.strata"), objectTypes: [IndexedItem.self]))
             try realm.write {
                 for index in 0..<size {
-                    let item = IndexedItem()
-                    item.id = index
-                    item.name = name(index)
-                    item.count = index
-                    item.score = score(index)
-                    item.date = date(index)
-                    realm.add(item)
+                    realm.add(IndexedItem.numbered(index))
                 }
             }
             times[.deleteIndexed] = try time {
@@ -191,12 +212,7 @@ enum WritePaths {
                     objectTypes: [LinkedItem.self, ItemReferrer.self]))
             try realm.write {
                 for index in 0..<size {
-                    let item = LinkedItem()
-                    item.id = index
-                    item.name = name(index)
-                    item.count = index
-                    item.score = score(index)
-                    item.date = date(index)
+                    let item = LinkedItem.numbered(index)
                     realm.add(item)
                     let referrer = ItemReferrer()
                     referrer.id = index
