@@ -85,29 +85,8 @@ root="$(cd "$here/.." && pwd)"
 raw_shown="$raw"
 case "$raw" in "$root"/*) raw_shown="${raw#"$root"/}" ;; esac
 
-# LMDB is a system C library: install its headers when they are missing (Debian/Ubuntu).
-if ! { [ -f /usr/include/lmdb.h ] || [ -f /usr/local/include/lmdb.h ] || pkg-config --exists lmdb 2>/dev/null; }; then
-    if command -v apt-get >/dev/null 2>&1; then
-        sudo=""
-        if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
-        echo "installing liblmdb-dev (LMDB headers and library)" >&2
-        $sudo apt-get update -qq >&2 || true
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq liblmdb-dev >&2
-    elif command -v brew >/dev/null 2>&1; then
-        brew install lmdb >&2
-    else
-        echo "lmdb.h not found: install LMDB's development files (liblmdb-dev)" >&2
-        exit 1
-    fi
-fi
-# GRDB links the system SQLite.
-if ! { [ -f /usr/include/sqlite3.h ] || pkg-config --exists sqlite3 2>/dev/null; } && command -v apt-get >/dev/null 2>&1; then
-    sudo=""
-    if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
-    echo "installing libsqlite3-dev" >&2
-    $sudo apt-get update -qq >&2 || true
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq libsqlite3-dev >&2
-fi
+# LMDB's and SQLite's headers (the C libraries LMDB's bindings and GRDB link), installed when missing.
+bash "$here/install-deps.sh" || exit 1
 
 # Build output goes to stderr so that stdout is the Markdown report alone.
 # (Product by product: a plain `swift build` would also build the root package's own executables.)
