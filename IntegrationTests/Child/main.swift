@@ -6,6 +6,8 @@ import StrataTestSupport
 // A child process driven by the integration tests. Modes:
 //
 //   commit-loop PATH SEED   commit forever; after each commit returns, print "acked N" (N = the key it added)
+//   group-commit-loop PATH WRITERS  WRITERS actors commit forever, their commits grouped; print "acked K" after
+//                           each returns (see GroupCommitLoop.swift)
 //   increment PATH COUNT    COUNT write transactions, each adding 1 to a shared counter; print "done"
 //   reopen PATH COUNT       COUNT times: open the file, check that the counter never goes back, close it;
 //                           print "done"
@@ -136,6 +138,7 @@ func run() throws {
         }
         finished.wait()
     case "write-ledger": try writeLedger(path: path)
+    case "group-commit-loop": try runGroupCommitLoop(path: path, writers: Int(arguments[3]) ?? 8)
     case "commit-loop":
         let store = try Store.open(path: path, options: StoreOptions(pageSize: 1024, durability: .full))
         var generator = SeededGenerator(seed: UInt64(arguments.count > 3 ? arguments[3] : "1") ?? 1)

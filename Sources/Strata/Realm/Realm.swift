@@ -41,6 +41,9 @@ public final class Realm {
     var pinned: PinnedVersion?
     /// Observers of this Realm and its objects and collections (see `Notifications/`).
     let observers = ObserverList()
+    /// Set while an `asyncWrite` waits for its commit to be durable: the `asyncWrite`s of this Realm waiting for
+    /// it to end (see `commitWriteAwaitingDurability`).
+    var commitWaiters: [CheckedContinuation<Void, Never>]?
     /// The callback-style asynchronous writes waiting to run here (``writeAsync(_:onComplete:)``), made on first use.
     var asyncTransactions: AsyncTransactionQueue?
     /// Whether the coordinator refreshes this Realm after commits (it follows the versions it reads).
@@ -510,6 +513,21 @@ public final class Realm {
     /// the file damaged (``damage``) since the transaction began, it rolls back and throws that damage: what the
     /// transaction wrote may rest on a value the damaged read replaced with a default.
     public func commitWrite() throws {
+        let transaction = try transactionToCommit()
+        let committed: UInt64
+        do {
+            committed = try transaction.commit()
+        } catch {
+            throw commitFailed(error)
+        }
+        didCommit(committed)
+        try refreshSnapshot()
+        observers.deliver()
+    }
+
+    /// The checks of ``commitWrite()`` before the commit: returns the transaction to commit, or rolls it back and
+    /// throws what keeps it from committing.
+    func transactionToCommit() throws -> WriteTransaction {
         try checkThreadThrowing()
         guard let transaction else { throw Realm.Error.notInWriteTransaction }
         if let failure = failure ?? fileDamage.error {
@@ -525,23 +543,29 @@ public final class Realm {
                 throw Realm.Error.maximumActiveVersions(limit: limit)
             }
         }
-        let committed: UInt64
-        do {
-            committed = try transaction.commit()
-        } catch {
-            cancelWrite()
-            let failure = Realm.Error.storage(error, path: path)
-            if let damage = damage(in: failure) { fileDamage.record(damage) }
-            throw failure
-        }
+        return transaction
+    }
+
+    /// Ends the write transaction whose commit failed with `error` and returns the error to throw.
+    func commitFailed(_ error: StorageError) -> Realm.Error {
+        cancelWrite()
+        let failure = Realm.Error.storage(error, path: path)
+        if let damage = damage(in: failure) { fileDamage.record(damage) }
+        return failure
+    }
+
+    /// Ends the write transaction that committed `committed` (durable and published) and tells the others.
+    /// The caller then reads the new version and delivers to observers.
+    func didCommit(_ committed: UInt64) {
         self.transaction = nil
         handles = [:]
         generation &+= 1
         CommitSignal.shared.post(path + "\u{0}")
         Coordinator.for(self).committed(version: committed, by: self)
-        try refreshSnapshot()
-        observers.deliver()
     }
+
+    /// Reads the newest version (after a commit).
+    func refreshAfterCommit() throws(Realm.Error) { try refreshSnapshot() }
 
     /// Abandons the write transaction: nothing of it is applied.
     public func cancelWrite() {

@@ -34,6 +34,9 @@ extension Realm {
         } catch {
             throw Realm.Error.storage(error, path: path)
         }
+        // An earlier asyncWrite of this Realm may still wait for its commit to be durable (it let this one have
+        // the write lock meanwhile): it ends first.
+        await waitForCommitsInFlight()
         // Another write may have started on this actor while this one waited.
         do {
             try checkWritable()
@@ -42,7 +45,47 @@ extension Realm {
             throw error
         }
         try adoptWrite(started)
-        return try finishWrite(block)
+        let result: Result
+        do {
+            result = try block()
+        } catch {
+            if isInWriteTransaction { cancelWrite() }
+            throw error
+        }
+        if isInWriteTransaction { try await commitWriteAwaitingDurability() }
+        return result
+    }
+
+    /// ``commitWrite()`` that waits for a grouped commit's sync by suspending (see ``StrataStorage/GroupCommit``):
+    /// the write lock is released as soon as the commit is appended, so other writers build their transactions
+    /// while this one waits, and no thread is blocked meanwhile. The Realm stays in its write transaction until
+    /// the commit is durable; another `asyncWrite` of it waits for that (``waitForCommitsInFlight()``).
+    private func commitWriteAwaitingDurability(_isolation: isolated (any Actor)? = #isolation) async throws {
+        let transaction = try transactionToCommit()
+        commitWaiters = []
+        defer {
+            let waiting = commitWaiters ?? []
+            commitWaiters = nil
+            for waiter in waiting { waiter.resume() }
+        }
+        let committed: UInt64
+        do {
+            committed = try await transaction.commit(isolation: _isolation)
+        } catch {
+            throw commitFailed(error)
+        }
+        didCommit(committed)
+        try refreshAfterCommit()
+        observers.deliver()
+    }
+
+    /// Suspends while an `asyncWrite` of this Realm waits for its commit to be durable.
+    private func waitForCommitsInFlight(_isolation: isolated (any Actor)? = #isolation) async {
+        while commitWaiters != nil {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                commitWaiters?.append(continuation)
+            }
+        }
     }
 
     /// Advances to the newest version (delivering observers' changes), like ``refresh()``. Returns whether there

@@ -393,11 +393,21 @@ final class CommitLog {
     /// Appends `record` and syncs the log, then runs `completing` (the commit's other work that must succeed for
     /// the record to count): from then on the commit is durable. On error, the record is not part of the log (the
     /// next append overwrites it; the caller makes sure replay cannot pick it up).
-    func append(_ record: EncodedRecord, completing: () throws(StorageError) -> Void = {}) throws(StorageError) {
+    ///
+    /// Without `synced` the record is only written: a grouped commit, which the ``GroupCommit`` thread's next sync
+    /// of the log makes durable.
+    func append(_ record: EncodedRecord, synced: Bool = true, completing: () throws(StorageError) -> Void = {})
+        throws(StorageError)
+    {
         precondition(record.version == nextVersion, "log records must be consecutive")
         precondition(end + record.length <= capacity, "a record is appended only where reserve(_:) made room")
         guard let file else { throw .invalidArgument("the commit log has no file") }
-        try file.writeDurably(UnsafeRawBufferPointer(start: record.bytes, count: record.length), at: end)
+        let bytes = UnsafeRawBufferPointer(start: record.bytes, count: record.length)
+        if synced {
+            try file.writeDurably(bytes, at: end)
+        } else {
+            try file.write(bytes, at: end)
+        }
         try completing()
         end += record.length
         recordCount += 1
@@ -431,10 +441,16 @@ final class CommitLog {
     /// never pick it up, even if its sync reported failure after the bytes reached the disk.
     func invalidateFailedRecord() throws(StorageError) {
         guard let file else { return }
+        try Self.invalidateRecord(in: file, at: end, pageSize: pageSize)
+    }
+
+    /// Zeroes (durably) the first page of the record at `offset` in the log `file`, so that replay stops before it:
+    /// how the records of grouped commits whose sync failed are dropped (see ``GroupCommit``).
+    static func invalidateRecord(in file: any PageFile, at offset: Int, pageSize: Int) throws(StorageError) {
         let zeros = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 4096)
         defer { zeros.deallocate() }
         zeros.initializeMemory(as: UInt8.self, repeating: 0, count: pageSize)
-        try file.writeDurably(UnsafeRawBufferPointer(start: zeros, count: pageSize), at: end)
+        try file.writeDurably(UnsafeRawBufferPointer(start: zeros, count: pageSize), at: offset)
     }
 
     /// The log starts over once it holds this many bytes (tests lower it to checkpoint often).

@@ -27,6 +27,9 @@ final class WriteContext {
     private(set) var threshold: UInt64?
     /// Pages the commit wrote and whether it went through the commit log (for ``StoreEvent/Commit``).
     private(set) var committed: (pages: Int, logged: Bool) = (0, false)
+    /// Set by a grouped commit: what the committer waits for, after releasing the write lock, before the commit
+    /// counts as made (see ``GroupCommit``).
+    private(set) var durableWait: DurableWait?
     private var reclaiming = false
     private var reclaimDisabled = false
     private var freeTreeExhausted = false
@@ -355,7 +358,7 @@ final class WriteContext {
         if logged {
             // Redo-logged commit: one sequential append and one sync of the log, the pages written into the main
             // file meanwhile (unsynced); the main file is synced at checkpoints.
-            try shared.commitLogged(meta, pages: pages, runs: runs, base: base)
+            durableWait = try shared.commitLogged(meta, pages: pages, runs: runs, base: base)
             recordValidated(pages)
             return meta
         }

@@ -162,8 +162,9 @@ public final class Store: Sendable {
         try Self.commit(try beginWrite(), running: body)
     }
 
-    /// Async form of ``write(_:)``: waits for the lock by suspending, never blocking a thread. `body` runs in
-    /// the caller's isolation (an actor's, or the main actor's), so it may touch the caller's state.
+    /// Async form of ``write(_:)``: waits for the lock, and for a grouped commit's sync, by suspending, never
+    /// blocking a thread. `body` runs in the caller's isolation (an actor's, or the main actor's), so it may touch
+    /// the caller's state. It returns once the commit is durable (see ``WriteTransaction/commit(isolation:)``).
     ///
     /// A task cancelled before `body` starts (already at the call, or while waiting for the lock) gets
     /// `CancellationError` and nothing is written. Once `body` runs, the write commits or aborts whole, whatever
@@ -178,7 +179,14 @@ public final class Store: Sendable {
         } catch StorageError.cancelled {
             throw CancellationError()
         }
-        return try Self.commit(transaction, running: body)
+        do {
+            let result = try body(transaction)
+            try await transaction.commit(isolation: isolation)
+            return result
+        } catch {
+            transaction.abort()
+            throw error
+        }
     }
 
     /// Runs `body` in `transaction`, then commits it, or aborts it if `body` or the commit throws.

@@ -68,27 +68,70 @@ public final class WriteTransaction {
     /// Writes the changes and makes them the newest version. Returns the new version (the base version when
     /// nothing changed: an empty transaction commits nothing). On error nothing is published and the file still
     /// holds the previous version.
+    ///
+    /// With durability ``StoreOptions/Durability/full`` it returns once the commit is durable. When other writers
+    /// wait, the commit shares one sync of the commit log with theirs (group commit): the write lock is released
+    /// as soon as the commit is appended, and this thread then waits for the sync. From async code use
+    /// ``commit(isolation:)``, which suspends instead.
     @discardableResult
     public func commit() throws(StorageError) -> UInt64 {
-        guard let events else {
-            return try ending { () throws(StorageError) in
+        let (version, report) = try commitReleasingLock()
+        do {
+            try context.durableWait?.wait()
+        } catch {
+            reportDamage(error)
+            throw error
+        }
+        deliver(report)
+        return version
+    }
+
+    /// Async form of ``commit()``: a grouped commit waits for its sync by suspending, never blocking a thread.
+    /// The commit is made whatever happens to the task meanwhile; this returns once it is durable.
+    @discardableResult
+    public func commit(isolation: isolated (any Actor)? = #isolation) async throws(StorageError) -> UInt64 {
+        let (version, report) = try commitReleasingLock()
+        if let wait = context.durableWait {
+            do {
+                try await wait.wait()
+            } catch {
+                reportDamage(error)
+                throw error
+            }
+        }
+        deliver(report)
+        return version
+    }
+
+    /// Commits and releases the write lock; what the events are to be told once the commit is durable.
+    private func commitReleasingLock() throws(StorageError) -> (UInt64, CommitReport?) {
+        guard events != nil else {
+            let version = try ending { () throws(StorageError) in
                 guard context.hasChanges else { return context.base.version }
                 return try context.commit(durable: context.shared.options.durability == .full).version
             }
+            return (version, nil)
         }
         var report = CommitReport()
-        let version: UInt64
         do {
-            version = try ending { () throws(StorageError) in try commit(reportingTo: &report) }
+            let version = try ending { () throws(StorageError) in try commit(reportingTo: &report) }
+            return (version, report)
         } catch {
-            if let damage = StoreEvent.Damage(error) { events(.damage(damage)) }
+            reportDamage(error)
             throw error
         }
-        // The write lock is released: a slow handler delays this thread only.
+    }
+
+    private func reportDamage(_ error: StorageError) {
+        if let events, let damage = StoreEvent.Damage(error) { events(.damage(damage)) }
+    }
+
+    /// Tells the events what a commit gathered. The write lock is released: a slow handler delays this thread only.
+    private func deliver(_ report: CommitReport?) {
+        guard let events, let report else { return }
         for checkpoint in report.checkpoints { events(.checkpointed(checkpoint)) }
         if let commit = report.commit { events(.committed(commit)) }
         if let warning = report.pinnedVersions { events(.pinnedVersions(warning)) }
-        return version
     }
 
     /// What a commit tells the handle's events, gathered while the write lock is held.

@@ -23,6 +23,19 @@ final class SharedFile: @unchecked Sendable {
     nonisolated(unsafe) let commitLog: CommitLog?
     /// Writes logged commits' pages into the main file while the log syncs (see ``WriteBehind``).
     let writeBehind = WriteBehind()
+    /// Syncs the log for commits appended while other writers wait (see ``GroupCommit``).
+    let group = GroupCommit()
+    /// Parties of this process that need the cross-process writer lock: the gate holder and every grouped commit
+    /// not yet durable. The lock is taken when the count leaves 0 and released when it returns to 0, so another
+    /// process never builds on a version that is not durable.
+    private let writerLockHolds = Locked(0)
+    /// Log syncs that made commits durable (one per inline commit, one per group), for tests.
+    let commitSyncs = Atomic<Int>(0)
+    /// Grouped commits since the last inline one (touched only by the writer, with the write lock held): after
+    /// ``maxGroupedRun`` the next commit waits for the group and syncs alone, so the writer lock is released now
+    /// and then and writers of other processes get their turn.
+    nonisolated(unsafe) private var groupedRun = 0
+    static let maxGroupedRun = 256
     /// The file size this process's writers have already made sure of (touched only with the write lock held).
     ///
     /// Asking the file system for the size (`fstat`) on every commit is not free: on Linux 6.13+ a timestamp
@@ -61,6 +74,9 @@ final class SharedFile: @unchecked Sendable {
         /// Set when a commit failed while writing its meta page and putting the previous meta back failed too:
         /// the disk may hold either version, so this process refuses to write until the file is reopened.
         var poisoned: StorageError?
+        /// The newest grouped commit, appended to the log and not yet durable: the next writer builds on it, while
+        /// readers see `latest` (see ``GroupCommit``).
+        var head: (meta: Meta, mapping: Mapping)?
     }
     let state: Locked<State>
 
@@ -91,6 +107,7 @@ final class SharedFile: @unchecked Sendable {
             }
         }
         writeBehind.stop()
+        group.stop()
         file.close()
     }
 
@@ -625,7 +642,9 @@ final class SharedFile: @unchecked Sendable {
     /// handles on the same file in this process publish through the same lock-file slot, so they are covered
     /// by `oldestPinnedByOthers` only through other processes; this coordinator's own pins are added here.
     func reclaimThreshold(base: UInt64) -> UInt64 {
-        var threshold = base
+        // A writer may build on a grouped commit not yet published: readers that start meanwhile pin the newest
+        // published version, which reaches pages the pending versions freed.
+        var threshold = min(base, latest.version)
         if let oldest = oldestPinnedInProcess { threshold = min(threshold, oldest) }
         if let lockFile {
             if let other = lockFile.oldestPinnedByOthers() { threshold = min(threshold, other) }
@@ -652,7 +671,10 @@ final class SharedFile: @unchecked Sendable {
     func lockForWriting() throws(StorageError) -> WriteContext {
         gate.lock()
         do {
-            try lockFile?.lockWriter(timeout: options.writeLockTimeout)
+            try holdWriterLock { () throws(StorageError) -> Bool in
+                try lockFile?.lockWriter(timeout: options.writeLockTimeout)
+                return true
+            }
         } catch {
             gate.unlock()
             throw error
@@ -669,7 +691,8 @@ final class SharedFile: @unchecked Sendable {
     {
         try await gate.lock()
         do {
-            if let lockFile, !(try lockFile.tryLockWriter()) {
+            let held = try holdWriterLock { () throws(StorageError) -> Bool in try lockFile?.tryLockWriter() ?? true }
+            if let lockFile, !held {
                 let timeout = options.writeLockTimeout
                 let stop = Atomic<Bool>(false)
                 let result: Result<Void, StorageError> = await withTaskCancellationHandler {
@@ -687,6 +710,7 @@ final class SharedFile: @unchecked Sendable {
                     stop.store(true, ordering: .releasing)
                 }
                 try result.get()
+                writerLockHolds.withLock { $0 += 1 }
             }
         } catch {
             gate.unlock()
@@ -700,6 +724,9 @@ final class SharedFile: @unchecked Sendable {
             guard file.isWritable, !options.readOnly else { throw .readOnly(path: path) }
             let (meta, mapping) = try state.withLock { (state: inout State) throws(StorageError) -> (Meta, Mapping) in
                 if let poisoned = state.poisoned { throw poisoned }
+                // Grouped commits of this process are pending: this process holds the writer lock, so nothing
+                // newer exists elsewhere; build on the newest of them.
+                if let head = state.head { return head }
                 // Another process committed since this process last looked: start from the newest version on
                 // disk. (Every acknowledged commit bumps the counter before it returns, so an unchanged counter
                 // means nothing newer was acknowledged; a writer that died before bumping it is simply superseded.)
@@ -719,8 +746,33 @@ final class SharedFile: @unchecked Sendable {
 
     /// Releases the write lock.
     func unlockWriting() {
-        lockFile?.unlockWriter()
+        releaseWriterLockHold()
         gate.unlock()
+    }
+
+    /// Counts the caller as a party that needs the cross-process writer lock, taking it with `acquire` when this
+    /// process does not hold it yet. Returns false (counting nothing) when `acquire` returns false. Called with
+    /// the gate held: nobody else adds a hold meanwhile, and holds of pending commits only end.
+    @discardableResult
+    private func holdWriterLock(_ acquire: () throws(StorageError) -> Bool) throws(StorageError) -> Bool {
+        if writerLockHolds.withLock({ (holds: inout Int) -> Bool in
+            guard holds > 0 else { return false }
+            holds += 1
+            return true
+        }) {
+            return true
+        }
+        guard try acquire() else { return false }
+        writerLockHolds.withLock { $0 += 1 }
+        return true
+    }
+
+    /// Ends one party's need of the cross-process writer lock; the last one releases it.
+    func releaseWriterLockHold() {
+        writerLockHolds.withLock { holds in
+            holds -= 1
+            if holds == 0 { lockFile?.unlockWriter() }
+        }
     }
 
     /// Writes the meta page of a new version (the commit point) and publishes it. Called with the write lock held.
@@ -729,6 +781,7 @@ final class SharedFile: @unchecked Sendable {
     /// The previous meta is written back into that slot at once, still under the write lock, so that recovery
     /// and other processes can only see the previous version. If that fails too, this process stops writing.
     func writeMeta(_ meta: Meta, previous: Meta, durable: Bool) throws(StorageError) {
+        try group.drain()
         // Make sure readers can map the new pages before the version becomes visible.
         let mapping = try file.mapping(covering: Int(meta.pageCount) * meta.pageSize)
         let slot = Int(meta.version % 2)
@@ -750,6 +803,7 @@ final class SharedFile: @unchecked Sendable {
         state.withLock { state in
             state.latest = meta
             state.mapping = mapping
+            if let head = state.head, head.meta.version <= meta.version { state.head = nil }
             if let lockFile {
                 // Count our own commit as seen, unless another process's is also pending for readers.
                 let previous = lockFile.changeCounter
@@ -764,11 +818,25 @@ final class SharedFile: @unchecked Sendable {
     /// writes — the commit point is the later of the two — then writes the meta page into the main file (best
     /// effort: a checkpoint rewrites the newest meta before syncing the main file) and publishes. Called with
     /// the write lock held. If the page writes fail, the record is invalidated and the commit fails whole.
+    ///
+    /// Grouped (other writers wait for the lock, or grouped commits are still pending): the record is appended
+    /// without a sync and the commit handed to ``GroupCommit``, whose thread syncs the log, writes the meta and
+    /// publishes; the returned wait tells the committer, which waits for it after releasing the write lock, when
+    /// that happened. Nil: the commit is durable and published.
     func commitLogged(
         _ meta: Meta, pages: [(page: PageNumber, buffer: UnsafeMutableRawPointer)],
         runs: [(start: PageNumber, buffers: [UnsafeRawBufferPointer])], base: Meta
-    ) throws(StorageError) {
+    ) throws(StorageError) -> DurableWait? {
         guard let log = commitLog else { throw .invalidArgument("no commit log") }
+        // Group when someone would wait for this commit's sync; not when the log wants a checkpoint (which needs
+        // nothing pending), nor after a long run (releasing the writer lock lets other processes in).
+        let grouped =
+            !log.wantsCheckpoint && groupedRun < Self.maxGroupedRun && (group.hasPending || gate.hasWaiters)
+        if !grouped {
+            // An inline commit publishes itself: the pending ones must be published first.
+            try group.drain()
+            groupedRun = 0
+        }
         // Everything that can fail before the commit point comes first.
         let mapping = try file.mapping(covering: Int(meta.pageCount) * meta.pageSize)
         try refreshLog(log, create: true)
@@ -801,9 +869,10 @@ final class SharedFile: @unchecked Sendable {
         // Whatever happens, the page writes end before the buffers they read are released.
         var pagesCollected = false
         defer { if !pagesCollected { try? writeBehind.finish() } }
+        let start = log.position.end
         do throws(StorageError) {
             // The page writes must be in before the record counts as appended: a failure rolls the record back.
-            try log.append(record) { () throws(StorageError) in
+            try log.append(record, synced: !grouped) { () throws(StorageError) in
                 pagesCollected = true
                 try writeBehind.finish()
             }
@@ -817,18 +886,63 @@ final class SharedFile: @unchecked Sendable {
             throw error
         }
         lockFile?.logState = log.position
+        if grouped {
+            guard let logFile = log.file else { throw .invalidArgument("the commit log has no file") }
+            groupedRun += 1
+            // The next writer builds on this version; the pending commit keeps the writer lock for the process.
+            state.withLock { $0.head = (meta, mapping) }
+            writerLockHolds.withLock { $0 += 1 }
+            let wait = DurableWait()
+            do {
+                try group.enqueue(
+                    GroupCommit.Pending(start: start, end: log.position.end, meta: meta, mapping: mapping, wait: wait),
+                    log: logFile, owner: self)
+            } catch {
+                releaseWriterLockHold()
+                throw error
+            }
+            return wait
+        }
+        commitSyncs.add(1, ordering: .relaxed)
         // The commit is durable. Write its meta into the main file; a failure here only delays that until the
         // next checkpoint, which rewrites the newest meta.
         try? file.write(
             UnsafeRawBufferPointer(start: image, count: meta.pageSize), at: Int(meta.version % 2) * meta.pageSize)
         publish(meta, mapping: mapping)
         if log.wantsCheckpoint { try? checkpointLog(meta) }
+        return nil
+    }
+
+    /// The syncer thread's sync covered `newest` (and every grouped commit before it): writes its meta into the
+    /// main file (best effort, as for an inline commit) and publishes it.
+    func groupBecameDurable(_ newest: GroupCommit.Pending) {
+        commitSyncs.add(1, ordering: .relaxed)
+        let meta = newest.meta
+        let image = UnsafeMutableRawPointer.allocate(byteCount: meta.pageSize, alignment: 4096)
+        defer { image.deallocate() }
+        meta.encode(into: image, slot: PageNumber(meta.version % 2))
+        try? file.write(
+            UnsafeRawBufferPointer(start: image, count: meta.pageSize), at: Int(meta.version % 2) * meta.pageSize)
+        publish(meta, mapping: newest.mapping)
+    }
+
+    /// The syncer thread's sync failed: the grouped commits not yet durable never become visible. Their records
+    /// are made unreplayable from the first one on (if that fails too, a later open may still find them whole),
+    /// and the file's writers stop with `error` until it is reopened, as a database stops on a failed `fsync`: the
+    /// kernel may have dropped the pages, so nothing written since the last good sync can be trusted.
+    func groupSyncFailed(_ error: StorageError, log: any PageFile, firstUnsynced: Int) {
+        state.withLock { state in
+            if state.poisoned == nil { state.poisoned = error }
+            state.head = nil
+        }
+        try? CommitLog.invalidateRecord(in: log, at: firstUnsynced, pageSize: geometry.pageSize)
     }
 
     /// Makes the main file durable at `meta` (rewriting its meta page first) and starts a new log epoch there,
     /// keeping `keeping` bytes of the log (by default what the last epoch used). Nothing to do while no log file
     /// exists. Called with the write lock held; `meta` must be the newest committed version.
     func checkpointLog(_ meta: Meta, keeping: Int? = nil) throws(StorageError) {
+        try group.drain()
         guard let log = commitLog, try refreshLog(log, create: false) else { return }
         let started = Clock.monotonicNanoseconds()
         let folded = log.recordCount

@@ -132,6 +132,10 @@ final class WriteGate: Sendable {
         }
     }
 
+    /// Whether a thread or task waits for the gate (cancelled tasks not yet skipped may count): a committer then
+    /// groups its commit (see ``GroupCommit``).
+    var hasWaiters: Bool { state.withLock { $0.head < $0.waiters.count } }
+
     /// Releases the gate, handing it to the next waiter if there is one.
     func unlock() {
         let next: Waiter? = state.withLock { state in
