@@ -69,8 +69,9 @@ extension Realm {
     /// Commits the write transaction in progress (begun with ``beginAsyncWrite(_:)`` or ``beginWrite()``) and
     /// calls `onComplete` later, where the Realm lives, with nil or the error that rolled it back, as the Realm
     /// SDK's `commitAsyncWrite` does. The commit itself is made before this returns (durably, as every Strata
-    /// commit; `allowGrouping` is accepted for the SDK's sake: there is no weaker commit to group), so the
-    /// Realm is out of the transaction at once; only `onComplete` waits, behind the completions before it.
+    /// commit; `allowGrouping` is accepted for the SDK's sake: every commit made while other writers wait shares
+    /// a log sync with theirs), so the Realm is out of the transaction at once; only `onComplete` waits, behind
+    /// the completions before it.
     ///
     /// Returns an id that ``cancelAsyncWrite(_:)`` takes to skip `onComplete` (the commit stays). Called outside
     /// a write transaction it stops the process, as in the SDK; so does an error that rolls the commit back when

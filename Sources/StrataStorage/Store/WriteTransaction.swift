@@ -130,7 +130,16 @@ public final class WriteTransaction {
     private func deliver(_ report: CommitReport?) {
         guard let events, let report else { return }
         for checkpoint in report.checkpoints { events(.checkpointed(checkpoint)) }
-        if let commit = report.commit { events(.committed(commit)) }
+        if var commit = report.commit {
+            // A grouped commit became durable only now.
+            if context.durableWait != nil {
+                commit = StoreEvent.Commit(
+                    path: commit.path, version: commit.version, pagesWritten: commit.pagesWritten,
+                    bytesWritten: commit.bytesWritten, durable: commit.durable, logged: commit.logged,
+                    nanosecondsToDurable: Clock.monotonicNanoseconds() &- report.started)
+            }
+            events(.committed(commit))
+        }
         if let warning = report.pinnedVersions { events(.pinnedVersions(warning)) }
     }
 
@@ -139,6 +148,8 @@ public final class WriteTransaction {
         var commit: StoreEvent.Commit?
         var checkpoints: [StoreEvent.Checkpoint] = []
         var pinnedVersions: StoreEvent.PinnedVersions?
+        /// When the commit started (``Clock/monotonicNanoseconds()``).
+        var started: UInt64 = 0
     }
 
     /// Runs `body` (the commit) after writing back the open trees, then ends the transaction and releases the
@@ -165,6 +176,7 @@ public final class WriteTransaction {
         context.shared.collectCheckpoints()
         defer { report.checkpoints = context.shared.takeCheckpoints() }
         let started = Clock.monotonicNanoseconds()
+        report.started = started
         let version = try context.commit(durable: durable).version
         let elapsed = Clock.monotonicNanoseconds() &- started
         let (pages, logged) = context.committed
