@@ -145,7 +145,7 @@ extension Realm {
         guard migrationState?.restructured == true else { return }
         invalidateWriteCaches()
         // Links may have appeared, gone, or changed target: count them again for the block's deletions.
-        try rebuildBacklinks()
+        try self.tables.rebuildBacklinks()
     }
 
     /// Rewrites every row of class `name` from the layout of `old` to that of `new`. Trees of a property that
@@ -237,7 +237,7 @@ extension Realm {
         if state.restructured {
             try sweepTrees()
             for name in state.touched where schemaClasses()[name] != nil { try pruneCollections(of: name) }
-            try rebuildBacklinks()
+            try tables.rebuildBacklinks()
             try deleteOrphanedEmbedded()
         }
         for name in state.touched.sorted() where schemaClasses()[name] != nil { try rebuildKeys(of: name) }
@@ -271,7 +271,7 @@ extension Realm {
     private func deleteOrphanedEmbedded() throws(Realm.Error) {
         for (name, stored) in schemaClasses() where stored.embedded {
             var parents: [Int64: Int] = [:]
-            for tree in backlinkTrees(linkingTo: name) {
+            for tree in tables.backlinkTrees(linkingTo: name) {
                 for (key, count) in try backlinkCounts(tree: tree) { parents[key, default: 0] += count }
             }
             let binding = try dynamicBinding(name)
