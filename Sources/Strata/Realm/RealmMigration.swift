@@ -113,19 +113,7 @@ extension Realm {
     /// `ObjectId`, whose zero would collide).
     static func zeroValue(_ property: StoredClass.StoredProperty) -> _StoredValue {
         guard !property.optional, property.collection == nil else { return .null }
-        switch property.type {
-        case .bool: return .bool(false)
-        case .int: return .int(0)
-        case .float: return .float(0)
-        case .double: return .double(0)
-        case .string: return .string("")
-        case .data: return .data(Data())
-        case .date: return .date(Date(timeIntervalSinceReferenceDate: 0))
-        case .decimal128: return .decimal128(0)
-        case .uuid: return .uuid(UUID())
-        case .objectId: return .objectId(.generate())
-        case .object, .any, .linkingObjects: return .null
-        }
+        return property.type.codec.zeroValue()
     }
 
     /// Stores each class of `tables` as its model declares it, converting the rows of classes the file has.
