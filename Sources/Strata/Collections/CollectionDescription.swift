@@ -92,28 +92,10 @@ enum RealmDescription {
         if let object = value as? ObjectBase { return self.object(object, depth: depth) }
         if let collection = value as? any RealmCollection { return collection.description(depth: depth) }
         if let map = value as? any DepthDescribable { return map.description(depth: depth) }
-        if let mixed = value as? AnyRealmValue { return self.value(mixedPayload(mixed), depth: depth) }
-        return "\(value)"
-    }
-
-    /// What a mixed value holds, for printing.
-    private static func mixedPayload(_ value: AnyRealmValue) -> Any? {
-        switch value {
-        case .none: nil
-        case .int(let v): v
-        case .bool(let v): v
-        case .float(let v): v
-        case .double(let v): v
-        case .string(let v): v
-        case .data(let v): v
-        case .date(let v): v
-        case .objectId(let v): v
-        case .decimal128(let v): v
-        case .uuid(let v): v
-        case .object(let v): v
-        case .list(let v): v
-        case .dictionary(let v): v
+        if let mixed = value as? AnyRealmValue {
+            return self.value(StoredValueConversion.any(from: mixed._stored), depth: depth)
         }
+        return "\(value)"
     }
 }
 

@@ -364,27 +364,6 @@ extension List: _PersistedCollection {
     }
 }
 
-/// Equality of stored elements, for `index(of:)`.
-enum ListElements {
-    static func equal(_ lhs: _StoredValue, _ rhs: _StoredValue) -> Bool {
-        switch (lhs, rhs) {
-        case (.null, .null): true
-        case (.int(let a), .int(let b)): a == b
-        case (.bool(let a), .bool(let b)): a == b
-        case (.float(let a), .float(let b)): a == b
-        case (.double(let a), .double(let b)): a == b
-        case (.string(let a), .string(let b)): a == b
-        case (.data(let a), .data(let b)): a == b
-        case (.date(let a), .date(let b)): a == b
-        case (.objectId(let a), .objectId(let b)): a == b
-        case (.uuid(let a), .uuid(let b)): a == b
-        case (.decimal128(let a), .decimal128(let b)): a == b
-        case (.object(let a), .object(let b)): a.isSameObject(as: b)
-        default: false
-        }
-    }
-}
-
 extension List: Encodable where Element: Encodable {
     /// Encodes the elements as an array.
     public func encode(to encoder: any Encoder) throws {

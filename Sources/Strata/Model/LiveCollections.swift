@@ -72,32 +72,9 @@ extension DynamicObject {
 enum DynamicCollectionType {
     static func of(_ info: _PropertyInfo) -> Any.Type? {
         guard let kind = info.collection else { return nil }
-        switch (info.type, info.isOptional) {
-        case (.bool, false): return collection(of: Bool.self, kind)
-        case (.bool, true): return collection(of: Bool?.self, kind)
-        case (.int, false): return collection(of: Int.self, kind)
-        case (.int, true): return collection(of: Int?.self, kind)
-        case (.float, false): return collection(of: Float.self, kind)
-        case (.float, true): return collection(of: Float?.self, kind)
-        case (.double, false): return collection(of: Double.self, kind)
-        case (.double, true): return collection(of: Double?.self, kind)
-        case (.string, false): return collection(of: String.self, kind)
-        case (.string, true): return collection(of: String?.self, kind)
-        case (.data, false): return collection(of: Data.self, kind)
-        case (.data, true): return collection(of: Data?.self, kind)
-        case (.date, false): return collection(of: Date.self, kind)
-        case (.date, true): return collection(of: Date?.self, kind)
-        case (.decimal128, false): return collection(of: Decimal128.self, kind)
-        case (.decimal128, true): return collection(of: Decimal128?.self, kind)
-        case (.objectId, false): return collection(of: ObjectId.self, kind)
-        case (.objectId, true): return collection(of: ObjectId?.self, kind)
-        case (.uuid, false): return collection(of: UUID.self, kind)
-        case (.uuid, true): return collection(of: UUID?.self, kind)
-        case (.object, false): return collection(of: DynamicObject.self, kind)
-        case (.object, true): return collection(of: DynamicObject?.self, kind)
-        case (.any, _): return collection(of: AnyRealmValue.self, kind)
-        case (.linkingObjects, _): return nil
-        }
+        guard let elements = info.type.codec.elements else { return nil }
+        let element = info.isOptional ? elements.optional : elements.required
+        return collection(of: element, kind)
     }
 
     private static func collection<Element: RealmCollectionValue>(of _: Element.Type, _ kind: _CollectionKind)

@@ -42,28 +42,7 @@ enum StoredValueConversion {
             let stored = persistable._stored
             if matches(stored, info) { return stored }
         }
-        switch info.type {
-        case .int:
-            if let int = value as? Int { return .int(Int64(int)) }
-            if let int = value as? any BinaryInteger, let exact = Int64(exactly: int) { return .int(exact) }
-        case .double:
-            if let double = value as? Double { return .double(double) }
-            if let float = value as? Float { return .double(Double(float)) }
-            if let int = value as? Int { return .double(Double(int)) }
-        case .float:
-            if let double = value as? Double { return .float(Float(double)) }
-            if let int = value as? Int { return .float(Float(int)) }
-        case .decimal128:
-            if let int = value as? Int { return .decimal128(Decimal128(int)) }
-            if let double = value as? Double { return .decimal128(Decimal128(double)) }
-            if let string = value as? String, let decimal = try? Decimal128(string: string) {
-                return .decimal128(decimal)
-            }
-        case .objectId:
-            if let string = value as? String, let id = try? ObjectId(string: string) { return .objectId(id) }
-        case .uuid:
-            if let string = value as? String, let uuid = UUID(uuidString: string) { return .uuid(uuid) }
-        case .object:
+        if info.type == .object {
             if let object = value as? ObjectBase { return .object(object) }
             guard let target = info.objectType else { return nil }
             // A dictionary or array describes a new object of the target type.
@@ -74,10 +53,9 @@ enum StoredValueConversion {
                 else { return nil }
                 return .object(object)
             }
-        default:
-            break
+            return nil
         }
-        return nil
+        return info.type.codec.converted(value)
     }
 
     /// The stored value of a value of exactly the property's Swift type (an `Int` for an `Int` property, a
@@ -105,13 +83,8 @@ enum StoredValueConversion {
             if case .collection = stored { return true }
             return false
         }
-        switch (stored, info.type) {
-        case (.null, _): return info.isOptional
-        case (.int, .int), (.bool, .bool), (.float, .float), (.double, .double), (.string, .string), (.data, .data),
-            (.date, .date), (.objectId, .objectId), (.uuid, .uuid), (.decimal128, .decimal128), (.object, .object):
-            return true
-        default: return false
-        }
+        if case .null = stored { return info.isOptional }
+        return info.type != .any && info.type.codec.holds(stored)
     }
 
     /// Whether `value` is nil: `NSNull`, or an `Optional` wrapped in `Any` holding nothing.
@@ -127,26 +100,6 @@ enum StoredValueConversion {
     /// here (a fifth of the cost of an upsert).
     static func unwrap(_ value: Any?) -> Any? {
         value.flatMap(flattenedOptional)
-    }
-
-    /// A stored value as `Any` for dynamic access (nil for null).
-    static func any(from stored: _StoredValue) -> Any? {
-        switch stored {
-        case .null: nil
-        case .int(let value): Int(value)
-        case .bool(let value): value
-        case .float(let value): value
-        case .double(let value): value
-        case .string(let value): value
-        case .data(let value): value
-        case .date(let value): value
-        case .objectId(let value): value
-        case .uuid(let value): value
-        case .decimal128(let value): value
-        case .object(let value): value
-        case .collection(let value): value
-        case .mixed: nil
-        }
     }
 }
 

@@ -106,13 +106,3 @@ struct VersionChanges: Sendable {
         return changes
     }
 }
-
-extension PropertyType {
-    /// Whether the type is stored as bytes in a row's tail (rather than in its fixed slot).
-    var isVariableSize: Bool {
-        switch self {
-        case .string, .data, .uuid, .objectId, .decimal128, .any: true
-        case .bool, .int, .float, .double, .date, .object, .linkingObjects: false
-        }
-    }
-}

@@ -178,12 +178,12 @@ extension Realm {
 
     private func queryCollectionCount(_ binding: TableBinding, property: Int, key: Int64) throws(Realm.Error) -> Int {
         if let transaction = writeTransactionIfAny {
-            guard let tree = try collectionHandle(binding, property: property, key: key, create: false) else {
+            guard let tree = try tables.collectionHandle(binding, property: property, key: key, create: false) else {
                 return 0
             }
             return try storage { try transaction.count(in: tree) }
         }
-        return try collectionView(binding, property: property, key: key)?.count ?? 0
+        return try tables.collectionView(binding, property: property, key: key)?.count ?? 0
     }
 
     /// The element values of a list or set, or the values of a map (links as keys). A mixed element holding a
@@ -237,11 +237,11 @@ extension Realm {
         _ binding: TableBinding, property: Int, key: Int64, keys: Bool,
         _ body: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws(Realm.Error) -> Void
     ) throws(Realm.Error) {
-        try forEachCollectionEntry(
+        try tables.forEachCollectionEntry(
             keys: keys,
             handle: { () throws(Realm.Error) in
-                try collectionHandle(binding, property: property, key: key, create: false)
+                try tables.collectionHandle(binding, property: property, key: key, create: false)
             },
-            view: { () throws(Realm.Error) in try collectionView(binding, property: property, key: key) }, body)
+            view: { () throws(Realm.Error) in try tables.collectionView(binding, property: property, key: key) }, body)
     }
 }

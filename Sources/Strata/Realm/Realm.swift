@@ -142,7 +142,7 @@ public final class Realm {
         try loadStoredSchema()
         if !storedClasses.isEmpty && !storedBacklinks && !configuration.readOnly {
             // A file from before backlinks were kept: compute them once.
-            try write { try rebuildBacklinks() }
+            try write { try tables.rebuildBacklinks() }
         }
         try prepareSchema()
         if let types = configuration.objectTypes {
@@ -300,7 +300,7 @@ public final class Realm {
             let tree = try transaction.tree(named: TableNames.schema, create: .keyed)!
             if storedSchemaVersion == nil { try recordSchemaVersion() }
             if !storedBacklinks {
-                try rebuildBacklinks()
+                try tables.rebuildBacklinks()
                 storedBacklinks = true
             }
             let stored = StoredClass(table.schema)
@@ -1040,7 +1040,7 @@ public final class Realm {
                     let trees =
                         [TableNames.rows(name), TableNames.primaryKeys(name)]
                         + indexes.map { TableNames.index(name, $0.name) } + collections
-                        + backlinkTrees(ofOrigin: name, stored) + mixedTrees(of: name, stored)
+                        + tables.backlinkTrees(ofOrigin: name, stored) + tables.mixedTrees(of: name, stored)
                     for tree in trees {
                         if let handle = try handle(tree, create: false) { try transaction.removeAll(in: handle) }
                     }

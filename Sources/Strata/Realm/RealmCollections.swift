@@ -7,40 +7,16 @@ extension Realm {
     func collectionName(_ owner: ManagedObject, _ property: Int) -> String {
         "\(owner.table.className).\(owner.table.schema.properties[property].columnName)"
     }
-
-    /// The keyed tree holding every owner's nested tree for collection property `property`.
-    private func collectionTreeName(_ binding: TableBinding, _ property: Int) -> String {
-        TableNames.collection(
-            binding.table.infos[property].collection ?? .list, binding.className,
-            binding.table.schema.properties[property].columnName)
-    }
-
-    /// The nested tree of `key`'s collection property `property` in the write transaction; created (a list tree
-    /// for lists, a keyed tree otherwise) when `create` is set.
-    func collectionHandle(_ binding: TableBinding, property: Int, key: Int64, create: Bool) throws(Realm.Error)
-        -> TreeHandle?
-    {
-        guard let owners = try handle(collectionTreeName(binding, property), create: create),
-            let transaction = writeTransactionIfAny
-        else { return nil }
-        let objectKey = KeyEncoding.objectKey(key)
-        if create {
-            let kind: TreeKind = binding.table.infos[property].collection == .list ? .list : .keyed
-            return try mutate { try transaction.subtree(forKey: objectKey, in: owners, create: kind) }
-        }
-        return try storage { try transaction.subtree(forKey: objectKey, in: owners) }
-    }
-
     /// `collectionHandle` for a managed object's own collection, cached in the object for the write transaction
     /// (a collection mutated in a loop would otherwise look its trees up by name on every call).
     func collectionHandle(_ owner: ManagedObject, property: Int, nested: UInt64 = 0, create: Bool) throws(Realm.Error)
         -> TreeHandle?
     {
-        if nested != 0 { return try nestedHandle(owner.binding, property: property, id: nested) }
+        if nested != 0 { return try tables.nestedHandle(owner.binding, property: property, id: nested) }
         if let cached = owner.collections.handles[property], cached.epoch == writeTransactionEpoch {
             return cached.handle
         }
-        let handle = try collectionHandle(owner.binding, property: property, key: owner.key, create: create)
+        let handle = try tables.collectionHandle(owner.binding, property: property, key: owner.key, create: create)
         if let handle { owner.collections.handles[property] = (writeTransactionEpoch, handle) }
         return handle
     }
@@ -48,14 +24,8 @@ extension Realm {
     /// The tree of `owner`'s collection property `property` (or of its nested mixed collection `nested`) in the
     /// current snapshot.
     func collectionView(_ owner: ManagedObject, property: Int, nested: UInt64) throws(Realm.Error) -> TreeView? {
-        if nested != 0 { return try nestedView(owner.binding, property: property, id: nested) }
-        return try collectionView(owner.binding, property: property, key: owner.key)
-    }
-
-    /// The nested tree of `key`'s collection property `property` in the current snapshot.
-    func collectionView(_ binding: TableBinding, property: Int, key: Int64) throws(Realm.Error) -> TreeView? {
-        guard let owners = treeView(collectionTreeName(binding, property)) else { return nil }
-        return try storage { try owners.subtree(forKey: KeyEncoding.objectKey(key)) }
+        if nested != 0 { return try tables.nestedView(owner.binding, property: property, id: nested) }
+        return try tables.collectionView(owner.binding, property: property, key: owner.key)
     }
 
     /// The number of elements of `owner`'s collection property `property`.
@@ -121,51 +91,12 @@ extension Realm {
         return try storage { try tree.get(key) }
     }
 
-    /// Calls `body` with every entry of a collection's tree, in order, reading the tree in place: `handle` gives
-    /// it in the write transaction, `view` in the snapshot. Keys are passed only when `keys` is set (empty
-    /// otherwise). A tree holding another number of entries than its descriptor counts is damaged: that throws.
-    func forEachCollectionEntry(
-        keys: Bool, handle: () throws(Realm.Error) -> TreeHandle?, view: () throws(Realm.Error) -> TreeView?,
-        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(Realm.Error) -> Void
-    ) throws(Realm.Error) {
-        var visited = 0
-        let expected: Int
-        if let transaction = writeTransactionIfAny {
-            guard let tree = try handle() else { return }
-            expected = try storage {
-                var cursor = try transaction.makeCursor(for: tree)
-                var more = try cursor.first()
-                while more {
-                    let key = keys ? try cursor.key() : []
-                    try key.withUnsafeBytes { key in try cursor.value().withUnsafeBytes { try body(key, $0) } }
-                    visited += 1
-                    more = try cursor.next()
-                }
-                return try transaction.count(in: tree)
-            }
-        } else if let tree = try view() {
-            try storage {
-                try tree.forEachEntry { key, value in
-                    try body(keys ? key : UnsafeRawBufferPointer(start: nil, count: 0), value)
-                    visited += 1
-                    return true
-                }
-            }
-            expected = tree.count
-        } else {
-            return
-        }
-        guard visited == expected else {
-            throw corruptData("a collection's tree holds \(visited) entries but counts \(expected)")
-        }
-    }
-
     /// `forEachCollectionEntry` over `owner`'s collection property `property` (or its nested mixed collection).
     private func forEachEntry(
         of owner: ManagedObject, property: Int, nested: UInt64, keys: Bool,
         _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(Realm.Error) -> Void
     ) throws(Realm.Error) {
-        try forEachCollectionEntry(
+        try tables.forEachCollectionEntry(
             keys: keys,
             handle: { () throws(Realm.Error) in
                 try collectionHandle(owner, property: property, nested: nested, create: false)
@@ -282,7 +213,7 @@ extension Realm {
                 reason: "expected a \(expected)")
         }
         guard let transaction = writeTransactionIfAny,
-            let tree = try collectionHandle(binding, property: property, key: key, create: true)
+            let tree = try tables.collectionHandle(binding, property: property, key: key, create: true)
         else { throw .notInWriteTransaction }
         try uncountLinks(in: tree, binding: binding, property: property, owner: key)
         try mutate { try transaction.removeAll(in: tree) }
@@ -293,7 +224,7 @@ extension Realm {
     func deleteCollections(binding: TableBinding, key: Int64) throws(Realm.Error) {
         guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
         for property in binding.table.infos.indices where binding.table.infos[property].isCollection {
-            guard let owners = try handle(collectionTreeName(binding, property), create: false) else { continue }
+            guard let owners = try handle(tables.collectionTreeName(binding, property), create: false) else { continue }
             let objectKey = KeyEncoding.objectKey(key)
             if holdsLinks(binding, property),
                 let tree = try storage({ try transaction.subtree(forKey: objectKey, in: owners) })
@@ -301,35 +232,6 @@ extension Realm {
                 try uncountLinks(in: tree, binding: binding, property: property, owner: key)
             }
             _ = try mutate { try transaction.delete(objectKey, in: owners) }
-        }
-    }
-
-    /// Calls `body` with the nested tree of every owner of every collection of `kind` that holds links to class
-    /// `target`.
-    func forEachCollection(
-        _ kind: _CollectionKind, linkingTo target: String,
-        _ body: (WriteTransaction, TreeHandle) throws(Realm.Error) -> Void
-    ) throws(Realm.Error) {
-        guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
-        for (name, stored) in schemaClasses() {
-            for property in stored.properties where property.collection == kind && property.objectClassName == target {
-                guard let owners = try handle(TableNames.collection(kind, name, property.name), create: false)
-                else { continue }
-                let keys: [[UInt8]] = try storage {
-                    var keys: [[UInt8]] = []
-                    var cursor = try transaction.makeCursor(for: owners)
-                    var more = try cursor.first()
-                    while more {
-                        keys.append(try cursor.key())
-                        more = try cursor.next()
-                    }
-                    return keys
-                }
-                for key in keys {
-                    guard let tree = try storage({ try transaction.subtree(forKey: key, in: owners) }) else { continue }
-                    try body(transaction, tree)
-                }
-            }
         }
     }
 }

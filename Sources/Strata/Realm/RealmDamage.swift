@@ -208,19 +208,11 @@ extension _StoredValue {
         if info.type == .any { return true }
         return switch self {
         case .null: info.isOptional || info.type == .linkingObjects
-        case .int: info.type == .int || info.type == .object
-        case .bool: info.type == .bool
-        case .float: info.type == .float
-        case .double: info.type == .double
-        case .string: info.type == .string
-        case .data: info.type == .data
-        case .date: info.type == .date
-        case .objectId: info.type == .objectId
-        case .uuid: info.type == .uuid
-        case .decimal128: info.type == .decimal128
-        case .object: info.type == .object
+        // Links are stored as their target's key.
+        case .int where info.type == .object: true
         case .collection: info.isCollection || info.type == .linkingObjects
         case .mixed: false
+        default: info.type.codec.holds(self)
         }
     }
 }

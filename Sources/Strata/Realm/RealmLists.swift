@@ -139,7 +139,7 @@ extension Realm {
     private func trackedElement(at index: Int, in list: TreeHandle, owner: ManagedObject, property: Int)
         throws(Realm.Error) -> [UInt8]?
     {
-        guard holdsLinks(owner.binding, property) || isMixed(owner.binding, property),
+        guard holdsLinks(owner.binding, property) || tables.isMixed(owner.binding, property),
             let transaction = writeTransactionIfAny
         else { return nil }
         return try storage { try transaction.value(at: index, in: list) }
@@ -195,13 +195,5 @@ extension Realm {
                 try mutate { try transaction.append(bytes, to: list) }
                 try countElementLink(bytes, binding: binding, property: property, owner: key, by: 1)
             })
-    }
-
-    /// Empties every list that holds links to class `target` (deleting every object of it; the backlink trees
-    /// are cleared by the caller).
-    func removeFromLists(target: String) throws(Realm.Error) {
-        try forEachCollection(.list, linkingTo: target) { (transaction, list) throws(Realm.Error) in
-            try mutate { try transaction.removeAll(in: list) }
-        }
     }
 }

@@ -92,28 +92,4 @@ extension Realm {
                 try putEntry(keyBytes, bytes, in: map, binding: binding, property: property, owner: key)
             })
     }
-
-    /// Sets to nil every map value that links to an object of class `target`, keeping the keys, as the Realm Swift
-    /// SDK's maps do (deleting every object of it; the backlink trees are cleared by the caller).
-    func nullifyInMaps(target: String) throws(Realm.Error) {
-        let nullBytes = MixedCodec.elementRow(nil)
-        try forEachCollection(.map, linkingTo: target) { (transaction, map) throws(Realm.Error) in
-            let matching: [[UInt8]] = try storage {
-                var keys: [[UInt8]] = []
-                var cursor = try transaction.makeCursor(for: map)
-                var more = try cursor.first()
-                while more {
-                    let value = try cursor.value()
-                    let matches = value.withUnsafeBytes { raw in
-                        guard let row = try? RowView(raw) else { return false }
-                        return !row.isNull(0)
-                    }
-                    if matches { keys.append(try cursor.key()) }
-                    more = try cursor.next()
-                }
-                return keys
-            }
-            for entry in matching { try mutate { try transaction.put(entry, nullBytes, in: map) } }
-        }
-    }
 }

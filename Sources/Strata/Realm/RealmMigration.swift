@@ -113,19 +113,7 @@ extension Realm {
     /// `ObjectId`, whose zero would collide).
     static func zeroValue(_ property: StoredClass.StoredProperty) -> _StoredValue {
         guard !property.optional, property.collection == nil else { return .null }
-        switch property.type {
-        case .bool: return .bool(false)
-        case .int: return .int(0)
-        case .float: return .float(0)
-        case .double: return .double(0)
-        case .string: return .string("")
-        case .data: return .data(Data())
-        case .date: return .date(Date(timeIntervalSinceReferenceDate: 0))
-        case .decimal128: return .decimal128(0)
-        case .uuid: return .uuid(UUID())
-        case .objectId: return .objectId(.generate())
-        case .object, .any, .linkingObjects: return .null
-        }
+        return property.type.codec.zeroValue()
     }
 
     /// Stores each class of `tables` as its model declares it, converting the rows of classes the file has.
@@ -145,7 +133,7 @@ extension Realm {
         guard migrationState?.restructured == true else { return }
         invalidateWriteCaches()
         // Links may have appeared, gone, or changed target: count them again for the block's deletions.
-        try rebuildBacklinks()
+        try self.tables.rebuildBacklinks()
     }
 
     /// Rewrites every row of class `name` from the layout of `old` to that of `new`. Trees of a property that
@@ -237,7 +225,7 @@ extension Realm {
         if state.restructured {
             try sweepTrees()
             for name in state.touched where schemaClasses()[name] != nil { try pruneCollections(of: name) }
-            try rebuildBacklinks()
+            try tables.rebuildBacklinks()
             try deleteOrphanedEmbedded()
         }
         for name in state.touched.sorted() where schemaClasses()[name] != nil { try rebuildKeys(of: name) }
@@ -271,7 +259,7 @@ extension Realm {
     private func deleteOrphanedEmbedded() throws(Realm.Error) {
         for (name, stored) in schemaClasses() where stored.embedded {
             var parents: [Int64: Int] = [:]
-            for tree in backlinkTrees(linkingTo: name) {
+            for tree in tables.backlinkTrees(linkingTo: name) {
                 for (key, count) in try backlinkCounts(tree: tree) { parents[key, default: 0] += count }
             }
             let binding = try dynamicBinding(name)

@@ -88,7 +88,7 @@ extension Realm {
     ) throws(Realm.Error) {
         guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
         let old =
-            holdsLinks(binding, property) || isMixed(binding, property)
+            holdsLinks(binding, property) || tables.isMixed(binding, property)
             ? try storage({ try transaction.get(key, in: tree) }) : nil
         try mutate { try transaction.put(key, row, in: tree) }
         if let old { try releaseElementRow(old, binding: binding, property: property, owner: owner) }
@@ -101,7 +101,7 @@ extension Realm {
     {
         guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
         let old =
-            holdsLinks(binding, property) || isMixed(binding, property)
+            holdsLinks(binding, property) || tables.isMixed(binding, property)
             ? try storage({ try transaction.get(key, in: tree) }) : nil
         _ = try mutate { try transaction.delete(key, in: tree) }
         if let old { try releaseElementRow(old, binding: binding, property: property, owner: owner) }
@@ -118,13 +118,5 @@ extension Realm {
                 let entry = try setEntry(element, binding: binding, property: property, owner: key)
                 try putEntry(entry.key, entry.row, in: set, binding: binding, property: property, owner: key)
             })
-    }
-
-    /// Empties every set of links to class `target` (deleting every object of it; the backlink trees are
-    /// cleared by the caller).
-    func removeFromSets(target: String) throws(Realm.Error) {
-        try forEachCollection(.set, linkingTo: target) { (transaction, set) throws(Realm.Error) in
-            try mutate { try transaction.removeAll(in: set) }
-        }
     }
 }

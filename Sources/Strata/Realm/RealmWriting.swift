@@ -110,7 +110,7 @@ extension Realm {
                 continue
             }
             var resolved: _StoredValue
-            if isMixed(binding, index) && !binding.table.infos[index].isCollection {
+            if tables.isMixed(binding, index) && !binding.table.infos[index].isCollection {
                 resolved =
                     try encodeMixed(value, binding: binding, property: index, owner: key, level: 0)
                     .map { .mixed($0) } ?? .null
@@ -140,7 +140,7 @@ extension Realm {
         for (index, info) in binding.table.infos.enumerated() where info.type == .any && !info.isCollection {
             guard case .mixed(let before) = old[index] else { continue }
             if let new, case .mixed(let after) = new[index], after == before { continue }
-            try releaseMixed(before, binding: binding, property: index, owner: key)
+            try tables.releaseMixed(before, binding: binding, property: index, owner: key)
         }
     }
 
@@ -321,7 +321,7 @@ extension Realm {
         }
         // Mixed values are encoded (links and nested collections included) by `writeRow`.
         values[property] =
-            isMixed(binding, property)
+            tables.isMixed(binding, property)
             ? value : try resolveLinks(value, binding: binding, property: property, update: .error)
         try writeRow(binding: binding, key: key, values: values, update: .error, old: old)
     }
@@ -369,7 +369,7 @@ extension Realm {
         try updateToOneBacklinks(binding: binding, key: key, old: values, new: nil)
         try releaseReplacedMixed(binding: binding, key: key, old: values, new: nil)
         try deleteCollections(binding: binding, key: key)
-        if binding.table.kind == .object || direct { try unlinkIncoming(target: binding.className, key: key) }
+        if binding.table.kind == .object || direct { try tables.unlinkIncoming(target: binding.className, key: key) }
         return true
     }
 
@@ -391,19 +391,19 @@ extension Realm {
         if binding.table.kind == .object {
             if schemaClasses().values.contains(where: { $0.properties.contains { $0.type == .any } }) {
                 for key in try objectKeys(tree: binding.rowsTree) {
-                    try unlinkIncomingMixed(target: binding.className, key: key)
+                    try tables.unlinkIncomingMixed(target: binding.className, key: key)
                 }
             }
             try nullifyLinks(to: binding.className)
-            try removeFromLists(target: binding.className)
-            try removeFromSets(target: binding.className)
-            try nullifyInMaps(target: binding.className)
+            try tables.removeFromLists(target: binding.className)
+            try tables.removeFromSets(target: binding.className)
+            try tables.nullifyInMaps(target: binding.className)
         }
         let properties = binding.table.schema.properties
         let backlinks =
             (schemaClasses()[binding.className].map {
-                backlinkTrees(ofOrigin: binding.className, $0) + mixedTrees(of: binding.className, $0)
-            } ?? []) + backlinkTrees(linkingTo: binding.className)
+                tables.backlinkTrees(ofOrigin: binding.className, $0) + tables.mixedTrees(of: binding.className, $0)
+            } ?? []) + tables.backlinkTrees(linkingTo: binding.className)
         let trees =
             backlinks + [binding.rowsTree, binding.primaryKeyTree]
             + properties.filter { $0.isIndexed && !$0.isPrimary }.map {

@@ -3,8 +3,8 @@ import StrataStorage
 /// Backlink counts: for every link property a keyed tree `b:<origin class>.<property>` maps target key (8 bytes,
 /// big-endian) + origin key (8 bytes) to the number of links the origin holds to the target through that
 /// property (u32, little-endian). Every write that adds or drops a link adjusts the count in the same write
-/// transaction, so the trees are always exact. (Deleting a target through them, and rebuilding them, are still in
-/// `Realm/RealmBacklinks.swift`.)
+/// transaction, so the trees are always exact. Deleting a target through them is in
+/// `Unlinking.swift`, rebuilding them in `BacklinkRebuild.swift`.
 extension TableStore {
     /// Adds `delta` to the number of links from `originKey` to `target` through `originClass.property`.
     func adjustBacklink(originClass: String, property: String, origin originKey: Int64, target: Int64, by delta: Int)

@@ -1,0 +1,105 @@
+import StrataStorage
+
+/// The trees of `List`, `MutableSet` and `Map` properties: each collection property has a keyed tree (see
+/// `TableNames.collection`) mapping the owner's object key to a nested tree of its elements (a list tree for
+/// lists, a keyed tree for sets and maps). Finding those trees and walking their entries; what the elements
+/// encode to and the operations behind the collection types are in `Realm/RealmLists.swift`, `RealmSets.swift`
+/// and `RealmMaps.swift`.
+extension TableStore {
+    /// The keyed tree holding every owner's nested tree for collection property `property`.
+    func collectionTreeName(_ binding: TableBinding, _ property: Int) -> String {
+        TableNames.collection(
+            binding.table.infos[property].collection ?? .list, binding.className,
+            binding.table.schema.properties[property].columnName)
+    }
+
+    /// The nested tree of `key`'s collection property `property` in the write transaction; created (a list tree
+    /// for lists, a keyed tree otherwise) when `create` is set.
+    func collectionHandle(_ binding: TableBinding, property: Int, key: Int64, create: Bool) throws(Realm.Error)
+        -> TreeHandle?
+    {
+        guard let owners = try handle(collectionTreeName(binding, property), create: create),
+            let transaction
+        else { return nil }
+        let objectKey = KeyEncoding.objectKey(key)
+        if create {
+            let kind: TreeKind = binding.table.infos[property].collection == .list ? .list : .keyed
+            return try mutate { try transaction.subtree(forKey: objectKey, in: owners, create: kind) }
+        }
+        return try storage { try transaction.subtree(forKey: objectKey, in: owners) }
+    }
+
+    /// The nested tree of `key`'s collection property `property` in the current snapshot.
+    func collectionView(_ binding: TableBinding, property: Int, key: Int64) throws(Realm.Error) -> TreeView? {
+        guard let owners = treeView(collectionTreeName(binding, property)) else { return nil }
+        return try storage { try owners.subtree(forKey: KeyEncoding.objectKey(key)) }
+    }
+
+    /// Calls `body` with every entry of a collection's tree, in order, reading the tree in place: `handle` gives
+    /// it in the write transaction, `view` in the snapshot. Keys are passed only when `keys` is set (empty
+    /// otherwise). A tree holding another number of entries than its descriptor counts is damaged: that throws.
+    func forEachCollectionEntry(
+        keys: Bool, handle: () throws(Realm.Error) -> TreeHandle?, view: () throws(Realm.Error) -> TreeView?,
+        _ body: (_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer) throws(Realm.Error) -> Void
+    ) throws(Realm.Error) {
+        var visited = 0
+        let expected: Int
+        if let transaction {
+            guard let tree = try handle() else { return }
+            expected = try storage {
+                var cursor = try transaction.makeCursor(for: tree)
+                var more = try cursor.first()
+                while more {
+                    let key = keys ? try cursor.key() : []
+                    try key.withUnsafeBytes { key in try cursor.value().withUnsafeBytes { try body(key, $0) } }
+                    visited += 1
+                    more = try cursor.next()
+                }
+                return try transaction.count(in: tree)
+            }
+        } else if let tree = try view() {
+            try storage {
+                try tree.forEachEntry { key, value in
+                    try body(keys ? key : UnsafeRawBufferPointer(start: nil, count: 0), value)
+                    visited += 1
+                    return true
+                }
+            }
+            expected = tree.count
+        } else {
+            return
+        }
+        guard visited == expected else {
+            throw corruptData("a collection's tree holds \(visited) entries but counts \(expected)")
+        }
+    }
+
+    /// Calls `body` with the nested tree of every owner of every collection of `kind` that holds links to class
+    /// `target`.
+    func forEachCollection(
+        _ kind: _CollectionKind, linkingTo target: String,
+        _ body: (WriteTransaction, TreeHandle) throws(Realm.Error) -> Void
+    ) throws(Realm.Error) {
+        guard let transaction else { throw .notInWriteTransaction }
+        for (name, stored) in storedClasses {
+            for property in stored.properties where property.collection == kind && property.objectClassName == target {
+                guard let owners = try handle(TableNames.collection(kind, name, property.name), create: false)
+                else { continue }
+                let keys: [[UInt8]] = try storage {
+                    var keys: [[UInt8]] = []
+                    var cursor = try transaction.makeCursor(for: owners)
+                    var more = try cursor.first()
+                    while more {
+                        keys.append(try cursor.key())
+                        more = try cursor.next()
+                    }
+                    return keys
+                }
+                for key in keys {
+                    guard let tree = try storage({ try transaction.subtree(forKey: key, in: owners) }) else { continue }
+                    try body(transaction, tree)
+                }
+            }
+        }
+    }
+}
