@@ -25,6 +25,8 @@ extension Realm {
         _isolation: isolated (any Actor)? = #isolation, _ block: () throws -> Result
     ) async throws -> Result {
         try checkThreadThrowing()
+        // An earlier asyncWrite of this Realm still waiting for its commit's sync is not a write in progress.
+        await waitForCommitsInFlight()
         try checkWritable()
         let started: WriteTransaction
         do {
