@@ -60,6 +60,9 @@ public final class Realm {
     /// The table layer under this Realm: the version it reads, its write transaction, the bindings and the
     /// stored schema (see `Tables/`). The properties below forward to it.
     @usableFromInline let tables: TableStore
+    /// The write transaction's change capture for Strata Sync, when the file's writes are captured (see
+    /// `SyncCapture/`); nil otherwise, which is all an unsynced write pays.
+    var syncCapture: SyncCaptureWrite?
 
     private var snapshot: ReadTransaction {
         get { tables.snapshot }
@@ -501,6 +504,7 @@ public final class Realm {
         failure = nil
         generation &+= 1
         writeEpoch &+= 1
+        syncCapture = SyncCaptureRegistry.write(path: configuration.path)
         try loadStoredSchema()
     }
 
@@ -523,6 +527,15 @@ public final class Realm {
             if pins.count + 1 > Int(limit) {
                 cancelWrite()
                 throw Realm.Error.maximumActiveVersions(limit: limit)
+            }
+        }
+        if let capture = syncCapture.take() {
+            // The upload queue entry goes into the same storage transaction as the write it records.
+            do {
+                try appendCapturedTransaction(capture)
+            } catch {
+                cancelWrite()
+                throw error
             }
         }
         let committed: UInt64
@@ -549,6 +562,7 @@ public final class Realm {
         guard let transaction else { return }
         transaction.abort()
         self.transaction = nil
+        syncCapture = nil
         handles = [:]
         failure = nil
         generation &+= 1
