@@ -177,6 +177,40 @@ struct SyncCaptureTests {
         #expect(try realm.syncQueue().map(\.sequence) == [3, 4])
     }
 
+    @Test func queueEntriesRoundTripEveryValueKindAndDamagedBytesAreRefused() throws {
+        let entry = CapturedTransaction(
+            sequence: 1 << 40, timestamp: "001764221345123.0000000002.replica-a",
+            changes: [
+                CapturedObjectChange(
+                    className: "Kind", primaryKey: .uuid(UUID()), isCreated: true, isDeleted: false,
+                    values: [
+                        "null": .null, "bool": .bool(true), "int": .int(-5), "float": .float(.nan),
+                        "double": .double(-.infinity), "string": .string("é\u{0}x"), "data": .data(Data([0, 255])),
+                        "date": .date(-1.5), "decimal": .decimal128("1.50"),
+                        "id": .objectId(String(repeating: "a", count: 24)),
+                        "link": .link(.string("Ann")),
+                    ]),
+                CapturedObjectChange(
+                    className: "Gone", primaryKey: .int(7), isCreated: false, isDeleted: true, values: [:]),
+            ])
+        let bytes = CapturedTransactionCodec.encode(entry)
+        let decoded = try #require(CapturedTransactionCodec.decode(bytes))
+        // NaN is not equal to itself: compare it on its own.
+        guard case .float(let nan)? = decoded.changes[0].values["float"] else {
+            Issue.record("the float did not come back")
+            return
+        }
+        #expect(nan.isNaN)
+        var expected = entry
+        var got = decoded
+        expected.changes[0].values["float"] = nil
+        got.changes[0].values["float"] = nil
+        #expect(got == expected)
+        for cut in 0..<bytes.count { #expect(CapturedTransactionCodec.decode(Array(bytes[..<cut])) == nil) }
+        #expect(CapturedTransactionCodec.decode(bytes + [0]) == nil)
+        #expect(CapturedTransactionCodec.decode([2] + bytes.dropFirst()) == nil)
+    }
+
     @Test func captureIsPerFileAndOffByDefault() throws {
         // Capture is on for another file: this one's writes are not queued, and no capture runs for them.
         let recorder = CountingRecorder()

@@ -4,7 +4,7 @@ import StrataStorage
 /// The hidden trees of Strata Sync in a file. Their names carry no `<kind>:` prefix, so migrations and the object
 /// layer leave them alone.
 enum SyncTreeNames {
-    /// Queue sequence (8 bytes, big-endian) → a ``CapturedTransaction`` (JSON).
+    /// Queue sequence (8 bytes, big-endian) → a ``CapturedTransaction`` (see `CapturedTransactionCodec`).
     static let queue = "$syncQueue"
     /// Scope name (UTF-8) → the scope's checkpoint, the last applied log sequence (8 bytes, big-endian).
     static let checkpoints = "$syncCheckpoints"
@@ -51,13 +51,8 @@ extension Realm {
         let sequence = Int64(bitPattern: try mutate { try transaction.nextSequence(in: queue) })
         let entry = CapturedTransaction(
             sequence: sequence, timestamp: capture.capture.recorder.stamp(), changes: changes)
-        let bytes: Data
-        do {
-            bytes = try JSONEncoder().encode(entry)
-        } catch {
-            throw .invalidValue(type: "", property: "", reason: "the sync queue entry cannot be encoded: \(error)")
-        }
-        try mutate { try transaction.put(KeyEncoding.objectKey(sequence), Array(bytes), in: queue) }
+        let bytes = CapturedTransactionCodec.encode(entry)
+        try mutate { try transaction.put(KeyEncoding.objectKey(sequence), bytes, in: queue) }
     }
 
     /// Whether property `index` of `binding` syncs as one value: plain values and links to objects with a primary

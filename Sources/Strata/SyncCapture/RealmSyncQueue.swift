@@ -25,11 +25,10 @@ import StrataStorage
             }
         }
         return try raw.map { bytes throws(Realm.Error) in
-            do {
-                return try JSONDecoder().decode(CapturedTransaction.self, from: Data(bytes))
-            } catch {
-                throw .invalidValue(type: "", property: "", reason: "a sync queue entry cannot be read: \(error)")
+            guard let entry = CapturedTransactionCodec.decode(bytes) else {
+                throw tables.corruptData("an entry of the sync upload queue cannot be read")
             }
+            return entry
         }
     }
 
