@@ -82,6 +82,33 @@ import Testing
         }
     }
 
+    @Test func aRunningClientUploadsAndAppliesWithoutBeingAsked() async throws {
+        try await withReplicas(2) { replicas, _ in
+            let (a, b) = (replicas[0], replicas[1])
+            let running = [Task { await a.sync.run() }, Task { await b.sync.run() }]
+            defer { for task in running { task.cancel() } }
+            // Only a guard against a hang if delivery is broken (the test then fails on what it saw).
+            let waiting = Task {
+                let realm = try Realm(configuration: b.configuration)
+                for await change in realm.objects(ClientDog.self).changes {
+                    switch change {
+                    case .initial(let dogs) where dogs.count == 1: return dogs[0].name
+                    case .update(let dogs, _, _, _) where dogs.count == 1: return dogs[0].name
+                    default: continue
+                    }
+                }
+                return "cancelled"
+            }
+            let guardTask = Task {
+                try? await Task.sleep(for: .seconds(60))
+                waiting.cancel()
+            }
+            defer { guardTask.cancel() }
+            try a.write { realm in realm.create(ClientDog.self, value: ["id": 1, "name": "Rex"]) }
+            #expect(try await waiting.value == "Rex")
+        }
+    }
+
     @Test func aDeleteOnOneReplicaWinsOverAnEditOnAnother() async throws {
         try await withReplicas(2) { replicas, _ in
             let (a, b) = (replicas[0], replicas[1])
