@@ -63,6 +63,9 @@ public final class Realm {
     /// The table layer under this Realm: the version it reads, its write transaction, the bindings and the
     /// stored schema (see `Tables/`). The properties below forward to it.
     @usableFromInline let tables: TableStore
+    /// The write transaction's change capture for Strata Sync, when the file's writes are captured (see
+    /// `SyncCapture/`); nil otherwise, which is all an unsynced write pays.
+    var syncCapture: SyncCaptureWrite?
 
     private var snapshot: ReadTransaction {
         get { tables.snapshot }
@@ -504,6 +507,7 @@ public final class Realm {
         failure = nil
         generation &+= 1
         writeEpoch &+= 1
+        syncCapture = SyncCaptureRegistry.write(path: configuration.path)
         try loadStoredSchema()
     }
 
@@ -543,6 +547,15 @@ public final class Realm {
                 throw Realm.Error.maximumActiveVersions(limit: limit)
             }
         }
+        if let capture = syncCapture.take() {
+            // The upload queue entry goes into the same storage transaction as the write it records.
+            do {
+                try appendCapturedTransaction(capture)
+            } catch {
+                cancelWrite()
+                throw error
+            }
+        }
         return transaction
     }
 
@@ -573,6 +586,7 @@ public final class Realm {
         guard let transaction else { return }
         transaction.abort()
         self.transaction = nil
+        syncCapture = nil
         handles = [:]
         failure = nil
         generation &+= 1

@@ -125,6 +125,7 @@ extension Realm {
         let transaction = try activeTransactionForWrite()
         let rows = try writableRows(binding)
         try mutate { try transaction.put(KeyEncoding.objectKey(key), row.finish(), in: rows) }
+        syncCapture?.touch(binding, key)
         row.reset()
         binding.spareRowBuilder = row
         try updateIndexes(binding: binding, key: key, old: old, new: resolvedValues)
@@ -356,6 +357,7 @@ extension Realm {
     func remove(binding: TableBinding, key: Int64, direct: Bool = false) throws(Realm.Error) -> Bool {
         let transaction = try activeTransactionForWrite()
         guard let values = try rowValues(binding: binding, key: key) else { return false }
+        syncCapture?.touch(binding, key)
         try deleteEmbedded(binding: binding, key: key)
         if let index = binding.table.primaryKeyIndex, let encoded = KeyEncoding.primaryKey(values[index]),
             let primaryKeys = try handle(binding.primaryKeyTree, create: false)

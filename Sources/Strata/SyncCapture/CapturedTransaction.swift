@@ -1,0 +1,76 @@
+public import Foundation
+
+/// What one captured write transaction changed in objects of synced classes, as the upload queue stores it (see
+/// `Documentation/Sync.md`, "Change capture"): one entry per committed write transaction, in commit order,
+/// stamped with one timestamp the ``SyncCaptureRecorder`` gave at the commit.
+///
+/// Values are read at the commit from the write transaction, so a later write never changes what an earlier
+/// entry says. For Strata Sync (`StrataSync`), not for applications.
+@_spi(StrataSync) public struct CapturedTransaction: Sendable, Hashable, Codable {
+    /// The entry's place in the queue: 1, 2, 3, … per file, never reused.
+    public var sequence: Int64
+    /// The recorder's timestamp for the whole transaction (its ``SyncCaptureRecorder/stamp()``).
+    public var timestamp: String
+    /// The changed objects, in the order the transaction first wrote them.
+    public var changes: [CapturedObjectChange]
+
+    /// An entry.
+    public init(sequence: Int64, timestamp: String, changes: [CapturedObjectChange]) {
+        self.sequence = sequence
+        self.timestamp = timestamp
+        self.changes = changes
+    }
+}
+
+/// One object's change in a ``CapturedTransaction``.
+@_spi(StrataSync) public struct CapturedObjectChange: Sendable, Hashable, Codable {
+    /// The persisted class name.
+    public var className: String
+    /// The object's primary key.
+    public var primaryKey: CapturedValue
+    /// Whether the transaction created the object (``values`` then holds every persisted property it captures).
+    public var isCreated: Bool
+    /// Whether the transaction deleted the object (``values`` is then empty).
+    public var isDeleted: Bool
+    /// The new values of the properties the transaction changed, by persisted name.
+    public var values: [String: CapturedValue]
+
+    /// A change of the object `primaryKey` of `className`.
+    public init(
+        className: String, primaryKey: CapturedValue, isCreated: Bool, isDeleted: Bool, values: [String: CapturedValue]
+    ) {
+        self.className = className
+        self.primaryKey = primaryKey
+        self.isCreated = isCreated
+        self.isDeleted = isDeleted
+        self.values = values
+    }
+}
+
+/// One captured property value, in portable form: no object keys (a link is its target's primary key).
+@_spi(StrataSync) public enum CapturedValue: Sendable, Hashable, Codable {
+    /// No value (a nil optional or link).
+    case null
+    /// A `Bool`.
+    case bool(Bool)
+    /// An integer of any width.
+    case int(Int64)
+    /// A `Float`.
+    case float(Float)
+    /// A `Double`.
+    case double(Double)
+    /// A `String`.
+    case string(String)
+    /// A `Data`.
+    case data(Data)
+    /// A `Date`, in seconds since 1970.
+    case date(Double)
+    /// A `Decimal128`, as its text.
+    case decimal128(String)
+    /// An `ObjectId`, as 24 hexadecimal digits.
+    case objectId(String)
+    /// A `UUID`.
+    case uuid(UUID)
+    /// A link: the target object's primary key.
+    indirect case link(CapturedValue)
+}

@@ -1,0 +1,124 @@
+import Foundation
+import StrataStorage
+
+/// The hidden trees of Strata Sync in a file. Their names carry no `<kind>:` prefix, so migrations and the object
+/// layer leave them alone.
+enum SyncTreeNames {
+    /// Queue sequence (8 bytes, big-endian) → a ``CapturedTransaction`` (see `CapturedTransactionCodec`).
+    static let queue = "$syncQueue"
+    /// Scope name (UTF-8) → the scope's checkpoint, the last applied log sequence (8 bytes, big-endian).
+    static let checkpoints = "$syncCheckpoints"
+}
+
+extension Realm {
+    /// At the commit of a captured write transaction: compares each touched object's row in the transaction with
+    /// the base version and appends one queue entry holding what changed, in the same storage transaction, so the
+    /// write and its entry are committed (or lost) together. A transaction that changed no synced object (or
+    /// applies downloaded changes) appends nothing.
+    func appendCapturedTransaction(_ capture: SyncCaptureWrite) throws(Realm.Error) {
+        guard !capture.isApplyingSync, !capture.touched.isEmpty else { return }
+        var changes: [CapturedObjectChange] = []
+        var targets: [String: TableBinding] = [:]
+        for (binding, key) in capture.touched {
+            guard let primaryKeyIndex = binding.table.primaryKeyIndex else { continue }
+            let before = try baseRowValues(binding, key)
+            let after = try rowValues(binding: binding, key: key)
+            switch (before, after) {
+            case (nil, nil):
+                continue  // created and deleted in this transaction
+            case (let before?, nil):
+                changes.append(
+                    CapturedObjectChange(
+                        className: binding.className, primaryKey: try portable(before[primaryKeyIndex]),
+                        isCreated: false, isDeleted: true, values: [:]))
+            case (let before, let after?):
+                var values: [String: CapturedValue] = [:]
+                for index in binding.table.infos.indices where index != primaryKeyIndex && isCaptured(binding, index) {
+                    if let before, ListElements.equal(before[index], after[index]) { continue }
+                    let name = binding.table.schema.properties[index].columnName
+                    values[name] = try portable(after[index], binding: binding, property: index, targets: &targets)
+                }
+                if before != nil && values.isEmpty { continue }
+                changes.append(
+                    CapturedObjectChange(
+                        className: binding.className, primaryKey: try portable(after[primaryKeyIndex]),
+                        isCreated: before == nil, isDeleted: false, values: values))
+            }
+        }
+        guard !changes.isEmpty else { return }
+        let transaction = try activeTransaction()
+        let queue = try handle(SyncTreeNames.queue, create: true)!
+        let sequence = Int64(bitPattern: try mutate { try transaction.nextSequence(in: queue) })
+        let entry = CapturedTransaction(
+            sequence: sequence, timestamp: capture.capture.recorder.stamp(), changes: changes)
+        let bytes = CapturedTransactionCodec.encode(entry)
+        try mutate { try transaction.put(KeyEncoding.objectKey(sequence), bytes, in: queue) }
+    }
+
+    /// Whether property `index` of `binding` syncs as one value: plain values and links to objects with a primary
+    /// key. Collections, mixed values and embedded objects are not captured yet (see Documentation/Sync.md).
+    private func isCaptured(_ binding: TableBinding, _ index: Int) -> Bool {
+        let info = binding.table.infos[index]
+        guard binding.columns[index] >= 0, !info.isCollection, info.type != .any, info.type != .linkingObjects else {
+            return false
+        }
+        if info.type == .object {
+            guard let target = binding.table.schema.properties[index].objectClassName,
+                let stored = schemaClasses()[target]
+            else { return false }
+            return !stored.embedded && stored.properties.contains(where: \.primary)
+        }
+        return true
+    }
+
+    /// The values of object `key` in the version the write transaction started from; nil if it had none.
+    private func baseRowValues(_ binding: TableBinding, _ key: Int64) throws(Realm.Error) -> [_StoredValue]? {
+        guard let rows = tables.view(binding.rowsTree) else { return nil }
+        return try storage {
+            try rows.withValue(forKey: KeyEncoding.objectKey(key)) { bytes in
+                let row = try RowView(bytes)
+                return binding.table.infos.indices.map {
+                    RowCodec.get(row, column: binding.columns[$0], info: binding.table.infos[$0])
+                }
+            }
+        }
+    }
+
+    /// `value` of property `property` in portable form: a link becomes the target's primary key.
+    private func portable(
+        _ value: _StoredValue, binding: TableBinding, property: Int, targets: inout [String: TableBinding]
+    ) throws(Realm.Error) -> CapturedValue {
+        guard binding.table.infos[property].type == .object else { return try portable(value) }
+        guard case .int(let targetKey) = value, let name = binding.table.schema.properties[property].objectClassName
+        else { return .null }
+        let target: TableBinding
+        if let known = targets[name] {
+            target = known
+        } else {
+            target = try dynamicBinding(name)
+            targets[name] = target
+        }
+        guard let index = target.table.primaryKeyIndex, let values = try rowValues(binding: target, key: targetKey)
+        else { return .null }
+        return .link(try portable(values[index]))
+    }
+
+    /// A plain stored value in portable form.
+    private func portable(_ value: _StoredValue) throws(Realm.Error) -> CapturedValue {
+        switch value {
+        case .null: return .null
+        case .int(let value): return .int(value)
+        case .bool(let value): return .bool(value)
+        case .float(let value): return .float(value)
+        case .double(let value): return .double(value)
+        case .string(let value): return .string(value)
+        case .data(let value): return .data(value)
+        case .date(let value): return .date(value.timeIntervalSince1970)
+        case .objectId(let value): return .objectId(value.stringValue)
+        case .uuid(let value): return .uuid(value)
+        case .decimal128(let value): return .decimal128(value.stringValue)
+        case .object, .collection, .mixed:
+            throw .invalidValue(type: "", property: "", reason: "sync capture has no portable form for \(value)")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import StrataStorage
+import Synchronization
+
+/// Gives the timestamp of each captured write transaction (Strata Sync's hybrid logical clock). Called once per
+/// commit that changed synced objects, while the file's write lock is held, so timestamps follow commit order.
+@_spi(StrataSync) public protocol SyncCaptureRecorder: AnyObject, Sendable {
+    /// The timestamp of the write transaction being committed.
+    func stamp() -> String
+}
+
+@_spi(StrataSync) extension Realm.Configuration {
+    /// Turns change capture on for this configuration's file, in this process: from now on every write
+    /// transaction of any Realm of the file that creates, changes or deletes objects of `classes` (persisted
+    /// class names of classes with a primary key) appends one ``CapturedTransaction`` to the file's upload queue,
+    /// in the same commit. Capture belongs to the file rather than to one Realm so that no Realm of the process
+    /// writes past it.
+    public func startSyncCapture(classes: Set<String>, recorder: any SyncCaptureRecorder) {
+        SyncCaptureRegistry.start(
+            path: path, capture: SyncCaptureRegistry.Capture(classes: classes, recorder: recorder))
+    }
+
+    /// Turns change capture off for this configuration's file (writes are no longer queued).
+    public func stopSyncCapture() {
+        SyncCaptureRegistry.stop(path: path)
+    }
+}
+
+/// The files of this process whose writes are captured. A write transaction looks here once, when it starts;
+/// with no capture anywhere that is one atomic load.
+enum SyncCaptureRegistry {
+    struct Capture: Sendable {
+        let classes: Set<String>
+        let recorder: any SyncCaptureRecorder
+    }
+
+    private static let captures = Locked<[String: Capture]>([:])
+    private static let active = Atomic<Int>(0)
+
+    static func start(path: String, capture: Capture) {
+        let count = captures.withLock { captures in
+            captures[path] = capture
+            return captures.count
+        }
+        active.store(count, ordering: .releasing)
+    }
+
+    static func stop(path: String) {
+        let count = captures.withLock { captures in
+            captures[path] = nil
+            return captures.count
+        }
+        active.store(count, ordering: .releasing)
+    }
+
+    /// The recording state for a write transaction starting on `path`; nil when its writes are not captured.
+    static func write(path: String) -> SyncCaptureWrite? {
+        guard active.load(ordering: .acquiring) > 0 else { return nil }
+        guard let capture = captures.withLock({ $0[path] }) else { return nil }
+        return SyncCaptureWrite(capture)
+    }
+}
+
+/// What one captured write transaction touched: the objects of synced classes whose rows it wrote or deleted,
+/// in first-touch order. At the commit their rows are compared with the transaction's base version (see
+/// `Realm.appendCapturedTransaction`).
+final class SyncCaptureWrite {
+    struct Touched: Hashable {
+        let className: String
+        let key: Int64
+    }
+
+    let capture: SyncCaptureRegistry.Capture
+    /// Set by a write that applies downloaded changes: it is not captured (no echo).
+    var isApplyingSync = false
+    private(set) var touched: [(binding: TableBinding, key: Int64)] = []
+    private var seen: Set<Touched> = []
+
+    init(_ capture: SyncCaptureRegistry.Capture) {
+        self.capture = capture
+    }
+
+    /// Notes that the transaction wrote or deleted the row `key` of `binding`'s class.
+    func touch(_ binding: TableBinding, _ key: Int64) {
+        guard !isApplyingSync, capture.classes.contains(binding.className) else { return }
+        if seen.insert(Touched(className: binding.className, key: key)).inserted { touched.append((binding, key)) }
+    }
+}

@@ -1,0 +1,57 @@
+@_spi(StrataSync) import Strata
+
+extension CapturedTransaction {
+    /// The captured changes in the change format, every part stamped with the transaction's timestamp.
+    ///
+    /// A create gives every property, as the server requires: those the capture does not carry yet (collections,
+    /// mixed values, embedded objects) are sent empty — a clear of the collection, a null value.
+    ///
+    /// - Throws: ``SyncError/invalidChange(type:property:reason:)`` for an entry this library cannot read (a bad
+    ///   timestamp), ``SyncError/unknownType(_:)`` for a class the server schema does not sync.
+    @_spi(StrataSync) public func objectChanges(schema: ServerSchema) throws(SyncError) -> [ObjectChange] {
+        guard let at = HybridTimestamp(timestamp) else {
+            throw .invalidChange(type: "", property: nil, reason: "queue entry \(sequence) has no valid timestamp")
+        }
+        return try changes.map { (change) throws(SyncError) in
+            let type = try schema.type(change.className)
+            var result = ObjectChange(objectType: change.className, primaryKey: SyncValue(change.primaryKey))
+            if change.isDeleted {
+                result.deleted = at
+                return result
+            }
+            for (name, value) in change.values { result.properties[name] = .value(SyncValue(value), at: at) }
+            if change.isCreated {
+                result.created = at
+                for column in type.columns where result.properties[column.name] == nil {
+                    switch column.shape {
+                    case .value: result.properties[column.name] = .value(.null, at: at)
+                    case .list: result.properties[column.name] = .list([.clear(at: at)])
+                    case .map: result.properties[column.name] = .map([.clear(at: at)])
+                    case .set: result.properties[column.name] = .set([])
+                    }
+                }
+            }
+            return result
+        }
+    }
+}
+
+extension SyncValue {
+    /// A captured value in the change format.
+    init(_ captured: CapturedValue) {
+        switch captured {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .int(let value): self = .int(value)
+        case .float(let value): self = .float(value)
+        case .double(let value): self = .double(value)
+        case .string(let value): self = .string(value)
+        case .data(let value): self = .data(value)
+        case .date(let value): self = .date(value)
+        case .decimal128(let value): self = .decimal128(value)
+        case .objectId(let value): self = .objectId(value)
+        case .uuid(let value): self = .uuid(value)
+        case .link(let key): self = .link(SyncValue(key))
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+@_spi(StrataSync) import Strata
+
+/// Applies a downloaded change-log entry to a local Strata file, inside the write transaction that also stores
+/// the entry's sequence as the scope's checkpoint (see ``SyncClient``).
+///
+/// The replica's own changes that are still in its upload queue take part in the merge with the server's
+/// conflict rules, so a local write that is later than the downloaded one keeps its value (the server will
+/// decide the same when the upload arrives): a property keeps a pending local value written later; a local
+/// create later than a downloaded delete keeps the object; a local delete later than a downloaded create keeps
+/// it deleted.
+struct LocalApply {
+    /// The replica's not yet uploaded changes: per object (type and primary key), when it was created, deleted,
+    /// and when each property was last written.
+    private struct Pending {
+        var created: HybridTimestamp?
+        var deleted: HybridTimestamp?
+        var properties: [String: HybridTimestamp] = [:]
+    }
+
+    private struct ObjectID: Hashable {
+        var type: String
+        var key: SyncValue
+    }
+
+    let realm: Realm
+    let schema: ServerSchema
+    private var pending: [ObjectID: Pending] = [:]
+
+    /// Ready to apply entries to `realm` (in a write transaction): reads the upload queue as that transaction
+    /// sees it, so no local write can slip in between.
+    init(realm: Realm, schema: ServerSchema) throws {
+        self.realm = realm
+        self.schema = schema
+        for entry in try realm.syncQueue() {
+            guard let at = HybridTimestamp(entry.timestamp) else { continue }
+            for change in entry.changes {
+                let id = ObjectID(type: change.className, key: SyncValue(change.primaryKey))
+                var state = pending[id] ?? Pending()
+                if change.isDeleted { state.deleted = at }
+                if change.isCreated { state.created = at }
+                for name in change.values.keys { state.properties[name] = at }
+                pending[id] = state
+            }
+        }
+    }
+
+    /// Applies `change`, one object's accepted change from another replica.
+    func apply(_ change: ObjectChange) throws {
+        let type = try schema.type(change.objectType)
+        let local = pending[ObjectID(type: change.objectType, key: change.primaryKey)] ?? Pending()
+        let key = try Self.primaryKey(change.primaryKey)
+        var object = realm.dynamicObject(ofType: change.objectType, forPrimaryKey: key)
+        // Of a delete and a create in one change, the later decides.
+        let deleteWins = change.deleted.map { deleted in change.created.map { deleted > $0 } ?? true } ?? false
+        if let deleted = change.deleted, deleteWins {
+            if let created = local.created, created > deleted { return }
+            if let object { realm.delete(object) }
+            return
+        }
+        if let created = change.created {
+            if let deleted = local.deleted, deleted > created { return }
+            if object == nil {
+                object = realm.dynamicCreate(change.objectType, value: [type.primaryKey.name: key])
+            }
+        }
+        guard let object else { return }  // an update of an object deleted here: the delete wins
+        for (name, update) in change.properties {
+            guard case .value(let value, let at) = update, let column = type.column(named: name),
+                column.shape == .value, column.property.type != .any
+            else { continue }  // collections, mixed values: not applied yet (Documentation/Sync.md)
+            if case .embedded = column.link { continue }
+            if let written = local.properties[name], written > at { continue }
+            if let created = local.created, created > at { continue }
+            object[name] = try localValue(value, column: column)
+        }
+    }
+
+    /// The Strata value of a change-format value for `column`.
+    private func localValue(_ value: SyncValue, column: ServerColumn) throws -> Any? {
+        switch value {
+        case .null: return nil
+        case .bool(let value): return value
+        case .int(let value): return Int(value)
+        case .float(let value): return value
+        case .double(let value): return value
+        case .string(let value): return value
+        case .data(let value): return value
+        case .date(let seconds): return Date(timeIntervalSince1970: seconds)
+        case .decimal128(let text): return try Decimal128(string: text)
+        case .objectId(let hex): return try ObjectId(string: hex)
+        case .uuid(let value): return value
+        case .link(let key):
+            guard case .object(let target, _) = column.link else { return nil }
+            return realm.dynamicObject(ofType: target, forPrimaryKey: try Self.primaryKey(key))
+        case .embedded:
+            return nil
+        }
+    }
+
+    /// A primary key in the form Strata's dynamic API takes.
+    private static func primaryKey(_ value: SyncValue) throws(SyncError) -> Any {
+        switch value {
+        case .int(let value): return Int(value)
+        case .string(let value): return value
+        case .objectId(let hex):
+            guard let id = try? ObjectId(string: hex) else { break }
+            return id
+        case .uuid(let value): return value
+        default: break
+        }
+        throw .invalidChange(type: "", property: nil, reason: "\(value.kind) is not a primary key value")
+    }
+}

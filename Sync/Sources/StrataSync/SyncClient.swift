@@ -1,0 +1,206 @@
+import Logging
+import PostgresNIO
+@_spi(StrataSync) import Strata
+
+/// Keeps one Strata file in sync with a scope in PostgreSQL: uploads the file's upload queue, and downloads and
+/// applies the scope's change log.
+///
+/// Creating a client turns change capture on for the file (in this process): from then on every write
+/// transaction that creates, changes or deletes objects of the synced types appends one entry to the upload
+/// queue inside the file, in the same commit. The client then
+/// - uploads the entries in order, each as one ``UploadBatch`` numbered `(clientID, entry sequence)`, and
+///   removes an entry once the server has acknowledged it: a retry after a crash or a lost answer is applied
+///   once by the server;
+/// - pulls the log entries after the scope's checkpoint and applies each as one Strata write transaction, which
+///   also stores the new checkpoint and is not captured; observers therefore see whole server transactions.
+///
+/// ```swift
+/// let sync = try SyncClient(
+///     configuration: configuration, schema: schema, client: postgres, scope: "main", clientID: "service-a")
+/// await sync.run()              // until the task is cancelled; or syncOnce() when the caller decides
+/// ```
+///
+/// The client id must be unique per file and stable across restarts (the queue's sequence numbers are the
+/// file's); a new file needs a new id.
+public actor SyncClient {
+    /// The uploading replica's id (``UploadBatch/clientID``, the clock's replica).
+    public let clientID: String
+    /// The scope this file syncs with.
+    public let scope: String
+    /// The replica's hybrid logical clock, which stamps captured writes.
+    public let clock: HybridLogicalClock
+    /// How many queue entries an upload round reads, and log entries a download round pulls, at a time.
+    public let batchSize: Int
+    /// How often ``run()`` looks for local writes to upload (downloads are woken by NOTIFY as well).
+    public let uploadInterval: Duration
+    private let configuration: Realm.Configuration
+    private let schema: ServerSchema
+    private let merge: ServerMerge
+    private let client: PostgresClient
+    private let logger: Logger
+
+    /// A client for the file of `configuration` and the types of `schema` (migrated with
+    /// ``ServerSchema/migrate(_:logger:)``), through `client` (which the caller runs). Turns capture on.
+    /// `batchSize` and `uploadInterval` set ``batchSize`` and ``uploadInterval``.
+    ///
+    /// - Throws: ``SyncError/invalidName(_:reason:)`` for a scope that is not 1–48 letters, digits and
+    ///   underscores.
+    public init(
+        configuration: Realm.Configuration, schema: ServerSchema, client: PostgresClient, scope: String,
+        clientID: String, clock: HybridLogicalClock? = nil, batchSize: Int = 200,
+        uploadInterval: Duration = .milliseconds(20), logger: Logger = Logger(label: "strata-sync")
+    ) throws {
+        self.batchSize = max(1, batchSize)
+        self.uploadInterval = uploadInterval
+        try SQLName.check(scope: scope)
+        self.configuration = configuration
+        self.schema = schema
+        self.client = client
+        self.scope = scope
+        self.clientID = clientID
+        self.clock = clock ?? HybridLogicalClock(replica: clientID)
+        self.logger = logger
+        merge = ServerMerge(schema: schema, client: client, logger: logger)
+        let synced = Set(schema.types.values.filter { !$0.isAsymmetric }.map(\.className))
+        configuration.startSyncCapture(classes: synced, recorder: ClockRecorder(clock: self.clock))
+    }
+
+    /// Turns capture off: later writes are not queued (``run()`` should be stopped first).
+    public func stop() {
+        configuration.stopSyncCapture()
+    }
+
+    /// Uploads every queued entry, then applies every log entry after the checkpoint.
+    public func syncOnce() async throws {
+        try await uploadPending()
+        try await downloadPending()
+    }
+
+    /// Uploads the queued entries in order; returns how many. An entry leaves the queue once the server has
+    /// applied it; one that fails stays, and is sent again (with the same number) next time.
+    @discardableResult
+    public func uploadPending() async throws -> Int {
+        let configuration = configuration
+        var uploaded = 0
+        while true {
+            let limit = batchSize
+            let entries = try await RealmThread.run {
+                let realm = try Realm(configuration: configuration)
+                realm.refresh()
+                return try realm.syncQueue(limit: limit)
+            }
+            guard let last = entries.last else { return uploaded }
+            for entry in entries {
+                let batch = UploadBatch(
+                    scope: scope, clientID: clientID, clientSequence: entry.sequence,
+                    changes: try entry.objectChanges(schema: schema))
+                let result = try await merge.apply(batch)
+                logger.debug(
+                    "uploaded", metadata: ["sequence": "\(entry.sequence)", "retry": "\(result.wasAlreadyApplied)"])
+            }
+            try await RealmThread.run {
+                let realm = try Realm(configuration: configuration)
+                try realm.write { try realm.removeSyncQueue(through: last.sequence) }
+            }
+            uploaded += entries.count
+        }
+    }
+
+    /// Pulls the log entries after the scope's checkpoint and applies each as one write transaction (with the
+    /// new checkpoint, not captured); returns how many.
+    @discardableResult
+    public func downloadPending() async throws -> Int {
+        let configuration = configuration
+        let scope = scope
+        var applied = 0
+        while true {
+            let checkpoint = try await RealmThread.run {
+                try Realm(configuration: configuration).syncCheckpoint(scope: scope)
+            }
+            let entries = try await merge.pull(scope: scope, after: checkpoint, limit: batchSize)
+            if entries.isEmpty { return applied }
+            for entry in entries where entry.clientID != clientID {
+                for change in entry.changes { receive(change) }
+            }
+            let schema = schema
+            let clientID = clientID
+            try await RealmThread.run {
+                let realm = try Realm(configuration: configuration)
+                for entry in entries {
+                    try realm.write {
+                        try realm.markApplyingSyncChanges()
+                        // A concurrent client of the same file may have applied it meanwhile.
+                        guard try realm.syncCheckpoint(scope: scope) < entry.sequence else { return }
+                        // This replica's own uploads are in its file already (or superseded by later local writes).
+                        if entry.clientID != clientID {
+                            let apply = try LocalApply(realm: realm, schema: schema)
+                            for change in entry.changes { try apply.apply(change) }
+                        }
+                        try realm.setSyncCheckpoint(entry.sequence, scope: scope)
+                    }
+                }
+            }
+            applied += entries.count
+        }
+    }
+
+    /// Syncs until the task is cancelled: at start, whenever PostgreSQL notifies the scope's channel (a commit
+    /// of another replica), and every ``uploadInterval`` for local writes. Errors of a round (the server
+    /// unreachable, say) are logged and the round runs again later; nothing is lost meanwhile.
+    public func run() async {
+        let (wakeUps, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let client = client
+        let channel = "strata_" + scope
+        let interval = uploadInterval
+        let logger = logger
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    do {
+                        try await client.withConnection { connection in
+                            try await connection.listen(on: channel) { notifications in
+                                wake.yield()  // listening: catch up on what came before
+                                for try await _ in notifications { wake.yield() }
+                            }
+                        }
+                    } catch {
+                        if Task.isCancelled { return }
+                        logger.warning("LISTEN failed; retrying", metadata: ["error": "\(error)"])
+                        try? await Task.sleep(for: .seconds(1))
+                    }
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: interval)
+                    wake.yield()
+                }
+            }
+            for await _ in wakeUps {
+                if Task.isCancelled { break }
+                do {
+                    try await syncOnce()
+                } catch {
+                    logger.warning("sync round failed; retrying", metadata: ["error": "\(error)"])
+                }
+            }
+            group.cancelAll()
+        }
+    }
+
+    /// Moves the clock past the timestamps of a downloaded change, so later local writes come after it. A
+    /// timestamp too far ahead of the wall clock is not taken in (the clock refuses it) but still applied.
+    private func receive(_ change: ObjectChange) {
+        var times = [change.created, change.deleted].compactMap { $0 }
+        for update in change.properties.values {
+            if case .value(_, let at) = update { times.append(at) }
+        }
+        for time in times {
+            do {
+                try clock.receive(time)
+            } catch {
+                logger.warning("clock drift", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+}

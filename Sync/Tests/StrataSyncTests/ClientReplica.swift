@@ -1,0 +1,91 @@
+import Foundation
+import Logging
+@_spi(StrataSync) import Strata
+import Synchronization
+
+@testable import StrataSync
+
+/// A dog of the client tests: plain values, an optional, and a link to another synced type.
+final class ClientDog: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var name: String
+    @Persisted var age: Int?
+    @Persisted var owner: ClientPerson?
+}
+
+/// A link target with a string primary key.
+final class ClientPerson: Object {
+    @Persisted(primaryKey: true) var name: String
+    @Persisted var city: String
+}
+
+/// One replica of the client tests: a Strata file of its own (in `directory`), its sync client, and a wall
+/// clock the test moves.
+final class ClientReplica: Sendable {
+    let id: String
+    let configuration: Realm.Configuration
+    let sync: SyncClient
+    let wall: ManualWallClock
+    /// Commits of this replica's file in this process (its configuration's events).
+    let commits: CommitCounter
+
+    init(_ id: String, in directory: URL, database: TestDatabase, schema: ServerSchema, batchSize: Int = 200) throws {
+        self.id = id
+        let wall = ManualWallClock(1_764_000_000_000)
+        self.wall = wall
+        let commits = CommitCounter()
+        self.commits = commits
+        var configuration = Realm.Configuration(
+            fileURL: directory.appendingPathComponent("\(id).strata"), objectTypes: [ClientDog.self, ClientPerson.self])
+        configuration.events = { event in
+            if case .committed = event { commits.increment() }
+        }
+        self.configuration = configuration
+        sync = try SyncClient(
+            configuration: configuration, schema: schema, client: database.client, scope: "main", clientID: id,
+            clock: HybridLogicalClock(replica: id, wallClock: { wall.withLock { $0 } }), batchSize: batchSize,
+            logger: database.logger)
+    }
+
+    /// Runs `body` in a write transaction of a Realm opened on this thread for the replica's file.
+    @discardableResult
+    func write<Result>(_ body: (Realm) throws -> Result) throws -> Result {
+        let realm = try Realm(configuration: configuration)
+        return try realm.write { try body(realm) }
+    }
+
+    /// The replica's dogs as `id name age owner` lines, sorted: what the convergence tests compare.
+    func dogs() throws -> [String] {
+        let realm = try Realm(configuration: configuration)
+        realm.refresh()
+        return realm.objects(ClientDog.self).map {
+            "\($0.id) \($0.name) \($0.age.map(String.init) ?? "nil") \($0.owner?.name ?? "-")"
+        }.sorted()
+    }
+
+    /// How many entries wait in the replica's upload queue.
+    func queued() throws -> Int {
+        let realm = try Realm(configuration: configuration)
+        realm.refresh()
+        return try realm.syncQueue().count
+    }
+}
+
+/// A directory for the replicas' files, removed when released.
+final class ReplicaDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-sync-client-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+}
+
+/// Counts commits reported by a configuration's events.
+final class CommitCounter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}

@@ -1,0 +1,231 @@
+import Foundation
+import PostgresNIO
+@_spi(StrataSync) import Strata
+import Synchronization
+import Testing
+
+@_spi(StrataSync) @testable import StrataSync
+
+/// The sync client against a real PostgreSQL: replicas are separate Strata files in this process, each with its
+/// own client; the tests decide when each one uploads and downloads (`uploadPending`, `downloadPending`), which
+/// is how they make writes concurrent (made before either replica saw the other's).
+@Suite struct SyncClientTests {
+    private static let classes: [ObjectBase.Type] = [ClientDog.self, ClientPerson.self]
+
+    /// Runs `body` with `count` replicas named a, b, c, … on a fresh PostgreSQL schema.
+    private func withReplicas(
+        _ count: Int, _ body: ([ClientReplica], TestDatabase) async throws -> Void
+    ) async throws {
+        try await TestDatabase.with { database in
+            let schema = try await database.migratedSchema(Self.classes)
+            let directory = try ReplicaDirectory()
+            let replicas = try ["a", "b", "c"].prefix(count).map {
+                // b pulls in small batches: catching up takes several pulls.
+                try ClientReplica(
+                    $0, in: directory.url, database: database, schema: schema, batchSize: $0 == "b" ? 7 : 200)
+            }
+            defer { for replica in replicas { replica.configuration.stopSyncCapture() } }
+            try await body(replicas, database)
+            withExtendedLifetime(directory) {}
+        }
+    }
+
+    @Test func replicasConvergeAfterConcurrentEditsOfOneObjectPropertyByProperty() async throws {
+        try await withReplicas(3) { replicas, _ in
+            let (a, b, c) = (replicas[0], replicas[1], replicas[2])
+            try a.write { realm in
+                realm.create(ClientPerson.self, value: ["name": "Ann", "city": "Oslo"])
+                realm.create(ClientDog.self, value: ["id": 1, "name": "Rex", "age": 3])
+            }
+            try await a.sync.syncOnce()
+            for replica in [b, c] { try await replica.sync.downloadPending() }
+            #expect(try b.dogs() == ["1 Rex 3 -"])
+            // Concurrently (neither has seen the other's write): a renames Rex, b changes his age and owner later.
+            a.wall.withLock { $0 += 10 }
+            b.wall.withLock { $0 += 20 }
+            try a.write { realm in
+                let rex = try #require(realm.object(ofType: ClientDog.self, forPrimaryKey: 1))
+                rex.name = "Max"
+                rex.age = 4
+            }
+            try b.write { realm in
+                let rex = try #require(realm.object(ofType: ClientDog.self, forPrimaryKey: 1))
+                rex.age = 5
+                rex.owner = realm.object(ofType: ClientPerson.self, forPrimaryKey: "Ann")
+            }
+            // b uploads first; a's older age loses on the server, its name (nobody else wrote it) wins.
+            try await b.sync.uploadPending()
+            try await a.sync.uploadPending()
+            for replica in replicas { try await replica.sync.downloadPending() }
+            let expected = ["1 Max 5 Ann"]
+            for replica in replicas { #expect(try replica.dogs() == expected, "replica \(replica.id)") }
+        }
+    }
+
+    @Test func aPendingLocalWriteLaterThanADownloadedOneKeepsItsValue() async throws {
+        try await withReplicas(2) { replicas, _ in
+            let (a, b) = (replicas[0], replicas[1])
+            try a.write { realm in realm.create(ClientDog.self, value: ["id": 1, "name": "Rex", "age": 1]) }
+            try await a.sync.syncOnce()
+            try await b.sync.downloadPending()
+            // b renames Rex first; a renames him later, and downloads b's rename before uploading its own.
+            b.wall.withLock { $0 += 10 }
+            a.wall.withLock { $0 += 20 }
+            try b.write { realm in try #require(realm.object(ofType: ClientDog.self, forPrimaryKey: 1)).name = "Older" }
+            try a.write { realm in try #require(realm.object(ofType: ClientDog.self, forPrimaryKey: 1)).name = "Newer" }
+            try await b.sync.uploadPending()
+            try await a.sync.downloadPending()
+            #expect(try a.dogs() == ["1 Newer 1 -"])
+            try await a.sync.uploadPending()
+            try await b.sync.downloadPending()
+            #expect(try b.dogs() == ["1 Newer 1 -"])
+        }
+    }
+
+    @Test func aRunningClientUploadsAndAppliesWithoutBeingAsked() async throws {
+        try await withReplicas(2) { replicas, _ in
+            let (a, b) = (replicas[0], replicas[1])
+            let running = [Task { await a.sync.run() }, Task { await b.sync.run() }]
+            defer { for task in running { task.cancel() } }
+            // Only a guard against a hang if delivery is broken (the test then fails on what it saw).
+            let waiting = Task {
+                let realm = try Realm(configuration: b.configuration)
+                for await change in realm.objects(ClientDog.self).changes {
+                    switch change {
+                    case .initial(let dogs) where dogs.count == 1: return dogs[0].name
+                    case .update(let dogs, _, _, _) where dogs.count == 1: return dogs[0].name
+                    default: continue
+                    }
+                }
+                return "cancelled"
+            }
+            let guardTask = Task {
+                try? await Task.sleep(for: .seconds(60))
+                waiting.cancel()
+            }
+            defer { guardTask.cancel() }
+            try a.write { realm in realm.create(ClientDog.self, value: ["id": 1, "name": "Rex"]) }
+            #expect(try await waiting.value == "Rex")
+        }
+    }
+
+    @Test func aDeleteOnOneReplicaWinsOverAnEditOnAnother() async throws {
+        try await withReplicas(2) { replicas, _ in
+            let (a, b) = (replicas[0], replicas[1])
+            try a.write { realm in realm.create(ClientDog.self, value: ["id": 1, "name": "Rex"]) }
+            try await a.sync.syncOnce()
+            try await b.sync.downloadPending()
+            // b's edit is later by its clock, but was made without seeing the delete: the delete wins.
+            b.wall.withLock { $0 += 50 }
+            try a.write { realm in realm.delete(try #require(realm.object(ofType: ClientDog.self, forPrimaryKey: 1))) }
+            try b.write { realm in try #require(realm.object(ofType: ClientDog.self, forPrimaryKey: 1)).name = "Max" }
+            try await b.sync.uploadPending()
+            try await a.sync.uploadPending()
+            for replica in replicas { try await replica.sync.downloadPending() }
+            #expect(try a.dogs() == [])
+            #expect(try b.dogs() == [])
+        }
+    }
+
+    @Test func aCreateAfterADeleteBringsTheObjectBackEverywhere() async throws {
+        try await withReplicas(2) { replicas, _ in
+            let (a, b) = (replicas[0], replicas[1])
+            try a.write { realm in realm.create(ClientDog.self, value: ["id": 1, "name": "Rex", "age": 3]) }
+            try await a.sync.syncOnce()
+            try await b.sync.downloadPending()
+            try a.write { realm in realm.delete(try #require(realm.object(ofType: ClientDog.self, forPrimaryKey: 1))) }
+            try await a.sync.syncOnce()
+            try await b.sync.downloadPending()
+            #expect(try b.dogs() == [])
+            // b saw the delete; its new Rex comes after it.
+            try b.write { realm in realm.create(ClientDog.self, value: ["id": 1, "name": "Rex II"]) }
+            try await b.sync.syncOnce()
+            try await a.sync.downloadPending()
+            #expect(try a.dogs() == ["1 Rex II nil -"])
+            #expect(try b.dogs() == ["1 Rex II nil -"])
+        }
+    }
+
+    @Test func anOfflineReplicaCatchesUpAndItsOfflineWritesArrive() async throws {
+        try await withReplicas(2) { replicas, database in
+            let (a, b) = (replicas[0], replicas[1])
+            // b is offline (it neither uploads nor downloads) while a makes 30 transactions.
+            for id in 1...30 {
+                try a.write { realm in realm.create(ClientDog.self, value: ["id": id, "name": "Dog \(id)"]) }
+            }
+            try b.write { realm in realm.create(ClientDog.self, value: ["id": 100, "name": "Offline"]) }
+            #expect(try await a.sync.uploadPending() == 30)
+            #expect(try a.queued() == 0)
+            // b comes back: it catches up in small pulls (a checkpoint after each entry) and sends its write.
+            try await b.sync.syncOnce()
+            try await a.sync.downloadPending()
+            #expect(try b.dogs().count == 31)
+            #expect(try a.dogs() == b.dogs())
+            let checkpoint = try Realm(configuration: b.configuration).syncCheckpoint(scope: "main")
+            #expect(checkpoint == 31)
+            let rows = try await database.rows(#"SELECT count(*)::text FROM "ClientDog" WHERE NOT _strata_deleted"#)
+            #expect(rows == [["31"]])
+        }
+    }
+
+    @Test func anUploadRetriedAfterALostAcknowledgementAppliesOnce() async throws {
+        try await withReplicas(2) { replicas, database in
+            let (a, b) = (replicas[0], replicas[1])
+            try a.write { realm in realm.create(ClientDog.self, value: ["id": 1, "name": "Rex"]) }
+            // The upload reaches the server, but the client dies before removing the entry from its queue: the
+            // next client of the file sends it again with the same number.
+            let entry = try #require(try Realm(configuration: a.configuration).syncQueue().first)
+            let merge = ServerMerge(
+                schema: try await database.migratedSchema(Self.classes), client: database.client,
+                logger: database.logger)
+            _ = try await merge.apply(
+                UploadBatch(
+                    scope: "main", clientID: "a", clientSequence: entry.sequence,
+                    changes: try entry.objectChanges(schema: merge.schema)))
+            #expect(try a.queued() == 1)
+            try await a.sync.syncOnce()
+            #expect(try a.queued() == 0)
+            let log = try await database.rows("SELECT count(*)::text FROM strata_change_log")
+            #expect(log == [["1"]])
+            try await b.sync.downloadPending()
+            #expect(try b.dogs() == ["1 Rex nil -"])
+        }
+    }
+
+    @Test func aDownloadedServerTransactionIsOneLocalCommitWithItsCheckpoint() async throws {
+        try await withReplicas(2) { replicas, _ in
+            let (a, b) = (replicas[0], replicas[1])
+            try a.write { realm in
+                for id in 1...3 { realm.create(ClientDog.self, value: ["id": id, "name": "Dog \(id)"]) }
+            }
+            try a.write { realm in realm.create(ClientDog.self, value: ["id": 4, "name": "Dog 4"]) }
+            try await a.sync.uploadPending()
+            // An observer of b's dogs, on a Realm of this task: it must see 0, then 3, then 4 dogs, never a part
+            // of a server transaction.
+            let realm = try Realm(configuration: b.configuration)
+            let dogs = realm.objects(ClientDog.self)
+            let seen = SeenCounts()
+            let token = dogs.observe { change in
+                if case .update(let dogs, _, _, _) = change { seen.append(dogs.count) }
+            }
+            defer { token.invalidate() }
+            let before = b.commits.value
+            #expect(try await b.sync.downloadPending() == 2)
+            // Two log entries, two commits of b's file: each applied whole, the checkpoint with it.
+            #expect(b.commits.value - before == 2)
+            realm.refresh()
+            #expect(dogs.count == 4)
+            #expect(seen.counts.allSatisfy { $0 == 3 || $0 == 4 }, "observed \(seen.counts)")
+            #expect(try realm.syncCheckpoint(scope: "main") == 2)
+            // Applied changes are not captured: nothing goes back to the server.
+            #expect(try b.queued() == 0)
+        }
+    }
+}
+
+/// Counts an observer saw (callbacks run on the observing Realm's isolation; the lock keeps the compiler happy).
+final class SeenCounts: Sendable {
+    private let state = Mutex<[Int]>([])
+    func append(_ count: Int) { state.withLock { $0.append(count) } }
+    var counts: [Int] { state.withLock { $0 } }
+}

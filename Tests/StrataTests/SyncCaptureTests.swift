@@ -1,0 +1,228 @@
+import Foundation
+import Synchronization
+import Testing
+
+@_spi(StrataSync) @testable import Strata
+
+/// Models of the change-capture tests: `CaptureOwner` and `CaptureDog` sync (they have primary keys);
+/// `CaptureNote` has none and is never captured.
+enum SyncCaptureModels {
+    final class CaptureOwner: Object {
+        @Persisted(primaryKey: true) var name = ""
+    }
+
+    final class CaptureDog: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var name = ""
+        @Persisted var age: Int?
+        @Persisted var weight = 0.0
+        @Persisted var born = Date(timeIntervalSince1970: 0)
+        @Persisted var owner: CaptureOwner?
+        @Persisted var tags: List<String>
+    }
+
+    final class CaptureNote: Object {
+        @Persisted var text = ""
+    }
+}
+
+/// Hands out "t1", "t2", …: one per captured commit.
+final class CountingRecorder: SyncCaptureRecorder {
+    private let count = Mutex(0)
+    func stamp() -> String {
+        let next = count.withLock { count in
+            count += 1
+            return count
+        }
+        return "t\(next)"
+    }
+    var stamps: Int { count.withLock { $0 } }
+}
+
+@Suite("Sync change capture (upload queue in the file)")
+struct SyncCaptureTests {
+    typealias Dog = SyncCaptureModels.CaptureDog
+    typealias Owner = SyncCaptureModels.CaptureOwner
+    let scratch: Scratch
+
+    init() throws { scratch = try Scratch() }
+
+    private func configuration(_ name: String = "capture.strata") -> Realm.Configuration {
+        Realm.Configuration(
+            fileURL: scratch.url.appendingPathComponent(name),
+            objectTypes: [Dog.self, Owner.self, SyncCaptureModels.CaptureNote.self])
+    }
+
+    /// A Realm on a file whose writes of dogs and owners are captured.
+    private func capturedRealm(_ recorder: CountingRecorder) throws -> Realm {
+        let configuration = configuration()
+        configuration.startSyncCapture(classes: ["CaptureDog", "CaptureOwner"], recorder: recorder)
+        return try Realm(configuration: configuration)
+    }
+
+    @Test func aCommittedWriteLeavesExactlyOneEntryWithTheNewObjectsValues() throws {
+        let recorder = CountingRecorder()
+        let realm = try capturedRealm(recorder)
+        defer { realm.configuration.stopSyncCapture() }
+        try realm.write {
+            let owner = realm.create(Owner.self, value: ["name": "Ann"])
+            realm.create(Dog.self, value: ["id": 1, "name": "Rex", "age": 3, "weight": 9.5, "owner": owner])
+            realm.add(SyncCaptureModels.CaptureNote(value: ["text": "not synced"]))
+        }
+        let queue = try realm.syncQueue()
+        #expect(queue.count == 1)
+        let entry = try #require(queue.first)
+        #expect(entry.sequence == 1)
+        #expect(entry.timestamp == "t1")
+        #expect(entry.changes.map(\.className) == ["CaptureOwner", "CaptureDog"])
+        let dog = entry.changes[1]
+        #expect(dog.primaryKey == .int(1))
+        #expect(dog.isCreated && !dog.isDeleted)
+        #expect(
+            dog.values == [
+                "name": .string("Rex"), "age": .int(3), "weight": .double(9.5), "born": .date(0),
+                "owner": .link(.string("Ann")),
+            ])
+    }
+
+    @Test func aWriteThatThrowsLeavesNoEntry() throws {
+        struct Refused: Error {}
+        let recorder = CountingRecorder()
+        let realm = try capturedRealm(recorder)
+        defer { realm.configuration.stopSyncCapture() }
+        #expect(throws: Refused.self) {
+            try realm.write {
+                realm.create(Dog.self, value: ["id": 1, "name": "Rex"])
+                throw Refused()
+            }
+        }
+        realm.refresh()
+        #expect(try realm.syncQueue().isEmpty)
+        #expect(realm.objects(Dog.self).isEmpty)
+        #expect(recorder.stamps == 0)
+    }
+
+    @Test func anUpdateRecordsOnlyTheChangedPropertiesAndEarlierEntriesKeepTheirValues() throws {
+        let recorder = CountingRecorder()
+        let realm = try capturedRealm(recorder)
+        defer { realm.configuration.stopSyncCapture() }
+        let dog = try realm.write { realm.create(Dog.self, value: ["id": 7, "name": "Rex", "age": 3]) }
+        try realm.write { dog.age = nil }
+        try realm.write { dog.name = "Rex" }  // the same value: nothing changed
+        try realm.write { dog.name = "Max" }
+        let queue = try realm.syncQueue()
+        #expect(queue.map(\.sequence) == [1, 2, 3])
+        #expect(queue[0].changes[0].values["name"] == .string("Rex"))
+        #expect(queue[0].changes[0].values["age"] == .int(3))
+        #expect(
+            queue[1].changes == [
+                .init(
+                    className: "CaptureDog", primaryKey: .int(7), isCreated: false, isDeleted: false,
+                    values: ["age": .null])
+            ])
+        #expect(queue[2].changes[0].values == ["name": .string("Max")])
+        #expect(queue.map(\.timestamp) == ["t1", "t2", "t3"])
+    }
+
+    @Test func aDeleteRecordsThePrimaryKeyAndACreateThenDeleteInOneWriteRecordsNothing() throws {
+        let recorder = CountingRecorder()
+        let realm = try capturedRealm(recorder)
+        defer { realm.configuration.stopSyncCapture() }
+        let dog = try realm.write { realm.create(Dog.self, value: ["id": 7, "name": "Rex"]) }
+        try realm.write { realm.delete(dog) }
+        try realm.write {
+            let short = realm.create(Dog.self, value: ["id": 8, "name": "Brief"])
+            realm.delete(short)
+        }
+        let queue = try realm.syncQueue()
+        #expect(queue.count == 2)
+        #expect(
+            queue[1].changes == [
+                .init(className: "CaptureDog", primaryKey: .int(7), isCreated: false, isDeleted: true, values: [:])
+            ])
+    }
+
+    @Test func writesApplyingDownloadedChangesAreNotCapturedAndStoreTheirCheckpoint() throws {
+        let recorder = CountingRecorder()
+        let realm = try capturedRealm(recorder)
+        defer { realm.configuration.stopSyncCapture() }
+        try realm.write {
+            try realm.markApplyingSyncChanges()
+            realm.create(Dog.self, value: ["id": 1, "name": "From the server"])
+            try realm.setSyncCheckpoint(41, scope: "main")
+        }
+        #expect(try realm.syncQueue().isEmpty)
+        #expect(try realm.syncCheckpoint(scope: "main") == 41)
+        #expect(try realm.syncCheckpoint(scope: "other") == 0)
+        // A checkpoint set in a write that throws is not kept either.
+        struct Refused: Error {}
+        #expect(throws: Refused.self) {
+            try realm.write {
+                try realm.setSyncCheckpoint(42, scope: "main")
+                throw Refused()
+            }
+        }
+        #expect(try realm.syncCheckpoint(scope: "main") == 41)
+    }
+
+    @Test func uploadedEntriesAreRemovedUpToASequence() throws {
+        let recorder = CountingRecorder()
+        let realm = try capturedRealm(recorder)
+        defer { realm.configuration.stopSyncCapture() }
+        for id in 1...3 { try realm.write { realm.create(Dog.self, value: ["id": id]) } }
+        try realm.write { try realm.removeSyncQueue(through: 2) }
+        #expect(try realm.syncQueue().map(\.sequence) == [3])
+        try realm.write { realm.create(Dog.self, value: ["id": 4]) }
+        #expect(try realm.syncQueue(limit: 1).map(\.sequence) == [3])
+        #expect(try realm.syncQueue().map(\.sequence) == [3, 4])
+    }
+
+    @Test func queueEntriesRoundTripEveryValueKindAndDamagedBytesAreRefused() throws {
+        let entry = CapturedTransaction(
+            sequence: 1 << 40, timestamp: "001764221345123.0000000002.replica-a",
+            changes: [
+                CapturedObjectChange(
+                    className: "Kind", primaryKey: .uuid(UUID()), isCreated: true, isDeleted: false,
+                    values: [
+                        "null": .null, "bool": .bool(true), "int": .int(-5), "float": .float(.nan),
+                        "double": .double(-.infinity), "string": .string("é\u{0}x"), "data": .data(Data([0, 255])),
+                        "date": .date(-1.5), "decimal": .decimal128("1.50"),
+                        "id": .objectId(String(repeating: "a", count: 24)),
+                        "link": .link(.string("Ann")),
+                    ]),
+                CapturedObjectChange(
+                    className: "Gone", primaryKey: .int(7), isCreated: false, isDeleted: true, values: [:]),
+            ])
+        let bytes = CapturedTransactionCodec.encode(entry)
+        let decoded = try #require(CapturedTransactionCodec.decode(bytes))
+        // NaN is not equal to itself: compare it on its own.
+        guard case .float(let nan)? = decoded.changes[0].values["float"] else {
+            Issue.record("the float did not come back")
+            return
+        }
+        #expect(nan.isNaN)
+        var expected = entry
+        var got = decoded
+        expected.changes[0].values["float"] = nil
+        got.changes[0].values["float"] = nil
+        #expect(got == expected)
+        for cut in 0..<bytes.count { #expect(CapturedTransactionCodec.decode(Array(bytes[..<cut])) == nil) }
+        #expect(CapturedTransactionCodec.decode(bytes + [0]) == nil)
+        #expect(CapturedTransactionCodec.decode([2] + bytes.dropFirst()) == nil)
+    }
+
+    @Test func captureIsPerFileAndOffByDefault() throws {
+        // Capture is on for another file: this one's writes are not queued, and no capture runs for them.
+        let recorder = CountingRecorder()
+        let other = configuration("other.strata")
+        other.startSyncCapture(classes: ["CaptureDog", "CaptureOwner"], recorder: recorder)
+        defer { other.stopSyncCapture() }
+        let realm = try Realm(configuration: configuration())
+        try realm.write {
+            realm.create(Dog.self, value: ["id": 1, "name": "Rex"])
+            #expect(realm.syncCapture == nil)
+        }
+        #expect(try realm.syncQueue().isEmpty)
+        #expect(recorder.stamps == 0)
+    }
+}
