@@ -180,6 +180,13 @@ extension Realm {
         }
     }
 
+    /// Empties `owner`'s collection tree `tree` and releases what its elements held.
+    func removeAllElements(of tree: TreeHandle, owner: ManagedObject, property: Int) throws(Realm.Error) {
+        for row in try tables.removeAllEntries(in: tree, binding: owner.binding, property: property) {
+            try releaseElementRow(row, binding: owner.binding, property: property, owner: owner.key)
+        }
+    }
+
     /// Writes the collections in `values` (a new or replaced object's values) into their trees.
     func writeCollections(binding: TableBinding, key: Int64, values: [_StoredValue]) throws(Realm.Error) {
         for property in binding.table.infos.indices where binding.table.infos[property].isCollection {

@@ -1,21 +1,12 @@
 import StrataStorage
 
-/// Storage of `Map` properties: for each map property a keyed tree `m:<class>.<property>` maps the owning
-/// object's key to a nested keyed tree from the UTF-8 map key to the value, encoded as a one-column row (links as
-/// object keys).
+/// The accessor half of `Map` properties: the operations behind `Map` (confinement, the write transaction's
+/// failure, adding unmanaged values, releasing dropped ones). The map trees themselves are written by
+/// `Tables/MapTrees.swift` and `Tables/SetTrees.swift`.
 extension Realm {
-    /// The stored key of `key`, checked against the map-key rules and the engine's key size.
+    /// The stored key of map key `key` (see `TableStore.mapKey`).
     private func mapKey(_ key: String, binding: TableBinding, property: Int) throws(Realm.Error) -> [UInt8] {
-        let name = binding.table.schema.properties[property].columnName
-        if let problem = MapKeys.problem(key) {
-            throw .invalidValue(type: binding.className, property: name, reason: "\"\(key)\": \(problem)")
-        }
-        let bytes = Array(key.utf8)
-        guard bytes.count <= store.maxKeySize else {
-            throw .invalidValue(
-                type: binding.className, property: name, reason: "map keys are limited to \(store.maxKeySize) bytes")
-        }
-        return bytes
+        try tables.mapKey(key, binding: binding, property: property, maxKeySize: store.maxKeySize)
     }
 
     // MARK: Operations behind Map
@@ -56,7 +47,7 @@ extension Realm {
         _ owner: ManagedObject, property: Int, nested: UInt64 = 0, level: Int = 0, key: String, _ value: _StoredValue
     ) {
         mutateCollection(owner, property: property, nested: nested, "setting a key of") {
-            (transaction, map) throws(Realm.Error) in
+            (_, map) throws(Realm.Error) in
             let keyBytes = try mapKey(key, binding: owner.binding, property: property)
             let bytes = try encodeElement(
                 value, binding: owner.binding, property: property, owner: owner.key, level: level)
@@ -66,16 +57,15 @@ extension Realm {
 
     func mapRemove(_ owner: ManagedObject, property: Int, nested: UInt64 = 0, key: String) {
         mutateCollection(owner, property: property, nested: nested, "removing a key of") {
-            (transaction, map) throws(Realm.Error) in
+            (_, map) throws(Realm.Error) in
             try deleteEntry(Array(key.utf8), in: map, binding: owner.binding, property: property, owner: owner.key)
         }
     }
 
     func mapRemoveAll(_ owner: ManagedObject, property: Int, nested: UInt64 = 0) {
         mutateCollection(owner, property: property, nested: nested, "removing all of") {
-            (transaction, map) throws(Realm.Error) in
-            try uncountLinks(in: map, binding: owner.binding, property: property, owner: owner.key)
-            try mutate { try transaction.removeAll(in: map) }
+            (_, map) throws(Realm.Error) in
+            try removeAllElements(of: map, owner: owner, property: property)
         }
     }
 
@@ -86,7 +76,7 @@ extension Realm {
         try refillCollection(
             binding: binding, property: property, key: key, from: value, expected: "Map",
             entries: { ($0 as? any AnyRealmMap)?.storedEntries },
-            add: { (transaction, map, entry) throws(Realm.Error) in
+            add: { (_, map, entry) throws(Realm.Error) in
                 let keyBytes = try mapKey(entry.key, binding: binding, property: property)
                 let bytes = try encodeElement(entry.value, binding: binding, property: property, owner: key)
                 try putEntry(keyBytes, bytes, in: map, binding: binding, property: property, owner: key)

@@ -1,17 +1,19 @@
 import Foundation
 import StrataStorage
 
-/// Mixed values (`AnyRealmValue`) in the object layer's writes and reads; their stored form and the trees of
-/// their nested collections are in `Tables/MixedCodec.swift` and `Tables/MixedTrees.swift`.
+/// The accessor half of mixed values (`AnyRealmValue`): turning linked objects into keys (adding unmanaged ones),
+/// encoding nested collections' elements, materialising stored bytes as objects and live collections, and
+/// releasing dropped element rows. Writing the bytes, links and nested trees is `Tables/MixedValues.swift`'s; the
+/// stored form and the nested trees are in `Tables/MixedCodec.swift` and `Tables/MixedTrees.swift`.
 extension Realm {
     private func mixedFailure(_ binding: TableBinding, _ property: Int, _ reason: String) -> Realm.Error {
-        .invalidValue(
-            type: binding.className, property: binding.table.schema.properties[property].columnName, reason: reason)
+        tables.mixedFailure(binding, property, reason)
     }
 
     /// Encodes `value` for a mixed property (a column, or a collection element at nesting `level`: 0 for a
-    /// property or its collection's elements). Adds unmanaged linked objects, creates nested collections and
-    /// counts links. nil for `.none`.
+    /// property or its collection's elements). Adds unmanaged linked objects and encodes nested collections'
+    /// elements; the bytes, the nested trees and the link counts are written by `Tables/MixedValues.swift`.
+    /// nil for `.none`.
     func encodeMixed(_ value: _StoredValue, binding: TableBinding, property: Int, owner: Int64, level: Int)
         throws(Realm.Error) -> [UInt8]?
     {
@@ -40,63 +42,36 @@ extension Realm {
                 }
                 key = try insert(target, update: .error)
             }
-            guard targetBinding.table.kind == .object else {
-                throw mixedFailure(binding, property, "a mixed value cannot hold an embedded or asymmetric object")
-            }
-            try adjustBacklink(
-                originClass: binding.className, property: binding.table.schema.properties[property].columnName,
-                key: TableStore.mixedBacklinkKey(className: targetBinding.className, target: key, origin: owner), by: 1)
-            return MixedCodec.link(className: targetBinding.className, key: key)
+            return try tables.mixedLink(to: key, of: targetBinding, binding: binding, property: property, owner: owner)
         case .collection(let container):
-            if binding.table.infos[property].collection == .set {
-                throw mixedFailure(binding, property, "a set of mixed values cannot hold a list or dictionary")
-            }
-            guard level < MixedCodec.maximumDepth else {
-                throw mixedFailure(
-                    binding, property, "mixed collections nest at most \(MixedCodec.maximumDepth) levels deep")
-            }
+            try tables.checkNestable(binding, property: property, level: level)
             if let list = container as? List<AnyRealmValue> {
                 let elements = list.storedElements
                 let (id, tree) = try tables.newNestedCollection(binding, property: property, kind: .list)
-                guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
                 for element in elements {
                     let bytes = try encodeMixed(
                         element, binding: binding, property: property, owner: owner, level: level + 1)
-                    try mutate { try transaction.append(MixedCodec.elementRow(bytes), to: tree) }
+                    try tables.appendMixedElement(bytes, to: tree)
                 }
                 return MixedCodec.collection(.list, id: id)
             }
             if let map = container as? Map<String, AnyRealmValue> {
                 let entries = map.storedEntries
                 let (id, tree) = try tables.newNestedCollection(binding, property: property, kind: .keyed)
-                guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
                 for (key, element) in entries {
                     if let problem = MapKeys.problem(key) {
                         throw mixedFailure(binding, property, "\"\(key)\": \(problem)")
                     }
                     let bytes = try encodeMixed(
                         element, binding: binding, property: property, owner: owner, level: level + 1)
-                    try mutate { try transaction.put(Array(key.utf8), MixedCodec.elementRow(bytes), in: tree) }
+                    try tables.putMixedEntry(key, bytes, in: tree)
                 }
                 return MixedCodec.collection(.dictionary, id: id)
             }
             throw mixedFailure(
                 binding, property, "a mixed value holds lists and dictionaries of AnyRealmValue, not sets")
         default:
-            guard let bytes = MixedCodec.primitive(value) else {
-                throw mixedFailure(binding, property, "\(value) cannot be stored in a mixed value")
-            }
-            if case .string(let string) = value, string.utf8.count > maximumValueSize {
-                throw .valueTooLarge(
-                    type: binding.className, property: binding.table.schema.properties[property].columnName,
-                    size: string.utf8.count)
-            }
-            if case .data(let data) = value, data.count > maximumValueSize {
-                throw .valueTooLarge(
-                    type: binding.className, property: binding.table.schema.properties[property].columnName,
-                    size: data.count)
-            }
-            return bytes
+            return try tables.mixedPrimitive(value, binding: binding, property: property)
         }
     }
 

@@ -2,9 +2,9 @@ import StrataStorage
 
 /// The trees of `List`, `MutableSet` and `Map` properties: each collection property has a keyed tree (see
 /// `TableNames.collection`) mapping the owner's object key to a nested tree of its elements (a list tree for
-/// lists, a keyed tree for sets and maps). Finding those trees and walking their entries; what the elements
-/// encode to and the operations behind the collection types are in `Realm/RealmLists.swift`, `RealmSets.swift`
-/// and `RealmMaps.swift`.
+/// lists, a keyed tree for sets and maps). Finding those trees, walking and emptying them; writing elements is in
+/// `ListTrees.swift`, `SetTrees.swift` and `MapTrees.swift`, and what values encode to (and the operations behind
+/// the collection types) in `Realm/RealmLists.swift`, `RealmSets.swift` and `RealmMaps.swift`.
 extension TableStore {
     /// The keyed tree holding every owner's nested tree for collection property `property`.
     func collectionTreeName(_ binding: TableBinding, _ property: Int) -> String {
@@ -27,6 +27,17 @@ extension TableStore {
             return try mutate { try transaction.subtree(forKey: objectKey, in: owners, create: kind) }
         }
         return try storage { try transaction.subtree(forKey: objectKey, in: owners) }
+    }
+
+    /// Empties a collection's tree; returns the rows of its elements that hold something to release (links, mixed
+    /// values) for the caller to release (an embedded element is a row to delete).
+    func removeAllEntries(in tree: TreeHandle, binding: TableBinding, property: Int) throws(Realm.Error)
+        -> [[UInt8]]
+    {
+        let transaction = try activeTransaction()
+        let released = holdsLinks(binding, property) || isMixed(binding, property) ? try elementRows(of: tree) : []
+        try mutate { try transaction.removeAll(in: tree) }
+        return released
     }
 
     /// The nested tree of `key`'s collection property `property` in the current snapshot.
