@@ -41,6 +41,10 @@ public struct StoreOptions: Sendable, Equatable {
     /// ``StorageError/encryptionKeyRequired(path:)``, ``StorageError/wrongEncryptionKey(path:)``), and nothing is
     /// written. See Documentation/Encryption.md.
     public var encryptionKey: [UInt8]?
+    /// Bytes at the end of every page of a new file that the page layout leaves alone (``PageGeometry``): what
+    /// an encrypted file keeps its pages' nonces and tags in. Settable here so that tests can lay out a plain
+    /// file the way an encrypted one is laid out. Existing files keep their own.
+    var reservedPageTail = 0
 
     /// Options with the given values; the defaults suit most uses.
     public init(

@@ -72,7 +72,7 @@ final class SharedFile: @unchecked Sendable {
         self.commitLog = commitLog
         self.path = file.path
         self.pathRef = PathRef(file.path)
-        self.geometry = PageGeometry(pageSize: meta.pageSize)
+        self.geometry = meta.geometry
         self.options = options
         self.lockFile = lockFile
         self.gate = lockFile?.gate ?? WriteGate()
@@ -434,7 +434,8 @@ final class SharedFile: @unchecked Sendable {
         guard try file.size() == 0 else { return }
         let meta = Meta(
             version: 0, pageCount: 2, pageSize: pageSize, catalog: TreeRoot(kind: .keyed),
-            freeTree: TreeRoot(kind: .keyed), commitTime: Clock.microsecondsSince1970())
+            freeTree: TreeRoot(kind: .keyed), commitTime: Clock.microsecondsSince1970(),
+            reservedTail: options.reservedPageTail)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: pageSize * 2, alignment: 4096)
         defer { buffer.deallocate() }
         meta.encode(into: buffer, slot: 0)
