@@ -23,6 +23,12 @@ extension Realm {
         public var inMemoryIdentifier: String? {
             didSet { if inMemoryIdentifier != nil { fileURL = nil } }
         }
+        /// The 64-byte key the file is encrypted with, as the SDK's `encryptionKey` (the first 32 bytes for
+        /// AES-256, the last 32 for HMAC-SHA-256), or nil for a plain file. A key of another length, a key for a
+        /// plain file, no key for an encrypted file and a wrong key each fail the open with
+        /// ``RealmError/fileAccess(path:reason:)`` whose reason says which; nothing is written. See
+        /// Documentation/Encryption.md.
+        public var encryptionKey: Data?
         /// Open without writing; the file must exist.
         public var readOnly: Bool
         /// The app's schema version; raise it when models change. Opening a file whose stored version is lower runs
@@ -69,7 +75,8 @@ extension Realm {
         /// Creates a configuration; every parameter has a default. `fileURL` nil and `inMemoryIdentifier` nil
         /// means the default file, `default.strata` in the current directory.
         public init(
-            fileURL: URL? = nil, inMemoryIdentifier: String? = nil, readOnly: Bool = false, schemaVersion: UInt64 = 0,
+            fileURL: URL? = nil, inMemoryIdentifier: String? = nil, encryptionKey: Data? = nil, readOnly: Bool = false,
+            schemaVersion: UInt64 = 0,
             migrationBlock: MigrationBlock? = nil, deleteRealmIfMigrationNeeded: Bool = false,
             shouldCompactOnLaunch: (@Sendable (_ totalBytes: Int, _ usedBytes: Int) -> Bool)? = nil,
             objectTypes: [ObjectBase.Type]? = nil, seedFilePath: URL? = nil, maximumNumberOfActiveVersions: UInt? = nil
@@ -77,6 +84,7 @@ extension Realm {
             self.seedFilePath = seedFilePath
             self.fileURL = inMemoryIdentifier == nil ? (fileURL ?? Configuration.defaultFileURL) : nil
             self.inMemoryIdentifier = inMemoryIdentifier
+            self.encryptionKey = encryptionKey
             self.readOnly = readOnly
             self.schemaVersion = schemaVersion
             self.migrationBlock = migrationBlock

@@ -238,11 +238,14 @@ public final class Realm {
     private static func openStore(_ configuration: Configuration) throws(StorageError) -> Store {
         let events = storeEvents(configuration)
         if let identifier = configuration.inMemoryIdentifier {
-            return try Store.inMemory(identifier: identifier, options: StoreOptions(events: events))
+            return try Store.inMemory(
+                identifier: identifier,
+                options: StoreOptions(events: events, encryptionKey: configuration.encryptionKey.map { Array($0) }))
         }
         let path = (configuration.fileURL ?? Configuration.defaultFileURL).path
         let options = StoreOptions(
-            readOnly: configuration.readOnly, createIfMissing: !configuration.readOnly, events: events)
+            readOnly: configuration.readOnly, createIfMissing: !configuration.readOnly, events: events,
+            encryptionKey: configuration.encryptionKey.map { Array($0) })
         if let shouldCompact = configuration.shouldCompactOnLaunch, !configuration.readOnly {
             try Store.compactOnLaunch(path: path, options: options, shouldCompact: shouldCompact)
         }

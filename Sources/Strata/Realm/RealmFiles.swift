@@ -14,16 +14,16 @@ extension Realm {
     /// ```
     ///
     /// Throws ``RealmError/fileNotFound(path:)`` for a missing file, ``RealmError/incompatibleFile(path:reason:)`` for
-    /// one that is not a usable Strata file, and ``RealmError/fileAccess(path:reason:)`` when `encryptionKey` is given:
-    /// Strata files are not encrypted.
+    /// one that is not a usable Strata file, and ``RealmError/fileAccess(path:reason:)`` when `encryptionKey` does not
+    /// fit the file (see ``Realm/Configuration/encryptionKey``).
     public static func schemaVersionAtURL(_ fileURL: URL, encryptionKey: Data? = nil) throws -> UInt64 {
         let path = fileURL.path
-        guard encryptionKey == nil else {
-            throw Realm.Error.fileAccess(path: path, reason: "encrypted files are not supported (encryptionKey)")
-        }
         guard FileManager.default.fileExists(atPath: path) else { throw Realm.Error.fileNotFound(path: path) }
         do {
-            let store = try Store.open(path: path, options: StoreOptions(readOnly: true, createIfMissing: false))
+            let store = try Store.open(
+                path: path,
+                options: StoreOptions(
+                    readOnly: true, createIfMissing: false, encryptionKey: encryptionKey.map { Array($0) }))
             let snapshot = try store.read()
             return try readSchema(transaction: nil, snapshot: snapshot, path: path).version ?? 0
         } catch let error as StorageError {
@@ -41,6 +41,11 @@ extension Realm {
                 path: configuration.path,
                 reason: "writeCopy(configuration:) writes a file: the configuration must have a fileURL, not an "
                     + "inMemoryIdentifier")
+        }
+        guard configuration.encryptionKey == nil else {
+            // An unencrypted copy of what the key should protect would be worse than no copy.
+            throw Realm.Error.fileAccess(
+                path: configuration.path, reason: "writing an encrypted copy (encryptionKey) is not supported yet")
         }
         try writeCopy(toFile: configuration.fileURL ?? Configuration.defaultFileURL)
     }

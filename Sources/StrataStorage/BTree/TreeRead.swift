@@ -147,7 +147,7 @@ struct TreeRead<Source: PageSource> {
             let next = base.u32(PageHeader.next)
             if copied < length && next == 0 { throw file.corrupt(page, "overflow chain ends early") }
             if copied == length,
-                let problem = OverflowLayout.endProblem(base, used: chunk, pageSize: source.geometry.pageSize)
+                let problem = OverflowLayout.endProblem(base, used: chunk, pageSize: source.geometry.usableSize)
             {
                 throw file.corrupt(page, problem)
             }
@@ -173,7 +173,7 @@ struct TreeRead<Source: PageSource> {
             pages.append(page)
             if index + 1 == count,
                 let problem = OverflowLayout.endProblem(
-                    base, used: length - index * payload, pageSize: source.geometry.pageSize)
+                    base, used: length - index * payload, pageSize: source.geometry.usableSize)
             {
                 throw file.corrupt(page, problem)
             }

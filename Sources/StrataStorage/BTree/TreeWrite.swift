@@ -224,7 +224,7 @@ extension WriteContext {
             switch operation {
             case .upsert, .insert:
                 let (page, buffer) = try allocatePage()
-                NodeEdit.initialize(buffer, page: page, kind: .leaf, pageSize: geometry.pageSize)
+                NodeEdit.initialize(buffer, page: page, kind: .leaf, pageSize: geometry.usableSize)
                 tree.root = page
                 tree.depth = 1
             case .replace, .remove:
@@ -246,7 +246,7 @@ extension WriteContext {
             }
             var rightmost = true
             for level in 0..<levels {
-                let node = try Node(UnsafeRawPointer(buffer), page: page, pageSize: geometry.pageSize, file: file)
+                let node = try Node(UnsafeRawPointer(buffer), page: page, pageSize: geometry.usableSize, file: file)
                 guard !node.isLeaf else { throw file.corrupt(page, "leaf found above the leaf level") }
                 var index = 0
                 switch target {
@@ -276,7 +276,7 @@ extension WriteContext {
                 page = childPage
                 buffer = childBuffer
             }
-            let leaf = try Node(UnsafeRawPointer(buffer), page: page, pageSize: geometry.pageSize, file: file)
+            let leaf = try Node(UnsafeRawPointer(buffer), page: page, pageSize: geometry.usableSize, file: file)
             guard leaf.isLeaf else { throw file.corrupt(page, "branch found at the leaf level") }
             var split: SplitResult?
             var delta = 0
@@ -327,7 +327,7 @@ extension WriteContext {
         _ page: PageNumber, _ buffer: UnsafeMutableRawPointer, at index: Int, spec: LeafSpec, append: Bool
     ) throws(StorageError) -> SplitResult? {
         if let offset = try NodeEdit.reserve(
-            buffer, page: page, at: index, size: spec.size, pageSize: geometry.pageSize, file: file)
+            buffer, page: page, at: index, size: spec.size, pageSize: geometry.usableSize, file: file)
         {
             spec.write(to: buffer + offset)
             return nil
@@ -344,7 +344,7 @@ extension WriteContext {
     private func replaceEntry(
         _ page: PageNumber, _ buffer: UnsafeMutableRawPointer, at index: Int, with spec: LeafSpec
     ) throws(StorageError) -> SplitResult? {
-        let node = try Node(UnsafeRawPointer(buffer), page: page, pageSize: geometry.pageSize, file: file)
+        let node = try Node(UnsafeRawPointer(buffer), page: page, pageSize: geometry.usableSize, file: file)
         let old = try node.leafEntry(index, file: file)
         if old.storage == spec.storage && old.storage != .overflow && old.length == spec.length
             && old.key.count == spec.key.count
@@ -368,7 +368,7 @@ extension WriteContext {
         _ page: PageNumber, _ buffer: UnsafeMutableRawPointer, inserting entry: UnsafeRawPointer, size entrySize: Int,
         at insertIndex: Int, append: Bool
     ) throws(StorageError) -> SplitResult {
-        let pageSize = geometry.pageSize
+        let pageSize = geometry.usableSize
         let (rightPage, rightBuffer) = try allocatePage()
         let copy = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 16)
         defer { copy.deallocate() }
@@ -456,7 +456,7 @@ extension WriteContext {
                     let spec = BranchSpec(key: separator, child: result.rightPage, count: result.rightCount)
                     let index = step.index + 1
                     if let offset = try NodeEdit.reserve(
-                        step.buffer, page: step.page, at: index, size: spec.size, pageSize: geometry.pageSize,
+                        step.buffer, page: step.page, at: index, size: spec.size, pageSize: geometry.usableSize,
                         file: file)
                     {
                         spec.write(to: step.buffer + offset)
@@ -480,11 +480,11 @@ extension WriteContext {
         }
         if let result = pending {
             let (rootPage, rootBuffer) = try allocatePage()
-            NodeEdit.initialize(rootBuffer, page: rootPage, kind: .branch, pageSize: geometry.pageSize)
+            NodeEdit.initialize(rootBuffer, page: rootPage, kind: .branch, pageSize: geometry.usableSize)
             let empty = UnsafeRawBufferPointer(start: nil, count: 0)
             guard
                 let first = try NodeEdit.reserve(
-                    rootBuffer, page: rootPage, at: 0, size: EntryLayout.branchHeader, pageSize: geometry.pageSize,
+                    rootBuffer, page: rootPage, at: 0, size: EntryLayout.branchHeader, pageSize: geometry.usableSize,
                     file: file)
             else { throw file.corrupt(rootPage, "new root has no room") }
             BranchSpec(key: empty, child: tree.root, count: result.leftCount).write(to: rootBuffer + first)
@@ -492,7 +492,7 @@ extension WriteContext {
                 let spec = BranchSpec(key: separator, child: result.rightPage, count: result.rightCount)
                 guard
                     let second = try NodeEdit.reserve(
-                        rootBuffer, page: rootPage, at: 1, size: spec.size, pageSize: geometry.pageSize, file: file)
+                        rootBuffer, page: rootPage, at: 1, size: spec.size, pageSize: geometry.usableSize, file: file)
                 else { throw file.corrupt(rootPage, "new root has no room") }
                 spec.write(to: rootBuffer + second)
             }
@@ -520,7 +520,7 @@ extension WriteContext {
                 free(childPage)
             } else {
                 let child = try Node(
-                    UnsafeRawPointer(childBuffer), page: childPage, pageSize: geometry.pageSize, file: file)
+                    UnsafeRawPointer(childBuffer), page: childPage, pageSize: geometry.usableSize, file: file)
                 if try NodeEdit.usedBytes(child, file: file) < geometry.mergeThreshold {
                     try mergeChild(of: step.page, step.buffer, at: step.index, keyed: tree.kind == .keyed)
                 }
@@ -550,7 +550,7 @@ extension WriteContext {
     private func removeBranchEntry(_ page: PageNumber, _ buffer: UnsafeMutableRawPointer, at index: Int)
         throws(StorageError)
     {
-        let pageSize = geometry.pageSize
+        let pageSize = geometry.usableSize
         let node = try Node(UnsafeRawPointer(buffer), page: page, pageSize: pageSize, file: file)
         NodeEdit.remove(buffer, at: index, entrySize: try node.entrySize(index, file: file))
         guard index == 0, NodeEdit.count(buffer) > 0 else { return }
@@ -572,7 +572,7 @@ extension WriteContext {
     private func mergeChild(of parentPage: PageNumber, _ parent: UnsafeMutableRawPointer, at index: Int, keyed: Bool)
         throws(StorageError)
     {
-        let pageSize = geometry.pageSize
+        let pageSize = geometry.usableSize
         let parentNode = try Node(UnsafeRawPointer(parent), page: parentPage, pageSize: pageSize, file: file)
         guard parentNode.count >= 2 else { return }
         let leftIndex = index > 0 ? index - 1 : 0

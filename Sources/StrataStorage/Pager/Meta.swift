@@ -12,7 +12,7 @@
 /// 96  32 bytes free tree (pages that later commits may reuse)
 /// 128 u64      commit time, microseconds since 1970 (informational)
 /// 136 u32      number of listed pages (0: the commit synced its pages before writing this meta)
-/// 140 u32      reserved, zero
+/// 140 u32      reserved tail: bytes at the end of every page the layout leaves alone (0; see PageGeometry)
 /// 144 ...      listed pages, 12 bytes each: u32 page number, u64 checksum of that page
 /// ```
 /// The page header's checksum covers the whole page.
@@ -29,6 +29,12 @@ struct Meta: Sendable, Equatable {
     var commitTime: UInt64
     /// Pages written by this commit, when it used the single-sync protocol.
     var written: [PageStamp] = []
+    /// Bytes at the end of every page that the layout leaves alone (``PageGeometry/reservedTail``); 0 in plain
+    /// files, whose meta pages then hold the zero they always held at this offset.
+    var reservedTail: Int = 0
+
+    /// The sizes the file's pages are laid out with.
+    var geometry: PageGeometry { PageGeometry(pageSize: pageSize, reservedTail: reservedTail) }
 
     /// A page number and the checksum it must carry.
     struct PageStamp: Sendable, Equatable {
@@ -47,11 +53,12 @@ struct Meta: Sendable, Equatable {
     static let freeTreeOffset = 96
     static let timeOffset = 128
     static let writtenCountOffset = 136
+    static let reservedTailOffset = 140
     static let writtenOffset = 144
     static let stampSize = 12
 
-    /// How many written pages a meta page of this size can list.
-    static func maxWritten(pageSize: Int) -> Int { (pageSize - writtenOffset) / stampSize }
+    /// How many written pages a meta page whose layout may use `usableSize` bytes can list.
+    static func maxWritten(usableSize: Int) -> Int { (usableSize - writtenOffset) / stampSize }
     /// Largest page count addressable by 32-bit page numbers.
     static let maxPageCount = UInt64(UInt32.max)
 
@@ -69,8 +76,10 @@ struct Meta: Sendable, Equatable {
         catalog.encode(into: page + Meta.catalogOffset)
         freeTree.encode(into: page + Meta.freeTreeOffset)
         page.setU64(Meta.timeOffset, commitTime)
-        precondition(written.count <= Meta.maxWritten(pageSize: pageSize), "too many pages listed in a meta page")
+        precondition(
+            written.count <= Meta.maxWritten(usableSize: geometry.usableSize), "too many pages listed in a meta page")
         page.setU32(Meta.writtenCountOffset, UInt32(written.count))
+        page.setU32(Meta.reservedTailOffset, UInt32(reservedTail))
         for (index, stamp) in written.enumerated() {
             let offset = Meta.writtenOffset + index * Meta.stampSize
             page.setU32(offset, stamp.page)
@@ -111,8 +120,12 @@ struct Meta: Sendable, Equatable {
         guard let catalog = TreeRoot.decode(page + catalogOffset, pageCount: pageCount), catalog.kind == .keyed,
             let freeTree = TreeRoot.decode(page + freeTreeOffset, pageCount: pageCount), freeTree.kind == .keyed
         else { return .failure(.inconsistent("tree descriptors are invalid")) }
+        let reservedTail = Int(page.u32(reservedTailOffset))
+        guard reservedTail < pageSize / 4 else {
+            return .failure(.inconsistent("reserves \(reservedTail) bytes of every page, more than a page can spare"))
+        }
         let listed = Int(page.u32(writtenCountOffset))
-        guard listed <= maxWritten(pageSize: pageSize) else {
+        guard listed <= maxWritten(usableSize: pageSize - reservedTail) else {
             return .failure(.inconsistent("lists \(listed) written pages, more than a meta page holds"))
         }
         var written: [PageStamp] = []
@@ -124,7 +137,7 @@ struct Meta: Sendable, Equatable {
         return .success(
             Meta(
                 version: page.u64(versionOffset), pageCount: pageCount, pageSize: pageSize, catalog: catalog,
-                freeTree: freeTree, commitTime: page.u64(timeOffset), written: written))
+                freeTree: freeTree, commitTime: page.u64(timeOffset), written: written, reservedTail: reservedTail))
     }
 }
 

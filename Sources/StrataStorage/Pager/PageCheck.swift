@@ -10,13 +10,13 @@
 enum PageCheck {
     /// Why the page `number` at `page` cannot be trusted, or nil; on success `entries` is the number of entries
     /// under it (a leaf's entry count, a branch's sum of its children's counts, 0 for an overflow page).
-    static func problem(_ page: UnsafeRawPointer, number: PageNumber, pageSize: Int, entries: inout UInt64)
+    static func problem(_ page: UnsafeRawPointer, number: PageNumber, geometry: PageGeometry, entries: inout UInt64)
         -> String?
     {
-        guard PageChecksum.verify(page, page: number, pageSize: pageSize) else {
+        guard PageChecksum.verify(page, page: number, pageSize: geometry.pageSize) else {
             return "checksum mismatch: the page's bytes are not the ones its commit wrote"
         }
-        return structureProblem(page, number: number, pageSize: pageSize, entries: &entries)
+        return structureProblem(page, number: number, pageSize: geometry.usableSize, entries: &entries)
     }
 
     /// The entries under a page built by this process (no checks): a leaf's count, the sum of a branch's
@@ -35,8 +35,9 @@ enum PageCheck {
         }
     }
 
-    /// The structural half of ``problem(_:number:pageSize:entries:)`` (the integrity check also runs it on pages
-    /// whose checksum it reports separately).
+    /// The structural half of ``problem(_:number:geometry:entries:)`` (the integrity check also runs it on pages
+    /// whose checksum it reports separately). `pageSize` is the page's usable size (``PageGeometry/usableSize``):
+    /// nothing of the layout may lie beyond it.
     static func structureProblem(_ page: UnsafeRawPointer, number: PageNumber, pageSize: Int, entries: inout UInt64)
         -> String?
     {
@@ -188,11 +189,11 @@ extension ValidatedPages {
     /// stamp no newer than the reader's (a page written after the version that reaches it was reused under it, or
     /// is not the page that version wrote). Records the page and returns the entries under it.
     @inline(never)
-    func validate(_ page: UnsafeRawPointer, number: PageNumber, limit: UInt64, pageSize: Int, file: PathRef)
+    func validate(_ page: UnsafeRawPointer, number: PageNumber, limit: UInt64, geometry: PageGeometry, file: PathRef)
         throws(StorageError) -> UInt64
     {
         var entries: UInt64 = 0
-        if let problem = PageCheck.problem(page, number: number, pageSize: pageSize, entries: &entries) {
+        if let problem = PageCheck.problem(page, number: number, geometry: geometry, entries: &entries) {
             throw file.corrupt(number, problem)
         }
         let written = page.u64(PageHeader.version)

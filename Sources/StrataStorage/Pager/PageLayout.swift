@@ -88,11 +88,27 @@ enum ValueStorage: UInt32 {
 }
 
 /// Size limits derived from the page size.
+///
+/// A page's layout (header, slots, entries, overflow payload) uses its first ``usableSize`` bytes; the last
+/// ``reservedTail`` bytes are left to what stores the page (an encrypted file keeps each page's nonce and tag
+/// there, see ``PageSealer``) and are zero in a page being built. Plain files reserve nothing, so their pages are
+/// laid out exactly as before the tail existed. The checksum still covers the whole page.
 struct PageGeometry: Sendable, Equatable {
     let pageSize: Int
+    /// Bytes at the end of every page that the layout leaves alone.
+    let reservedTail: Int
+    /// Bytes at the start of every page that the layout uses: `pageSize - reservedTail`.
+    let usableSize: Int
+
+    init(pageSize: Int, reservedTail: Int = 0) {
+        precondition(reservedTail >= 0 && reservedTail < pageSize / 4, "reserved tail out of range")
+        self.pageSize = pageSize
+        self.reservedTail = reservedTail
+        self.usableSize = pageSize - reservedTail
+    }
 
     /// Largest leaf entry (header + key + payload). Four of them fit in a page, so a split always succeeds.
-    var maxLeafEntry: Int { (pageSize - PageHeader.size) / 4 - PageHeader.slotSize }
+    var maxLeafEntry: Int { (usableSize - PageHeader.size) / 4 - PageHeader.slotSize }
     /// Longest key: a leaf entry holding it with a nested-tree descriptor (the largest non-inline payload), and
     /// a branch entry holding it as a separator, must both fit in ``maxLeafEntry``. The bound subtracts both
     /// headers' worth, which is a few bytes stricter than needed and keeps the rule simple.
@@ -100,9 +116,9 @@ struct PageGeometry: Sendable, Equatable {
     /// Longest value stored inline for a key of `keySize` bytes; longer values go to an overflow chain.
     func maxInlineValue(keySize: Int) -> Int { maxLeafEntry - EntryLayout.leafHeader - keySize }
     /// Payload bytes per overflow page.
-    var overflowPayload: Int { pageSize - PageHeader.size }
+    var overflowPayload: Int { usableSize - PageHeader.size }
     /// A page below this many used bytes is merged with a sibling when possible.
-    var mergeThreshold: Int { (pageSize - PageHeader.size) / 4 }
+    var mergeThreshold: Int { (usableSize - PageHeader.size) / 4 }
 
     static let minimumPageSize = 1024
     static let maximumPageSize = 32768

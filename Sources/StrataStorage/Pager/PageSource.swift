@@ -18,7 +18,7 @@ extension PageSource {
     /// A validated node view of a tree page.
     @inline(__always)
     func node(_ number: PageNumber) throws(StorageError) -> Node {
-        try Node(page(number), page: number, pageSize: geometry.pageSize, file: file)
+        try Node(page(number), page: number, pageSize: geometry.usableSize, file: file)
     }
 
     /// A validated node view of a tree page reached through a reference that counts `expected` entries under it
@@ -26,7 +26,7 @@ extension PageSource {
     @inline(__always)
     func node(_ number: PageNumber, entries expected: UInt64) throws(StorageError) -> Node {
         let (page, entries) = try validatedPage(number)
-        let node = try Node(page, page: number, pageSize: geometry.pageSize, file: file)
+        let node = try Node(page, page: number, pageSize: geometry.usableSize, file: file)
         if let entries, entries != expected {
             throw file.corrupt(number, "the page holds \(entries) entries, the reference to it counts \(expected)")
         }
@@ -48,7 +48,7 @@ struct SnapshotPages: PageSource {
     unowned(unsafe) let validated: ValidatedPages
 
     init(mapping: Mapping, meta: Meta, file: PathRef, validated: ValidatedPages) {
-        let geometry = PageGeometry(pageSize: meta.pageSize)
+        let geometry = meta.geometry
         precondition(
             UInt64(mapping.capacity) >= meta.pageCount * UInt64(geometry.pageSize), "mapping too small for version")
         self.base = mapping.base
@@ -72,7 +72,7 @@ struct SnapshotPages: PageSource {
         if written &- 1 < version, let entries = validated.entries(number, version: written) { return (page, entries) }
         return (
             page,
-            try validated.validate(page, number: number, limit: version, pageSize: geometry.pageSize, file: file)
+            try validated.validate(page, number: number, limit: version, geometry: geometry, file: file)
         )
     }
 }

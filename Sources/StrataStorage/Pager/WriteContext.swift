@@ -43,7 +43,7 @@ final class WriteContext {
         self.shared = shared
         self.base = base
         self.mapping = mapping
-        self.geometry = PageGeometry(pageSize: base.pageSize)
+        self.geometry = base.geometry
         self.file = shared.pathRef
         self.version = base.version + 1
         self.pageCount = base.pageCount
@@ -112,15 +112,15 @@ final class WriteContext {
             throw file.corrupt(page, "the page holds \(entries) entries, the reference to it counts \(expected)")
         }
         let (number, buffer) = try allocatePage()
-        let pageSize = geometry.pageSize
+        let usableSize = geometry.usableSize
         let count = Int(source.u16(PageHeader.count))
         let upper = Int(source.u16(PageHeader.upper))
         let headerEnd = PageHeader.size + count * PageHeader.slotSize
-        if headerEnd <= upper && upper <= pageSize {
+        if headerEnd <= upper && upper <= usableSize {
             buffer.copyMemory(from: source, byteCount: headerEnd)
-            (buffer + upper).copyMemory(from: source + upper, byteCount: pageSize - upper)
+            (buffer + upper).copyMemory(from: source + upper, byteCount: usableSize - upper)
         } else {
-            buffer.copyMemory(from: source, byteCount: pageSize)
+            buffer.copyMemory(from: source, byteCount: usableSize)
         }
         buffer.setU32(PageHeader.pageNumber, number)
         freed.append(page)
@@ -308,7 +308,8 @@ final class WriteContext {
         try saveFreeRecords()
         let pageSize = geometry.pageSize
         let pages = dirty.sortedPages()
-        let listsPages = pages.count <= Meta.maxWritten(pageSize: pageSize)
+        let listsPages = pages.count <= Meta.maxWritten(usableSize: geometry.usableSize)
+        let reservedTail = geometry.reservedTail
         var written: [Meta.PageStamp] = []
         if listsPages { written.reserveCapacity(pages.count) }
         var runs: [(start: PageNumber, buffers: [UnsafeRawBufferPointer])] = []
@@ -316,6 +317,9 @@ final class WriteContext {
             buffer.setU64(PageHeader.version, version)
             // Deterministic bytes everywhere: the log stores pages without their gaps, and no stale data lingers.
             PageExtents.zeroGap(buffer, pageSize: pageSize)
+            if reservedTail > 0 {
+                (buffer + pageSize - reservedTail).initializeMemory(as: UInt8.self, repeating: 0, count: reservedTail)
+            }
             PageChecksum.seal(buffer, page: page, pageSize: pageSize)
             if listsPages {
                 written.append(Meta.PageStamp(page: page, checksum: UnsafeRawPointer(buffer).u64(PageHeader.checksum)))
@@ -354,7 +358,7 @@ final class WriteContext {
         }
         let meta = Meta(
             version: version, pageCount: pageCount, pageSize: pageSize, catalog: catalog, freeTree: freeTree,
-            commitTime: Clock.microsecondsSince1970(), written: written)
+            commitTime: Clock.microsecondsSince1970(), written: written, reservedTail: reservedTail)
         if logged {
             // Redo-logged commit: one sequential append and one sync of the log, the pages written into the main
             // file meanwhile (unsynced); the main file is synced at checkpoints.
@@ -423,7 +427,7 @@ struct WritePages: PageSource {
         }
         return (
             page,
-            try validated.validate(page, number: number, limit: baseVersion, pageSize: geometry.pageSize, file: file)
+            try validated.validate(page, number: number, limit: baseVersion, geometry: geometry, file: file)
         )
     }
 }

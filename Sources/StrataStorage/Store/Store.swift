@@ -58,7 +58,8 @@ public final class Store: Sendable {
     public static func open(path: String, options: StoreOptions = StoreOptions()) throws(StorageError) -> Store {
         Store(
             shared: try reportingDamage(options) { () throws(StorageError) in
-                try SharedFile.open(path: path, options: options)
+                try EncryptionOpenCheck.check(path: path, options: options)
+                return try SharedFile.open(path: path, options: options)
             },
             options: options, readOnly: options.readOnly)
     }
@@ -68,7 +69,8 @@ public final class Store: Sendable {
     public static func inMemory(identifier: String? = nil, options: StoreOptions = StoreOptions()) throws(StorageError)
         -> Store
     {
-        Store(shared: try SharedFile.openInMemory(identifier: identifier, options: options), options: options)
+        try EncryptionOpenCheck.refuseKey(options, for: "an in-memory store")
+        return Store(shared: try SharedFile.openInMemory(identifier: identifier, options: options), options: options)
     }
 
     /// Opens a store over a custom page file and, optionally, a commit log (fault-injection tests).
@@ -77,7 +79,8 @@ public final class Store: Sendable {
     {
         Store(
             shared: try reportingDamage(options) { () throws(StorageError) in
-                try SharedFile.open(file: file, log: log, options: options)
+                try EncryptionOpenCheck.refuseKey(options, for: "a store over a custom page file")
+                return try SharedFile.open(file: file, log: log, options: options)
             }, options: options)
     }
 

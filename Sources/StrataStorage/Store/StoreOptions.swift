@@ -34,12 +34,23 @@ public struct StoreOptions: Sendable, Equatable {
     /// released — so it must be quick (hand the event to a logger or a counter) and must not call back into the
     /// store. Not part of `==`: closures cannot be compared.
     public var events: (@Sendable (StoreEvent) -> Void)?
+    /// The 64-byte key of an encrypted file (the first 32 bytes for AES-256, the last 32 for HMAC-SHA-256, as the
+    /// Realm SDK's `encryptionKey`), or nil for a plain file. A key of another length fails the open with
+    /// ``StorageError/invalidArgument(_:)``; a key for a plain file, no key for an encrypted one and a wrong key
+    /// each fail with their own error (``StorageError/notEncrypted(path:)``,
+    /// ``StorageError/encryptionKeyRequired(path:)``, ``StorageError/wrongEncryptionKey(path:)``), and nothing is
+    /// written. See Documentation/Encryption.md.
+    public var encryptionKey: [UInt8]?
+    /// Bytes at the end of every page of a new file that the page layout leaves alone (``PageGeometry``): what
+    /// an encrypted file keeps its pages' nonces and tags in. Settable here so that tests can lay out a plain
+    /// file the way an encrypted one is laid out. Existing files keep their own.
+    var reservedPageTail = 0
 
     /// Options with the given values; the defaults suit most uses.
     public init(
         pageSize: Int = 4096, readOnly: Bool = false, createIfMissing: Bool = true, durability: Durability = .full,
         writeLockTimeout: Duration? = nil, segmentCacheBytes: Int = 128 << 20,
-        events: (@Sendable (StoreEvent) -> Void)? = nil
+        events: (@Sendable (StoreEvent) -> Void)? = nil, encryptionKey: [UInt8]? = nil
     ) {
         self.pageSize = pageSize
         self.readOnly = readOnly
@@ -48,12 +59,13 @@ public struct StoreOptions: Sendable, Equatable {
         self.writeLockTimeout = writeLockTimeout
         self.segmentCacheBytes = segmentCacheBytes
         self.events = events
+        self.encryptionKey = encryptionKey
     }
 
     /// Whether the options open a file the same way; ``events`` is not compared.
     public static func == (lhs: StoreOptions, rhs: StoreOptions) -> Bool {
         lhs.pageSize == rhs.pageSize && lhs.readOnly == rhs.readOnly && lhs.createIfMissing == rhs.createIfMissing
             && lhs.durability == rhs.durability && lhs.writeLockTimeout == rhs.writeLockTimeout
-            && lhs.segmentCacheBytes == rhs.segmentCacheBytes
+            && lhs.segmentCacheBytes == rhs.segmentCacheBytes && lhs.encryptionKey == rhs.encryptionKey
     }
 }

@@ -48,6 +48,13 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
     /// An encryption key was given, but the platform's cryptography cannot be used here (on Linux: OpenSSL's
     /// `libcrypto` is not installed), or failed.
     case encryptionUnavailable(reason: String)
+    /// The file is encrypted and was opened without ``StoreOptions/encryptionKey``. Nothing was written.
+    case encryptionKeyRequired(path: String)
+    /// An ``StoreOptions/encryptionKey`` was given, but the file is a plain (unencrypted) Strata file. Nothing was
+    /// written; open it without a key, or write an encrypted copy of it.
+    case notEncrypted(path: String)
+    /// The file is encrypted under another key than ``StoreOptions/encryptionKey``. Nothing was written.
+    case wrongEncryptionKey(path: String)
 
     /// A human-readable explanation naming the file and what went wrong.
     public var description: String {
@@ -73,6 +80,10 @@ public enum StorageError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cancelled: "the task was cancelled before its write transaction started"
         case .closed: "the store is closed"
         case .encryptionUnavailable(let reason): "encryption is unavailable: \(reason)"
+        case .encryptionKeyRequired(let path): "\(path) is encrypted: open it with its encryption key"
+        case .notEncrypted(let path):
+            "\(path) is not encrypted, but an encryption key was given: open it without a key"
+        case .wrongEncryptionKey(let path): "\(path) is encrypted with another key than the one given"
         }
     }
 }

@@ -162,7 +162,9 @@ struct Verifier {
             report.add(tree, page, "page carries version 0, which no commit writes")
         }
         var entries: UInt64 = 0
-        if let problem = PageCheck.structureProblem(base, number: page, pageSize: meta.pageSize, entries: &entries) {
+        if let problem = PageCheck.structureProblem(
+            base, number: page, pageSize: meta.geometry.usableSize, entries: &entries)
+        {
             report.add(tree, page, problem)
             return (base, false)
         }
@@ -308,7 +310,7 @@ struct Verifier {
     }
 
     private mutating func checkChain(_ first: PageNumber, length: Int, name: String) -> Bool {
-        let payload = meta.pageSize - PageHeader.size
+        let payload = meta.geometry.overflowPayload
         let pages = max(1, (length + payload - 1) / payload)
         var page = first
         for index in 0..<pages {
@@ -326,7 +328,8 @@ struct Verifier {
                 return false
             }
             if index + 1 == pages,
-                let problem = OverflowLayout.endProblem(base, used: length - index * payload, pageSize: meta.pageSize)
+                let problem = OverflowLayout.endProblem(
+                    base, used: length - index * payload, pageSize: meta.geometry.usableSize)
             {
                 report.add(name, page, problem)
             }

@@ -88,7 +88,7 @@ final class SharedFile: @unchecked Sendable {
         self.commitLog = commitLog
         self.path = file.path
         self.pathRef = PathRef(file.path)
-        self.geometry = PageGeometry(pageSize: meta.pageSize)
+        self.geometry = meta.geometry
         self.options = options
         self.lockFile = lockFile
         self.gate = lockFile?.gate ?? WriteGate()
@@ -451,7 +451,8 @@ final class SharedFile: @unchecked Sendable {
         guard try file.size() == 0 else { return }
         let meta = Meta(
             version: 0, pageCount: 2, pageSize: pageSize, catalog: TreeRoot(kind: .keyed),
-            freeTree: TreeRoot(kind: .keyed), commitTime: Clock.microsecondsSince1970())
+            freeTree: TreeRoot(kind: .keyed), commitTime: Clock.microsecondsSince1970(),
+            reservedTail: options.reservedPageTail)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: pageSize * 2, alignment: 4096)
         defer { buffer.deallocate() }
         meta.encode(into: buffer, slot: 0)
@@ -463,13 +464,13 @@ final class SharedFile: @unchecked Sendable {
 
     /// Finds the newest valid version: the meta slot with the highest version whose checksum is right, whose page
     /// count fits in the file and whose tree roots are intact pages.
-    static func recover(_ file: any PageFile) throws(StorageError) -> (Meta, Mapping) {
+    static func recover(_ file: any PageFile, metas: MetaCodec = .plain) throws(StorageError) -> (Meta, Mapping) {
         let size = try file.size()
         guard size >= 2 * PageGeometry.minimumPageSize else {
             throw .incompatibleFile(path: file.path, reason: "file of \(size) bytes is too small to be a Strata file")
         }
         let mapping = try file.mapping(covering: size)
-        let meta = try newestValidMeta(in: mapping, fileSize: size, path: file.path)
+        let meta = try newestValidMeta(in: mapping, fileSize: size, path: file.path, metas: metas)
         let needed = Int(meta.pageCount) * meta.pageSize
         return (meta, needed <= mapping.capacity ? mapping : try file.mapping(covering: needed))
     }
@@ -478,11 +479,14 @@ final class SharedFile: @unchecked Sendable {
     ///
     /// Slot 0 is at offset 0 and names the page size; slot 1 is one page further. When slot 0 is unreadable,
     /// slot 1 is looked for at every valid page size, and accepted only where its own page size matches.
-    static func newestValidMeta(in mapping: Mapping, fileSize: Int, path: String) throws(StorageError) -> Meta {
+    /// `metas` reads the slots: plain, or sealed behind an encrypted file's header.
+    static func newestValidMeta(in mapping: Mapping, fileSize: Int, path: String, metas: MetaCodec = .plain)
+        throws(StorageError) -> Meta
+    {
         let available = min(fileSize, mapping.capacity)
         var candidates: [Meta] = []
         var reasons: [String] = []
-        let first = Meta.decode(mapping.base, slot: 0, available: available)
+        let first = try metas.decode(mapping.base, slot: 0, available: available)
         var secondOffsets = [4096, 1024, 2048, 8192, 16384, 32768]
         switch first {
         case .success(let meta):
@@ -497,7 +501,9 @@ final class SharedFile: @unchecked Sendable {
         }
         var secondFound = false
         for offset in secondOffsets where offset < available {
-            guard case .success(let meta) = Meta.decode(mapping.base + offset, slot: 1, available: available - offset)
+            guard
+                case .success(let meta) = try metas.decode(
+                    mapping.base + offset, slot: 1, available: available - offset)
             else {
                 continue
             }
@@ -512,7 +518,7 @@ final class SharedFile: @unchecked Sendable {
         }
         if !secondFound {
             if case .success(let meta) = first, meta.pageSize < available,
-                case .failure(let rejection) = Meta.decode(
+                case .failure(let rejection) = try metas.decode(
                     mapping.base + meta.pageSize, slot: 1, available: available - meta.pageSize)
             {
                 reasons.append("meta 1: \(describe(rejection))")

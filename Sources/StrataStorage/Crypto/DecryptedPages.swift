@@ -1,0 +1,141 @@
+import Synchronization
+
+/// The decrypted copy of an encrypted file's pages that its readers read (issue 26): one per open file in the
+/// process, shared by every reader and writer, as ``ValidatedPages`` is.
+///
+/// Page `n` is decrypted into a slot at `n · pageSize` of an anonymous mapping reserved for the largest file
+/// supported, so a reader's pointer arithmetic is the plain path's and a slot never moves. Slots need no pins and
+/// no epochs: a page reachable from a version some reader pins is never rewritten (the rule that lets plain readers
+/// read the file's mapping directly), so neither is its slot. A slot is refilled only for a page rewritten after
+/// every reader that could reach its old content has gone.
+///
+/// What must be checked on every use is whether a slot is current. Each slot's entry records the nonce it was
+/// decrypted from; the sealed page on disk carries the nonce it was written with, fresh and random for every
+/// write. Equal nonces mean equal content, whoever wrote the page — this process or another one — so a lookup
+/// compares 12 bytes and decrypts nothing when they match. A miss authenticates and decrypts the page once
+/// (``PageSealer``); a page whose tag fails is reported as damage and leaves its slot as it was.
+///
+/// Entries are read lock-free: per page two atomic words, the nonce's first 8 bytes and its last 4 with a "filled"
+/// bit, in chunks of 4096 pages allocated on first use. A fill takes a lock, clears the second word, writes the
+/// slot, stores the first word and publishes the second with release ordering; a reader loads the second word
+/// with acquire ordering before anything else, so a match proves the slot's bytes are the ones decrypted from
+/// that nonce.
+///
+/// Not yet: giving slots back. Memory grows with the pages read since the file was opened (at most the file's
+/// size).
+final class DecryptedPages: @unchecked Sendable {
+    // @unchecked: slots are written only under `lock`, and only while no reader can use them (see above); entries
+    // are atomics; the directory is written once per chunk under `lock`. Everything is freed in deinit.
+
+    private static let chunkShift = 12
+    private static let chunkPages = 1 << chunkShift
+    private static let filled: UInt64 = 1 << 32
+
+    let sealer: PageSealer
+    /// Slots: page `n` at `n · pageSize`.
+    private let slots: Mapping
+    /// Pages the slots can hold.
+    let capacity: Int
+    /// One word per chunk of entries: its address, or 0 while not allocated.
+    private let directory: UnsafeMutablePointer<Atomic<UInt>>
+    private let chunkCount: Int
+    private let lock = Locked<[UnsafeMutablePointer<Atomic<UInt64>>]>([])
+
+    /// Decrypted pages of a file sealed by `sealer`, for files of up to `maximumBytes` bytes. Nil when the address
+    /// space cannot be reserved.
+    init?(sealer: PageSealer, maximumBytes: Int = 1 << 40) {
+        let capacity = maximumBytes / sealer.pageSize
+        guard capacity > 0, let slots = Mapping.anonymous(capacity: capacity * sealer.pageSize) else { return nil }
+        self.sealer = sealer
+        self.slots = slots
+        self.capacity = capacity
+        chunkCount = (capacity + Self.chunkPages - 1) >> Self.chunkShift
+        directory = .allocate(capacity: chunkCount)
+        for index in 0..<chunkCount { (directory + index).initialize(to: Atomic(0)) }
+    }
+
+    deinit {
+        directory.deinitialize(count: chunkCount)
+        directory.deallocate()
+        lock.withLock { chunks in
+            for chunk in chunks {
+                chunk.deinitialize(count: 2 * Self.chunkPages)
+                chunk.deallocate()
+            }
+        }
+    }
+
+    /// The decrypted bytes of page `number`, whose sealed bytes are at `sealed` (``PageSealer/pageSize`` of them,
+    /// which must stay unchanged while the page is used: the file's mapping of a version the caller pins). The
+    /// page's usable bytes are valid; what follows them is not part of the page. Throws
+    /// ``StorageError/corruptPage(path:page:reason:)`` when the page does not authenticate.
+    @inline(__always)
+    func page(_ number: PageNumber, sealed: UnsafeRawPointer, file: PathRef) throws(StorageError) -> UnsafeRawPointer {
+        guard Int(number) < capacity else {
+            throw file.corrupt(number, "page \(number) lies beyond the \(capacity) pages an encrypted file may have")
+        }
+        let (low, high) = nonce(of: sealed)
+        if let entry = entry(number), entry[1].load(ordering: .acquiring) == high,
+            entry[0].load(ordering: .relaxed) == low
+        {
+            return slot(number)
+        }
+        return try fill(number, sealed: sealed, low: low, high: high, file: file)
+    }
+
+    @inline(__always)
+    private func slot(_ number: PageNumber) -> UnsafeRawPointer { slots.base + Int(number) &* sealer.pageSize }
+
+    /// The sealed page's nonce as the two entry words (the second with the filled bit).
+    @inline(__always)
+    private func nonce(of sealed: UnsafeRawPointer) -> (UInt64, UInt64) {
+        let tail = sealed + sealer.usableSize
+        let low = tail.loadUnaligned(as: UInt64.self)
+        let high = UInt64(tail.loadUnaligned(fromByteOffset: 8, as: UInt32.self)) | Self.filled
+        return (low, high)
+    }
+
+    /// The two entry words of `number`, if its chunk exists (lock-free).
+    @inline(__always)
+    private func entry(_ number: PageNumber) -> UnsafeMutablePointer<Atomic<UInt64>>? {
+        let chunk = directory[Int(number) >> Self.chunkShift].load(ordering: .acquiring)
+        guard let chunk = UnsafeMutablePointer<Atomic<UInt64>>(bitPattern: chunk) else { return nil }
+        return chunk + 2 * (Int(number) & (Self.chunkPages - 1))
+    }
+
+    @inline(never)
+    private func fill(_ number: PageNumber, sealed: UnsafeRawPointer, low: UInt64, high: UInt64, file: PathRef)
+        throws(StorageError) -> UnsafeRawPointer
+    {
+        // Authenticate and decrypt outside the lock (the expensive part), into a buffer of our own: a page that
+        // fails leaves its slot untouched.
+        let usable = sealer.usableSize
+        let scratch = UnsafeMutableRawPointer.allocate(byteCount: usable, alignment: 16)
+        defer { scratch.deallocate() }
+        guard try sealer.open(sealed, page: number, into: scratch) else {
+            throw file.corrupt(
+                number, "the page fails its authentication tag: it was damaged or changed, or moved from elsewhere")
+        }
+        lock.withLock { chunks in
+            let entry = entry(number) ?? install(number, &chunks)
+            // Another reader may have filled it meanwhile, from the same nonce: then the slot is already right.
+            if entry[1].load(ordering: .relaxed) == high && entry[0].load(ordering: .relaxed) == low { return }
+            entry[1].store(0, ordering: .relaxed)
+            UnsafeMutableRawPointer(mutating: slot(number)).copyMemory(from: scratch, byteCount: usable)
+            entry[0].store(low, ordering: .relaxed)
+            entry[1].store(high, ordering: .releasing)
+        }
+        return slot(number)
+    }
+
+    /// Allocates the chunk of entries holding `number`. Called under the lock.
+    private func install(_ number: PageNumber, _ chunks: inout [UnsafeMutablePointer<Atomic<UInt64>>])
+        -> UnsafeMutablePointer<Atomic<UInt64>>
+    {
+        let chunk = UnsafeMutablePointer<Atomic<UInt64>>.allocate(capacity: 2 * Self.chunkPages)
+        for index in 0..<(2 * Self.chunkPages) { (chunk + index).initialize(to: Atomic(0)) }
+        chunks.append(chunk)
+        directory[Int(number) >> Self.chunkShift].store(UInt(bitPattern: chunk), ordering: .releasing)
+        return chunk + 2 * (Int(number) & (Self.chunkPages - 1))
+    }
+}

@@ -1,0 +1,84 @@
+/// Seals the pages of one encrypted file and opens them again: the ``BlockCipher`` of the file's key, bound to
+/// the file's id (``EncryptedFileHeader``).
+///
+/// A page of an encrypted file is stored as
+/// ```
+/// [0, usable)              the first `usable` bytes of the page, encrypted (AES-256-CTR)
+/// [usable, usable + 12)    the nonce, fresh and random for every write of the page
+/// [usable + 12, pageSize)  the tag: HMAC-SHA-256 of (associated data, nonce, ciphertext)
+/// ```
+/// where `usable = pageSize - 44` (``PageGeometry/usableSize``): the page layout never puts data in the last 44
+/// bytes. The associated data is the page number and the file id, so a page moved within the file, or copied from
+/// another file encrypted with the same key, does not authenticate.
+///
+/// A fresh nonce per write means that two reads finding the same 12 nonce bytes at a page found the same page
+/// content, which is how a cache of decrypted pages knows an entry is current without decrypting again, across
+/// processes too.
+struct PageSealer: Sendable {
+    /// Bytes at the end of every page that hold its nonce and tag.
+    static let overhead = BlockCipher.nonceSize + BlockCipher.tagSize
+
+    let cipher: BlockCipher
+    let fileID: [UInt8]
+    let pageSize: Int
+
+    /// Bytes of a page that hold data.
+    var usableSize: Int { pageSize - Self.overhead }
+
+    init(cipher: BlockCipher, fileID: [UInt8], pageSize: Int) {
+        precondition(fileID.count == EncryptedFileHeader.fileIDSize, "a file id has 16 bytes")
+        self.cipher = cipher
+        self.fileID = fileID
+        self.pageSize = pageSize
+    }
+
+    /// The associated data of page `number`: its number (little-endian u32), then the file id.
+    private func associated(_ number: PageNumber) -> [UInt8] {
+        withUnsafeBytes(of: number.littleEndian) { Array($0) } + fileID
+    }
+
+    /// Encrypts the first ``usableSize`` bytes of `plaintext` into `sealed` (``pageSize`` bytes, which may be
+    /// `plaintext`'s own memory) under a fresh nonce, and writes the nonce and tag after them.
+    func seal(_ plaintext: UnsafeRawPointer, page number: PageNumber, into sealed: UnsafeMutableRawPointer)
+        throws(StorageError)
+    {
+        let nonce = BlockCipher.randomNonce()
+        let usable = usableSize
+        for (index, byte) in nonce.enumerated() { sealed.setU8(usable + index, byte) }
+        let failure: StorageError? = associated(number).withUnsafeBytes { associated -> StorageError? in
+            do throws(StorageError) {
+                try cipher.seal(
+                    UnsafeRawBufferPointer(start: plaintext, count: usable), into: sealed, nonce: nonce,
+                    associated: associated, tag: sealed + usable + BlockCipher.nonceSize)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// Checks the tag of the sealed page `sealed` (``pageSize`` bytes) stored as page `number` and, only if it
+    /// authenticates, decrypts its first ``usableSize`` bytes into `plaintext` (which may be `sealed`'s own
+    /// memory). Returns false, writing nothing, when it does not: the page was damaged or changed, moved from
+    /// elsewhere, or sealed under another key.
+    func open(_ sealed: UnsafeRawPointer, page number: PageNumber, into plaintext: UnsafeMutableRawPointer)
+        throws(StorageError) -> Bool
+    {
+        let usable = usableSize
+        let nonce = (0..<BlockCipher.nonceSize).map { sealed.u8(usable + $0) }
+        let failure: Result<Bool, StorageError> = associated(number).withUnsafeBytes { associated in
+            do throws(StorageError) {
+                return .success(
+                    try cipher.open(
+                        UnsafeRawBufferPointer(start: sealed, count: usable), into: plaintext, nonce: nonce,
+                        associated: associated,
+                        tag: UnsafeRawBufferPointer(
+                            start: sealed + usable + BlockCipher.nonceSize, count: BlockCipher.tagSize)))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try failure.get()
+    }
+}

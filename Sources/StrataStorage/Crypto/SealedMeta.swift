@@ -1,0 +1,63 @@
+/// How a meta page of an encrypted file is stored: the clear-text ``EncryptedFileHeader`` in its first 40 bytes,
+/// then the meta record (``Meta``, laid out as in a plain file) sealed into the rest of the page.
+///
+/// ```
+/// [0, 40)                    the header: magic, page size, file id, key check (clear text)
+/// [40, pageSize - 44)        the first pageSize - 84 bytes of the encoded meta page, AES-256-CTR encrypted
+/// [pageSize - 44, pageSize)  nonce and tag, as on every page (PageSealer), over the slot number and the file id
+/// ```
+///
+/// The meta record keeps its page header and checksum inside the ciphertext, so once opened it is decoded and
+/// checked exactly as a plain meta page is (``Meta/decode(_:slot:available:)``); the bytes it cannot use (the
+/// header's 40 and the tail's 44) are zero in the encoded page, so its checksum covers the same bytes on both
+/// sides. A slot whose tag fails is rejected like a plain slot whose checksum fails, so recovery falls back to the
+/// other slot after a torn meta write exactly as it does for plain files.
+struct SealedMeta: Sendable {
+    let header: EncryptedFileHeader
+    /// Seals the meta record: a ``PageSealer`` over the page minus the header, so its nonce and tag land in the
+    /// page's last 44 bytes and its associated data is the slot number and the file id.
+    private let sealer: PageSealer
+
+    init(header: EncryptedFileHeader, cipher: BlockCipher) {
+        self.header = header
+        self.sealer = PageSealer(
+            cipher: cipher, fileID: header.fileID, pageSize: header.pageSize - EncryptedFileHeader.size)
+    }
+
+    /// Bytes of the encoded meta page that are sealed; the rest of it must be zero.
+    var recordSize: Int { sealer.usableSize }
+
+    /// How many written pages an encrypted meta page can list: fewer than a plain one, the header's 40 bytes less.
+    var maxWritten: Int { Meta.maxWritten(usableSize: recordSize) }
+
+    /// Writes `meta` as meta slot `slot` into `page` (``EncryptedFileHeader/pageSize`` bytes).
+    func encode(_ meta: Meta, into page: UnsafeMutableRawPointer, slot: PageNumber) throws(StorageError) {
+        precondition(meta.pageSize == header.pageSize, "a meta of another page size than its file")
+        precondition(meta.written.count <= maxWritten, "too many pages listed in an encrypted meta page")
+        let record = UnsafeMutableRawPointer.allocate(byteCount: meta.pageSize, alignment: 8)
+        defer { record.deallocate() }
+        meta.encode(into: record, slot: slot)
+        header.encode(into: page)
+        try sealer.seal(UnsafeRawPointer(record), page: slot, into: page + EncryptedFileHeader.size)
+    }
+
+    /// Reads meta slot `slot` from `page`, which holds at least `available` readable bytes. A slot without this
+    /// file's header is `notStrata`; one whose tag fails (damaged, torn, moved or from another file) is
+    /// `checksum`.
+    func decode(_ page: UnsafeRawPointer, slot: PageNumber, available: Int) throws(StorageError) -> Result<
+        Meta, Meta.Rejection
+    > {
+        let pageSize = header.pageSize
+        guard available >= pageSize,
+            EncryptedFileHeader.decode(UnsafeRawBufferPointer(start: page, count: EncryptedFileHeader.size))
+                == header
+        else { return .failure(.notStrata) }
+        let record = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 8)
+        defer { record.deallocate() }
+        record.initializeMemory(as: UInt8.self, repeating: 0, count: pageSize)
+        guard try sealer.open(page + EncryptedFileHeader.size, page: slot, into: record) else {
+            return .failure(.checksum)
+        }
+        return Meta.decode(UnsafeRawPointer(record), slot: slot, available: pageSize)
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+@testable import StrataStorage
+
+/// The decrypted copy of an encrypted file's pages (``DecryptedPages``, issue 26), over a stand-in for the file's
+/// mapping: a page is decrypted once and then found by its nonce; a page rewritten (a new nonce, as another
+/// process's commit leaves it) is decrypted again; a page that does not authenticate is damage and never read;
+/// readers on several threads get the right bytes.
+@Suite("Decrypted pages")
+struct DecryptedPagesTests {
+    private static let pageSize = 4096
+    private static let pageCount = 64
+
+    /// Sealed pages standing in for an encrypted file's mapping, and what each holds decrypted.
+    private final class SealedFile: @unchecked Sendable {
+        let sealer: PageSealer
+        let base: UnsafeMutableRawPointer
+        let path = PathRef("/sealed-test-file")
+        private(set) var contents: [[UInt8]]
+
+        init() throws {
+            sealer = PageSealer(
+                cipher: try BlockCipher(key: (0..<64).map { UInt8($0) }), fileID: [UInt8](repeating: 3, count: 16),
+                pageSize: DecryptedPagesTests.pageSize)
+            base = .allocate(byteCount: DecryptedPagesTests.pageCount * DecryptedPagesTests.pageSize, alignment: 4096)
+            contents = []
+            for number in 0..<DecryptedPagesTests.pageCount {
+                contents.append([])
+                try write(PageNumber(number), generation: 0)
+            }
+        }
+
+        deinit { base.deallocate() }
+
+        /// Seals new content for page `number`, as a commit writes it.
+        func write(_ number: PageNumber, generation: Int) throws {
+            let plain = (0..<sealer.usableSize).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(number) &+ generation) }
+            try plain.withUnsafeBytes { plain in
+                try sealer.seal(plain.baseAddress!, page: number, into: base + Int(number) * sealer.pageSize)
+            }
+            contents[Int(number)] = plain
+        }
+
+        func sealed(_ number: PageNumber) -> UnsafeRawPointer { UnsafeRawPointer(base + Int(number) * sealer.pageSize) }
+    }
+
+    private func read(_ pages: DecryptedPages, _ file: SealedFile, _ number: PageNumber) throws -> [UInt8] {
+        let page = try pages.page(number, sealed: file.sealed(number), file: file.path)
+        return Array(UnsafeRawBufferPointer(start: page, count: file.sealer.usableSize))
+    }
+
+    @Test func aPageIsDecryptedOnceAndFoundByItsNonceAfterwards() throws {
+        let file = try SealedFile()
+        let pages = try #require(DecryptedPages(sealer: file.sealer, maximumBytes: 1 << 30))
+        #expect(try read(pages, file, 5) == file.contents[5])
+        let first = try pages.page(5, sealed: file.sealed(5), file: file.path)
+        // Damage the ciphertext without touching the nonce: a lookup that decrypted again would now fail, so a
+        // clean second read shows the entry was found by its nonce alone.
+        file.base.storeBytes(
+            of: ~file.sealed(5).load(fromByteOffset: 100, as: UInt8.self), toByteOffset: 5 * Self.pageSize + 100,
+            as: UInt8.self)
+        let second = try pages.page(5, sealed: file.sealed(5), file: file.path)
+        #expect(first == second)
+        #expect(try read(pages, file, 5) == file.contents[5])
+    }
+
+    @Test func aRewrittenPageIsDecryptedAgain() throws {
+        let file = try SealedFile()
+        let pages = try #require(DecryptedPages(sealer: file.sealer, maximumBytes: 1 << 30))
+        #expect(try read(pages, file, 9) == file.contents[9])
+        try file.write(9, generation: 1)
+        #expect(try read(pages, file, 9) == file.contents[9])
+        #expect(try read(pages, file, 10) == file.contents[10])
+    }
+
+    @Test func aPageThatDoesNotAuthenticateIsDamage() throws {
+        let file = try SealedFile()
+        let pages = try #require(DecryptedPages(sealer: file.sealer, maximumBytes: 1 << 30))
+        let before = file.contents[12]
+        #expect(try read(pages, file, 12) == before)
+        // A rewrite whose bytes were then damaged: the new nonce misses, and its tag fails.
+        try file.write(12, generation: 1)
+        file.base.storeBytes(
+            of: ~file.sealed(12).load(fromByteOffset: 7, as: UInt8.self), toByteOffset: 12 * Self.pageSize + 7,
+            as: UInt8.self)
+        #expect(throws: StorageError.self) { try pages.page(12, sealed: file.sealed(12), file: file.path) }
+        // A page never read before, damaged, and the same page at another number: damage too.
+        file.base.storeBytes(
+            of: ~file.sealed(13).load(fromByteOffset: 4000, as: UInt8.self), toByteOffset: 13 * Self.pageSize + 4000,
+            as: UInt8.self)
+        #expect(throws: StorageError.self) { try pages.page(13, sealed: file.sealed(13), file: file.path) }
+        #expect(throws: StorageError.self) { try pages.page(14, sealed: file.sealed(15), file: file.path) }
+        #expect(throws: StorageError.self) {
+            try pages.page(PageNumber(pages.capacity), sealed: file.sealed(1), file: file.path)
+        }
+    }
+
+    @Test func readersOnSeveralThreadsGetTheirPagesBytes() throws {
+        let file = try SealedFile()
+        let pages = try #require(DecryptedPages(sealer: file.sealer, maximumBytes: 1 << 30))
+        let failures = Locked(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            for round in 0..<20 {
+                for step in 0..<Self.pageCount {
+                    let number = PageNumber((step * 7 + thread * 13 + round) % Self.pageCount)
+                    if (try? read(pages, file, number)) != file.contents[Int(number)] {
+                        failures.withLock { $0 += 1 }
+                    }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
+    }
+}
