@@ -207,6 +207,7 @@ func run() throws {
         _ = readLine()
         say(try checksum() == before ? "same" : "changed")
     case "damaged-file-probe": try runDamagedFileProbe(arguments)  // see DamagedFileProbe.swift
+    case "sync-capture-loop": try runSyncCaptureLoop(arguments)  // see SyncCaptureLoop.swift
     default:
         if try runBadInputMode(arguments) { return }
         if try runObjectTrapMode(arguments) { return }  // see ObjectTraps.swift
