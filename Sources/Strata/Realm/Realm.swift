@@ -424,15 +424,20 @@ public final class Realm {
 
     /// Runs `block` in the write transaction just begun, then commits it (or cancels it if `block` throws).
     func finishWrite<Result>(_ block: () throws -> Result) throws -> Result {
-        let result: Result
+        let result = try runInWrite(block)
+        if isInWriteTransaction { try commitWrite() }
+        return result
+    }
+
+    /// Runs `block` in the write transaction just begun; if it throws, cancels the transaction (unless `block`
+    /// ended it) and rethrows. The caller commits.
+    func runInWrite<Result>(_ block: () throws -> Result) throws -> Result {
         do {
-            result = try block()
+            return try block()
         } catch {
             if isInWriteTransaction { cancelWrite() }
             throw error
         }
-        if isInWriteTransaction { try commitWrite() }
-        return result
     }
 
     /// Starts a write transaction, waiting for the file's write lock, and advances the Realm to the newest

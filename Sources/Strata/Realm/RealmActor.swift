@@ -47,13 +47,7 @@ extension Realm {
             throw error
         }
         try adoptWrite(started)
-        let result: Result
-        do {
-            result = try block()
-        } catch {
-            if isInWriteTransaction { cancelWrite() }
-            throw error
-        }
+        let result = try runInWrite(block)
         if isInWriteTransaction { try await commitWriteAwaitingDurability() }
         return result
     }

@@ -6,7 +6,7 @@ public import Foundation
 ///
 /// Values are read at the commit from the write transaction, so a later write never changes what an earlier
 /// entry says. For Strata Sync (`StrataSync`), not for applications.
-@_spi(StrataSync) public struct CapturedTransaction: Sendable, Hashable, Codable {
+@_spi(StrataSync) public struct CapturedTransaction: Sendable, Hashable {
     /// The entry's place in the queue: 1, 2, 3, … per file, never reused.
     public var sequence: Int64
     /// The recorder's timestamp for the whole transaction (its ``SyncCaptureRecorder/stamp()``).
@@ -23,7 +23,7 @@ public import Foundation
 }
 
 /// One object's change in a ``CapturedTransaction``.
-@_spi(StrataSync) public struct CapturedObjectChange: Sendable, Hashable, Codable {
+@_spi(StrataSync) public struct CapturedObjectChange: Sendable, Hashable {
     /// The persisted class name.
     public var className: String
     /// The object's primary key.
@@ -48,7 +48,7 @@ public import Foundation
 }
 
 /// One captured property value, in portable form: no object keys (a link is its target's primary key).
-@_spi(StrataSync) public enum CapturedValue: Sendable, Hashable, Codable {
+@_spi(StrataSync) public enum CapturedValue: Sendable, Hashable {
     /// No value (a nil optional or link).
     case null
     /// A `Bool`.
