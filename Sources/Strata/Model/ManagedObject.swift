@@ -19,7 +19,7 @@ final class ManagedObject {
     /// at that same generation is not a deleted object but a reference to nothing: damage. Once the row could
     /// not be read because the file is damaged, ``damagedRow`` (one field for both: accessors are made by the
     /// million and their size matters).
-    @usableFromInline var referencedGeneration: UInt64 = .max
+    @exclusivity(unchecked) @usableFromInline var referencedGeneration: UInt64 = .max
 
     /// ``referencedGeneration`` of an object whose row could not be read.
     @usableFromInline static let damagedRow = UInt64.max - 1

@@ -803,6 +803,7 @@ public final class Realm {
     func rowCursor(_ binding: TableBinding) -> TreeCursor? { tables.rowCursor(binding) }
 
     /// A managed accessor for object `key`, primed with its row bytes from the current snapshot.
+    @inline(__always)
     func object(_ binding: TableBinding, key: Int64, row: StableValue) -> ObjectBase {
         accessor(for: ManagedObject(realm: self, binding: binding, key: key, row: row, generation: generation))
     }

@@ -22,7 +22,7 @@ final class TableStore {
     /// The first error of the write transaction; the transaction rolls back at commit.
     var failure: Realm.Error?
     /// Bindings of model types (by type) to the stored classes.
-    var bindings: [ObjectIdentifier: TableBinding] = [:] {
+    @exclusivity(unchecked) var bindings: [ObjectIdentifier: TableBinding] = [:] {
         didSet { if bindings.isEmpty { resolvedPaths.withLock { $0.removeAll() } } }
     }
     /// Bindings of stored classes for `DynamicObject` access, by class name.
