@@ -41,6 +41,11 @@ final class GroupCommit: PThreadCondition, @unchecked Sendable {
     private var running = false
     private var stopping = false
     private var syncCount = 0
+    /// Threads blocked in ``drain()``: the syncer then syncs at once instead of holding for queued writers.
+    private var draining = 0
+    /// How long the last sync took, in nanoseconds: the most a sync is held for queued writers (see
+    /// `holdForQueuedWriters`).
+    private var lastSyncNanoseconds = 0
 
     /// Syncs the syncer thread made (tests check that concurrent commits share them).
     var syncs: Int {
@@ -85,7 +90,10 @@ final class GroupCommit: PThreadCondition, @unchecked Sendable {
     /// commits: a commit published directly, a checkpoint of the log.
     func drain() throws(StorageError) {
         pthread_mutex_lock(mutex)
+        draining += 1
+        pthread_cond_broadcast(condition)
         while !pending.isEmpty { pthread_cond_wait(condition, mutex) }
+        draining -= 1
         let failure = self.failure
         pthread_mutex_unlock(mutex)
         if let failure { throw failure }
@@ -115,13 +123,19 @@ final class GroupCommit: PThreadCondition, @unchecked Sendable {
         pthread_mutex_lock(mutex)
         while true {
             while pending.isEmpty && !stopping && !untilIdle { pthread_cond_wait(condition, mutex) }
+            if !untilIdle { holdForQueuedWriters() }
             guard let log, let owner, let newest = pending.last else { break }
             let batch = pending.count
             let start = pending[0].start
             pthread_mutex_unlock(mutex)
             var outcome: Result<Void, StorageError>
             do throws(StorageError) {
+                let began = Self.nanoseconds()
                 try log.sync()
+                let took = Self.nanoseconds() - began
+                pthread_mutex_lock(mutex)
+                lastSyncNanoseconds = took
+                pthread_mutex_unlock(mutex)
                 owner.groupBecameDurable(newest)
                 outcome = .success(())
             } catch {
@@ -152,5 +166,35 @@ final class GroupCommit: PThreadCondition, @unchecked Sendable {
         }
         running = false
         pthread_mutex_unlock(mutex)
+    }
+
+    /// Called with `mutex` held and a commit pending. Writers queued for the write lock each append a commit
+    /// moments after they get it, and then wait for a sync: syncing now would cover only what is pending and make
+    /// them wait for the next sync as well. So the sync waits while a writer is queued — woken by each append —
+    /// for at most as long as the last sync took (a sync it saves them is longer than the wait), and not at all
+    /// when someone drains, the file is closing or the batch is already large. PostgreSQL's `commit_delay`,
+    /// bounded and skipped when nobody waits. Correctness does not depend on it: every commit still returns only
+    /// after a sync covers it.
+    private func holdForQueuedWriters() {
+        guard let owner, lastSyncNanoseconds > 0 else { return }
+        var deadline = timespec()
+        clock_gettime(CLOCK_REALTIME, &deadline)
+        let end = Int(deadline.tv_nsec) + min(lastSyncNanoseconds, Self.maximumHoldNanoseconds)
+        deadline.tv_sec += end / 1_000_000_000
+        deadline.tv_nsec = end % 1_000_000_000
+        while !stopping && draining == 0 && pending.count < Self.largeBatch && owner.gate.hasWaiters {
+            if pthread_cond_timedwait(condition, mutex, &deadline) != 0 { return }
+        }
+    }
+
+    /// The longest a sync is held for queued writers, whatever the last sync took.
+    private static let maximumHoldNanoseconds = 2_000_000
+    /// A batch this large is synced at once.
+    private static let largeBatch = 64
+
+    private static func nanoseconds() -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int(now.tv_sec) * 1_000_000_000 + Int(now.tv_nsec)
     }
 }
