@@ -17,9 +17,10 @@ extension TableStore {
             if let transaction {
                 let cached = binding.primaryKeysEpoch == writeEpoch ? binding.primaryKeysHandle : nil
                 guard let handle = try cached ?? handle(binding.primaryKeyTree, create: false) else { return nil }
-                return try transaction.get(encoded, in: handle).map(KeyEncoding.decodeObjectKey)
+                // Read in place: copying the 8-byte value out costs an array allocation per lookup.
+                return try transaction.withValue(forKey: encoded, in: handle, KeyEncoding.decodeObjectKey)
             }
-            return try view(binding.primaryKeyTree)?.get(encoded).map(KeyEncoding.decodeObjectKey)
+            return try view(binding.primaryKeyTree)?.withValue(forKey: encoded, KeyEncoding.decodeObjectKey)
         }
     }
 }
