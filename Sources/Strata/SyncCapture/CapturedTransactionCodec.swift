@@ -3,13 +3,16 @@ import Foundation
 /// The bytes of an upload-queue entry: a compact binary form written at every captured commit (JSON cost more
 /// than the rest of a small commit). All integers little-endian; strings and data as a length (varint) and bytes.
 ///
-/// `1` (format) · sequence (8) · timestamp (string) · change count (varint) · per change: class (string), flags
-/// (1 byte: 1 created, 2 deleted), primary key (value), value count (varint), per value: name (string), value.
+/// `2` (format) · sequence (8) · timestamp (string) · change count (varint) · per change: class (string), flags
+/// (1 byte: 1 created, 2 deleted), primary key (value), value count (varint), per value: name (string), value;
+/// collection count (varint), per collection: name (string), kind (1 byte), its payload — kind 1 (map): set
+/// count (varint), per key: key (string), value; removed count (varint), per key: key (string).
+/// Format 1 (before collections were captured) is format 2 without the collection part; it is still read.
 /// A value is a tag byte and its payload: 0 null; 1 bool (1); 2 int (8); 3 float (4, bits); 4 double (8, bits);
 /// 5 string; 6 data; 7 date (8, seconds since 1970 as double bits); 8 decimal128 (string); 9 objectId (string);
 /// 10 uuid (16); 11 link (the target's primary key, a value).
 enum CapturedTransactionCodec {
-    static let format: UInt8 = 1
+    static let format: UInt8 = 2
 
     static func encode(_ entry: CapturedTransaction) -> [UInt8] {
         var writer = Writer()
@@ -26,6 +29,11 @@ enum CapturedTransactionCodec {
                 writer.string(name)
                 writer.value(value)
             }
+            writer.varint(change.collections.count)
+            for (name, collection) in change.collections {
+                writer.string(name)
+                writer.collection(collection)
+            }
         }
         return writer.bytes
     }
@@ -33,7 +41,8 @@ enum CapturedTransactionCodec {
     /// Decodes an entry; nil when `bytes` is not one (the caller reports the damage).
     static func decode(_ bytes: [UInt8]) -> CapturedTransaction? {
         var reader = Reader(bytes: bytes)
-        guard reader.byte() == format, let sequence = reader.fixed(8), let timestamp = reader.string(),
+        guard let version = reader.byte(), version == 1 || version == format, let sequence = reader.fixed(8),
+            let timestamp = reader.string(),
             let count = reader.varint()
         else { return nil }
         var changes: [CapturedObjectChange] = []
@@ -46,10 +55,18 @@ enum CapturedTransactionCodec {
                 guard let name = reader.string(), let value = reader.value() else { return nil }
                 values[name] = value
             }
+            var collections: [String: CapturedCollectionChange] = [:]
+            if version >= 2 {
+                guard let collectionCount = reader.varint() else { return nil }
+                for _ in 0..<collectionCount {
+                    guard let name = reader.string(), let collection = reader.collection() else { return nil }
+                    collections[name] = collection
+                }
+            }
             changes.append(
                 CapturedObjectChange(
                     className: className, primaryKey: primaryKey, isCreated: flags & 1 != 0, isDeleted: flags & 2 != 0,
-                    values: values))
+                    values: values, collections: collections))
         }
         guard reader.isAtEnd else { return nil }
         return CapturedTransaction(sequence: Int64(bitPattern: sequence), timestamp: timestamp, changes: changes)
@@ -116,6 +133,20 @@ enum CapturedTransactionCodec {
                 self.value(key)
             }
         }
+
+        mutating func collection(_ change: CapturedCollectionChange) {
+            switch change {
+            case .map(let set, let removed):
+                bytes.append(1)
+                varint(set.count)
+                for (key, value) in set {
+                    string(key)
+                    self.value(value)
+                }
+                varint(removed.count)
+                for key in removed { string(key) }
+            }
+        }
     }
 
     /// Reads with bounds checks: every accessor returns nil past the end.
@@ -180,6 +211,26 @@ enum CapturedTransactionCodec {
                 offset += 16
                 return .uuid(UUID(uuid: id))
             case 11: return value(depth: depth + 1).map { .link($0) }
+            default: return nil
+            }
+        }
+
+        mutating func collection() -> CapturedCollectionChange? {
+            switch byte() {
+            case 1:
+                guard let setCount = varint() else { return nil }
+                var set: [String: CapturedValue] = [:]
+                for _ in 0..<setCount {
+                    guard let key = string(), let value = value() else { return nil }
+                    set[key] = value
+                }
+                guard let removedCount = varint() else { return nil }
+                var removed: [String] = []
+                for _ in 0..<removedCount {
+                    guard let key = string() else { return nil }
+                    removed.append(key)
+                }
+                return .map(set: set, removed: removed)
             default: return nil
             }
         }

@@ -20,6 +20,9 @@ extension CapturedTransaction {
                 return result
             }
             for (name, value) in change.values { result.properties[name] = .value(SyncValue(value), at: at) }
+            for (name, collection) in change.collections {
+                result.properties[name] = collection.update(at: at, isCreated: change.isCreated)
+            }
             if change.isCreated {
                 result.created = at
                 for column in type.columns where result.properties[column.name] == nil {
@@ -32,6 +35,20 @@ extension CapturedTransaction {
                 }
             }
             return result
+        }
+    }
+}
+
+extension CapturedCollectionChange {
+    /// The collection's edits in the change format, stamped `at`. A created object's collection starts with a
+    /// clear, so that what a previous life of the object left on the server goes.
+    func update(at: HybridTimestamp, isCreated: Bool) -> PropertyUpdate {
+        switch self {
+        case .map(let set, let removed):
+            var operations: [MapOperation] = isCreated ? [.clear(at: at)] : []
+            for key in set.keys.sorted() { operations.append(.set(key: key, value: SyncValue(set[key]!), at: at)) }
+            for key in removed { operations.append(.set(key: key, value: nil, at: at)) }
+            return .map(operations)
         }
     }
 }

@@ -66,6 +66,10 @@ struct LocalApply {
         }
         guard let object else { return }  // an update of an object deleted here: the delete wins
         for (name, update) in change.properties {
+            if case .map(let operations) = update, let column = type.column(named: name), column.shape == .map {
+                try applyMap(operations, to: object, column: column)
+                continue
+            }
             guard case .value(let value, let at) = update, let column = type.column(named: name),
                 column.shape == .value, column.property.type != .any
             else { continue }  // collections, mixed values: not applied yet (Documentation/Sync.md)
@@ -74,6 +78,41 @@ struct LocalApply {
             if let created = local.created, created > at { continue }
             object[name] = try localValue(value, column: column)
         }
+    }
+
+    /// Applies downloaded edits of a `Map` property, key by key, with the map's clocks kept in the file (the
+    /// replica's own writes, pending or not, are in them too): a key takes a downloaded value written later than
+    /// its clock; a clear removes the keys written before it; a write older than the latest clear is not shown.
+    private func applyMap(_ operations: [MapOperation], to object: DynamicObject, column: ServerColumn) throws {
+        if column.property.type == .any { return }  // mixed values: not synced yet
+        if case .embedded = column.link { return }  // embedded objects: not synced yet
+        let name = column.name
+        var clocks = try realm.syncMapClocks(of: object, property: name)
+        var values = try realm.syncMapValues(of: object, property: name).mapValues(SyncValue.init)
+        let before = values
+        for operation in operations {
+            let cleared = clocks.cleared.flatMap(HybridTimestamp.init)
+            switch operation {
+            case .set(let key, let value, let at):
+                if let clock = clocks.keys[key].flatMap(HybridTimestamp.init), clock >= at { continue }
+                clocks.keys[key] = at.description
+                if let cleared, at < cleared { continue }
+                values[key] = value
+            case .clear(let at):
+                if let cleared, cleared >= at { continue }
+                clocks.cleared = at.description
+                for key in Array(values.keys) {
+                    let clock = clocks.keys[key].flatMap(HybridTimestamp.init)
+                    if clock.map({ $0 < at }) ?? true { values[key] = nil }
+                }
+            }
+        }
+        if values != before {
+            var entries: [String: Any] = [:]
+            for (key, value) in values { entries[key] = try localValue(value, column: column) as Any }
+            object[name] = entries
+        }
+        try realm.setSyncMapClocks(clocks, of: object, property: name)
     }
 
     /// The Strata value of a change-format value for `column`.
