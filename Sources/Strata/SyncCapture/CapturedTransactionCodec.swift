@@ -6,7 +6,8 @@ import Foundation
 /// `2` (format) · sequence (8) · timestamp (string) · change count (varint) · per change: class (string), flags
 /// (1 byte: 1 created, 2 deleted), primary key (value), value count (varint), per value: name (string), value;
 /// collection count (varint), per collection: name (string), kind (1 byte), its payload — kind 1 (map): set
-/// count (varint), per key: key (string), value; removed count (varint), per key: key (string).
+/// count (varint), per key: key (string), value; removed count (varint), per key: key (string); kind 2 (set):
+/// added count (varint), per element: value, tag count (varint), tags (strings); the removed elements alike.
 /// Format 1 (before collections were captured) is format 2 without the collection part; it is still read.
 /// A value is a tag byte and its payload: 0 null; 1 bool (1); 2 int (8); 3 float (4, bits); 4 double (8, bits);
 /// 5 string; 6 data; 7 date (8, seconds since 1970 as double bits); 8 decimal128 (string); 9 objectId (string);
@@ -145,6 +146,16 @@ enum CapturedTransactionCodec {
                 }
                 varint(removed.count)
                 for key in removed { string(key) }
+            case .set(let added, let removed):
+                bytes.append(2)
+                for elements in [added, removed] {
+                    varint(elements.count)
+                    for element in elements {
+                        value(element.value)
+                        varint(element.tags.count)
+                        for tag in element.tags { string(tag) }
+                    }
+                }
             }
         }
     }
@@ -231,8 +242,26 @@ enum CapturedTransactionCodec {
                     removed.append(key)
                 }
                 return .map(set: set, removed: removed)
+            case 2:
+                guard let added = setElements(), let removed = setElements() else { return nil }
+                return .set(added: added, removed: removed)
             default: return nil
             }
+        }
+
+        mutating func setElements() -> [CapturedSetElement]? {
+            guard let count = varint() else { return nil }
+            var elements: [CapturedSetElement] = []
+            for _ in 0..<count {
+                guard let value = value(), let tagCount = varint() else { return nil }
+                var tags: [String] = []
+                for _ in 0..<tagCount {
+                    guard let tag = string() else { return nil }
+                    tags.append(tag)
+                }
+                elements.append(CapturedSetElement(value: value, tags: tags))
+            }
+            return elements
         }
     }
 }

@@ -23,6 +23,7 @@ extension Realm {
         var changes: [CapturedObjectChange] = []
         var mapClocks: [(binding: TableBinding, key: Int64, property: Int, keys: [String], isCreated: Bool)] = []
         var targets: [String: TableBinding] = [:]
+        let stamp = CaptureStamp(capture.capture.recorder)
         for (binding, key) in capture.touched {
             guard let primaryKeyIndex = binding.table.primaryKeyIndex else { continue }
             let before = try baseRowValues(binding, key)
@@ -44,7 +45,8 @@ extension Realm {
                     if syncedCollection(binding, index) != nil {
                         guard
                             let change = try capturedCollectionChange(
-                                binding, property: index, key: key, isCreated: before == nil, targets: &targets)
+                                binding, property: index, key: key, isCreated: before == nil, stamp: stamp,
+                                targets: &targets)
                         else { continue }
                         collections[name] = change
                         if case .map(let set, let removed) = change {
@@ -68,7 +70,7 @@ extension Realm {
         let queue = try handle(SyncTreeNames.queue, create: true)!
         let sequence = Int64(bitPattern: try mutate { try transaction.nextSequence(in: queue) })
         let entry = CapturedTransaction(
-            sequence: sequence, timestamp: capture.capture.recorder.stamp(), changes: changes)
+            sequence: sequence, timestamp: stamp.value, changes: changes)
         for clocks in mapClocks {
             try recordMapClocks(
                 clocks.binding, property: clocks.property, key: clocks.key, keys: clocks.keys,

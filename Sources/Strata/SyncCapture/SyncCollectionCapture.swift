@@ -7,7 +7,7 @@ extension Realm {
     /// do not sync yet (mixed values, embedded objects, links to objects without a primary key).
     func syncedCollection(_ binding: TableBinding, _ index: Int) -> _CollectionKind? {
         let info = binding.table.infos[index]
-        guard let kind = info.collection, kind == .map, info.type != .any else { return nil }
+        guard let kind = info.collection, kind != .list, info.type != .any else { return nil }
         if info.type == .object {
             guard let target = binding.table.schema.properties[index].objectClassName,
                 let stored = schemaClasses()[target]
@@ -57,7 +57,8 @@ extension Realm {
     /// What the transaction did to object `key`'s synced collection `property` (`isCreated`: the object is new, so
     /// everything in it is added); nil when nothing changed.
     func capturedCollectionChange(
-        _ binding: TableBinding, property: Int, key: Int64, isCreated: Bool, targets: inout [String: TableBinding]
+        _ binding: TableBinding, property: Int, key: Int64, isCreated: Bool, stamp: CaptureStamp,
+        targets: inout [String: TableBinding]
     ) throws(Realm.Error) -> CapturedCollectionChange? {
         let before = isCreated ? [] : try collectionContents(binding, property: property, key: key, inBase: true)
         let after = try collectionContents(binding, property: property, key: key, inBase: false)
@@ -75,8 +76,51 @@ extension Realm {
             let removed = old.keys.map { String(decoding: $0, as: UTF8.self) }.sorted()
             // A created object's map is reported even when empty: its upload clears what a previous life left.
             return set.isEmpty && removed.isEmpty && !isCreated ? nil : .map(set: set, removed: removed)
+        case .set?:
+            let kept = Set(after.map(\.key))
+            var old: Set<[UInt8]> = []
+            var removed: [CapturedSetElement] = []
+            for entry in before {
+                old.insert(entry.key)
+                guard !kept.contains(entry.key) else { continue }
+                let value = try portable(entry.value, binding: binding, property: property, targets: &targets)
+                let tags = try setTags(binding, property: property, key: key, element: entry.key)
+                removed.append(CapturedSetElement(value: value, tags: tags))
+                try setSetTags([], binding, property: property, key: key, element: entry.key)
+            }
+            var added: [CapturedSetElement] = []
+            for entry in after where !old.contains(entry.key) {
+                let value = try portable(entry.value, binding: binding, property: property, targets: &targets)
+                let tag = stamp.elementID()
+                added.append(CapturedSetElement(value: value, tags: [tag]))
+                try setSetTags([tag], binding, property: property, key: key, element: entry.key)
+            }
+            return added.isEmpty && removed.isEmpty ? nil : .set(added: added, removed: removed)
         default:
             return nil
         }
+    }
+}
+
+/// The timestamp of a captured transaction, taken from the recorder when first needed (under the write lock, so
+/// timestamps follow commit order), and the ids of the elements the transaction adds to synced sets and lists:
+/// the timestamp followed by `#` and a number, unique and later than every id this replica has seen.
+final class CaptureStamp {
+    private let recorder: any SyncCaptureRecorder
+    private var stamp: String?
+    private var elements = 0
+
+    init(_ recorder: any SyncCaptureRecorder) { self.recorder = recorder }
+
+    var value: String {
+        if let stamp { return stamp }
+        let new = recorder.stamp()
+        stamp = new
+        return new
+    }
+
+    func elementID() -> String {
+        elements += 1
+        return "\(value)#\(elements)"
     }
 }

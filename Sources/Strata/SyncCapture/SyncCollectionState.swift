@@ -4,7 +4,8 @@ import StrataStorage
 /// the hidden tree `$syncCollections` maps each owner's collection (class, property, object key) to a keyed
 /// subtree. For a `Map`: each key's clock (the timestamp of its last write or removal, as the recorder's text,
 /// whose byte order is time order) and, under `$cleared`, the time of the latest clear (map keys never start with
-/// `$`). Written by the capture at the commit of local writes and, through the SPI below, by the client applying
+/// `$`). For a `MutableSet`: each element's set key → the tags of the adds that put it there (a varint count
+/// and the tags as length-prefixed strings). Written by the capture at the commit of local writes and, through the SPI below, by the client applying
 /// downloaded ones; deleted with the object.
 extension Realm {
     static let clearedMapKey = Array("$cleared".utf8)
@@ -36,6 +37,70 @@ extension Realm {
         let clock = Array(stamp.utf8)
         if cleared { try mutate { try transaction.put(Self.clearedMapKey, clock, in: tree) } }
         for mapKey in keys { try mutate { try transaction.put(Array(mapKey.utf8), clock, in: tree) } }
+    }
+
+    /// The tags of the set element stored under `element` in `key`'s set `property`.
+    func setTags(_ binding: TableBinding, property: Int, key: Int64, element: [UInt8]) throws(Realm.Error) -> [String] {
+        guard let tree = try collectionState(binding, property: property, key: key, create: false),
+            let bytes = try storage({ try activeTransaction().get(element, in: tree) })
+        else { return [] }
+        guard let tags = Self.decodeTags(bytes) else {
+            throw tables.corruptData("the sync tags of a set element of \(binding.className) cannot be read")
+        }
+        return tags
+    }
+
+    /// Stores `tags` as the tags of the set element `element` (none: forgets it).
+    func setSetTags(_ tags: [String], _ binding: TableBinding, property: Int, key: Int64, element: [UInt8])
+        throws(Realm.Error)
+    {
+        let transaction = try activeTransaction()
+        if tags.isEmpty {
+            guard let tree = try collectionState(binding, property: property, key: key, create: false) else { return }
+            _ = try mutate { try transaction.delete(element, in: tree) }
+            return
+        }
+        let tree = try collectionState(binding, property: property, key: key, create: true)!
+        var bytes: [UInt8] = []
+        Self.appendVarint(tags.count, to: &bytes)
+        for tag in tags {
+            Self.appendVarint(tag.utf8.count, to: &bytes)
+            bytes += tag.utf8
+        }
+        try mutate { try transaction.put(element, bytes, in: tree) }
+    }
+
+    private static func appendVarint(_ value: Int, to bytes: inout [UInt8]) {
+        var rest = UInt64(value)
+        while rest >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
+    }
+
+    private static func decodeTags(_ bytes: [UInt8]) -> [String]? {
+        var offset = 0
+        func varint() -> Int? {
+            var value = 0
+            var shift = 0
+            while offset < bytes.count, shift < 63 {
+                let byte = bytes[offset]
+                offset += 1
+                value |= Int(byte & 0x7f) << shift
+                if byte & 0x80 == 0 { return value }
+                shift += 7
+            }
+            return nil
+        }
+        guard let count = varint() else { return nil }
+        var tags: [String] = []
+        for _ in 0..<count {
+            guard let length = varint(), bytes.count - offset >= length else { return nil }
+            tags.append(String(decoding: bytes[offset..<offset + length], as: UTF8.self))
+            offset += length
+        }
+        return offset == bytes.count ? tags : nil
     }
 
     /// Forgets the merge state of a deleted object's collections.
@@ -120,6 +185,34 @@ extension Realm {
         }
         for (key, clock) in clocks.keys {
             try mutate { try transaction.put(Array(key.utf8), Array(clock.utf8), in: tree) }
+        }
+    }
+
+    /// The elements of `object`'s set property `property` (persisted name) in portable form, each with the tags
+    /// of the adds this replica knows of (none for an element added while capture was off), in the write
+    /// transaction.
+    public func syncSetElements(of object: ObjectBase, property: String) throws(Realm.Error) -> [CapturedSetElement] {
+        let (managed, index) = try syncedCollectionOwner(object, property)
+        var targets: [String: TableBinding] = [:]
+        return try collectionContents(managed.binding, property: index, key: managed.key, inBase: false).map {
+            entry throws(Realm.Error) in
+            CapturedSetElement(
+                value: try portable(entry.value, binding: managed.binding, property: index, targets: &targets),
+                tags: try setTags(managed.binding, property: index, key: managed.key, element: entry.key))
+        }
+    }
+
+    /// Stores the tags of the elements of `object`'s set property `property` (persisted name), in the write
+    /// transaction that applies the downloaded changes they reflect: each element of the set takes the tags given
+    /// for its value (none: forgotten); values not in the set are ignored.
+    public func setSyncSetTags(_ tags: [CapturedValue: [String]], of object: ObjectBase, property: String)
+        throws(Realm.Error)
+    {
+        let (managed, index) = try syncedCollectionOwner(object, property)
+        var targets: [String: TableBinding] = [:]
+        for entry in try collectionContents(managed.binding, property: index, key: managed.key, inBase: false) {
+            let value = try portable(entry.value, binding: managed.binding, property: index, targets: &targets)
+            try setSetTags(tags[value] ?? [], managed.binding, property: index, key: managed.key, element: entry.key)
         }
     }
 

@@ -70,6 +70,10 @@ struct LocalApply {
                 try applyMap(operations, to: object, column: column)
                 continue
             }
+            if case .set(let operations) = update, let column = type.column(named: name), column.shape == .set {
+                try applySet(operations, to: object, column: column)
+                continue
+            }
             guard case .value(let value, let at) = update, let column = type.column(named: name),
                 column.shape == .value, column.property.type != .any
             else { continue }  // collections, mixed values: not applied yet (Documentation/Sync.md)
@@ -113,6 +117,43 @@ struct LocalApply {
             object[name] = entries
         }
         try realm.setSyncMapClocks(clocks, of: object, property: name)
+    }
+
+    /// Applies downloaded edits of a `MutableSet` property with the tags kept in the file (observed-remove, add
+    /// wins): an add puts the value in with its tag; a remove takes away the tags it names, and the value only
+    /// when no tag is left, so a local add the remover had not seen (pending or not) keeps it.
+    private func applySet(_ operations: [SetOperation], to object: DynamicObject, column: ServerColumn) throws {
+        if column.property.type == .any { return }  // mixed values: not synced yet
+        let name = column.name
+        let elements = try realm.syncSetElements(of: object, property: name)
+        var order = elements.map { SyncValue($0.value) }
+        var tags: [SyncValue: [String]] = [:]
+        for element in elements { tags[SyncValue(element.value)] = element.tags }
+        let before = order
+        for operation in operations {
+            switch operation {
+            case .add(let value, let tag):
+                if tags[value] == nil { order.append(value) }
+                if !(tags[value] ?? []).contains(tag.description) { tags[value, default: []].append(tag.description) }
+            case .remove(let value, let observedTags):
+                guard var live = tags[value] else { continue }
+                let removed = Set(observedTags.map(\.description))
+                live.removeAll { removed.contains($0) }
+                // An element known without tags (added while capture was off) goes with any remove.
+                if live.isEmpty {
+                    tags[value] = nil
+                    order.removeAll { $0 == value }
+                } else {
+                    tags[value] = live
+                }
+            }
+        }
+        if order != before { object[name] = try order.map { try localValue($0, column: column) as Any } }
+        var stored: [CapturedValue: [String]] = [:]
+        for (value, live) in tags {
+            if let captured = CapturedValue(value) { stored[captured] = live }
+        }
+        try realm.setSyncSetTags(stored, of: object, property: name)
     }
 
     /// The Strata value of a change-format value for `column`.

@@ -201,7 +201,9 @@ public actor SyncClient {
                     case .set(_, _, let at), .clear(let at): times.append(at)
                     }
                 }
-            case .list, .set: break
+            case .set(let operations):
+                for case .add(_, let tag) in operations { times.append(tag) }
+            case .list: break
             }
         }
         for time in times {

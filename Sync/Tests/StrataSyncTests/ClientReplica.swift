@@ -85,6 +85,13 @@ final class ClientReplica: Sendable {
         return (scores + ["|"] + friends).joined(separator: " ")
     }
 
+    /// Bag `id`'s colors, sorted; nil when the bag is not there.
+    func bagColors(_ id: Int) throws -> [String]? {
+        let realm = try Realm(configuration: configuration)
+        realm.refresh()
+        return realm.object(ofType: ClientBag.self, forPrimaryKey: id).map { Array($0.colors).sorted() }
+    }
+
     /// How many entries wait in the replica's upload queue.
     func queued() throws -> Int {
         let realm = try Realm(configuration: configuration)
