@@ -7,7 +7,9 @@ import Foundation
 /// (1 byte: 1 created, 2 deleted), primary key (value), value count (varint), per value: name (string), value;
 /// collection count (varint), per collection: name (string), kind (1 byte), its payload — kind 1 (map): set
 /// count (varint), per key: key (string), value; removed count (varint), per key: key (string); kind 2 (set):
-/// added count (varint), per element: value, tag count (varint), tags (strings); the removed elements alike.
+/// added count (varint), per element: value, tag count (varint), tags (strings); the removed elements alike;
+/// kind 3 (list): operation count (varint), per operation: 0 insert (id, 0/1 and the id it follows, value), 1 remove
+/// (id), 2 clear (time).
 /// Format 1 (before collections were captured) is format 2 without the collection part; it is still read.
 /// A value is a tag byte and its payload: 0 null; 1 bool (1); 2 int (8); 3 float (4, bits); 4 double (8, bits);
 /// 5 string; 6 data; 7 date (8, seconds since 1970 as double bits); 8 decimal128 (string); 9 objectId (string);
@@ -156,6 +158,29 @@ enum CapturedTransactionCodec {
                         for tag in element.tags { string(tag) }
                     }
                 }
+            case .list(let operations):
+                bytes.append(3)
+                varint(operations.count)
+                for operation in operations {
+                    switch operation {
+                    case .insert(let id, let after, let value):
+                        bytes.append(0)
+                        string(id)
+                        if let after {
+                            bytes.append(1)
+                            string(after)
+                        } else {
+                            bytes.append(0)
+                        }
+                        self.value(value)
+                    case .remove(let id):
+                        bytes.append(1)
+                        string(id)
+                    case .clear(let at):
+                        bytes.append(2)
+                        string(at)
+                    }
+                }
             }
         }
     }
@@ -245,6 +270,30 @@ enum CapturedTransactionCodec {
             case 2:
                 guard let added = setElements(), let removed = setElements() else { return nil }
                 return .set(added: added, removed: removed)
+            case 3:
+                guard let count = varint() else { return nil }
+                var operations: [CapturedListOperation] = []
+                for _ in 0..<count {
+                    switch byte() {
+                    case 0:
+                        guard let id = string(), let hasAfter = byte() else { return nil }
+                        var after: String?
+                        if hasAfter == 1 {
+                            guard let id = string() else { return nil }
+                            after = id
+                        }
+                        guard let value = value() else { return nil }
+                        operations.append(.insert(id: id, after: after, value: value))
+                    case 1:
+                        guard let id = string() else { return nil }
+                        operations.append(.remove(id: id))
+                    case 2:
+                        guard let at = string() else { return nil }
+                        operations.append(.clear(at: at))
+                    default: return nil
+                    }
+                }
+                return .list(operations)
             default: return nil
             }
         }

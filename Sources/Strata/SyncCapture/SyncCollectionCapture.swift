@@ -7,7 +7,7 @@ extension Realm {
     /// do not sync yet (mixed values, embedded objects, links to objects without a primary key).
     func syncedCollection(_ binding: TableBinding, _ index: Int) -> _CollectionKind? {
         let info = binding.table.infos[index]
-        guard let kind = info.collection, kind != .list, info.type != .any else { return nil }
+        guard let kind = info.collection, info.type != .any else { return nil }
         if info.type == .object {
             guard let target = binding.table.schema.properties[index].objectClassName,
                 let stored = schemaClasses()[target]
@@ -23,6 +23,7 @@ extension Realm {
         -> [(key: [UInt8], value: _StoredValue)]
     {
         let info = tables.elementInfo(binding, property)
+        let keyed = binding.table.infos[property].collection != .list  // list trees have no keys
         var entries: [(key: [UInt8], value: _StoredValue)] = []
         if inBase {
             // `collectionView` reads nothing during a write transaction: the base snapshot is read directly.
@@ -31,7 +32,7 @@ extension Realm {
             else { return [] }
             try storage {
                 try tree.forEachEntry { key, value in
-                    entries.append((Array(key), RowCodec.get(try RowView(value), column: 0, info: info)))
+                    entries.append((keyed ? Array(key) : [], RowCodec.get(try RowView(value), column: 0, info: info)))
                     return true
                 }
             }
@@ -46,7 +47,7 @@ extension Realm {
                 while more {
                     let row = try cursor.value()
                     let value = try row.withUnsafeBytes { RowCodec.get(try RowView($0), column: 0, info: info) }
-                    entries.append((try cursor.key(), value))
+                    entries.append((keyed ? try cursor.key() : [], value))
                     more = try cursor.next()
                 }
             }
@@ -96,9 +97,82 @@ extension Realm {
                 try setSetTags([tag], binding, property: property, key: key, element: entry.key)
             }
             return added.isEmpty && removed.isEmpty ? nil : .set(added: added, removed: removed)
+        case .list?:
+            return try capturedListChange(
+                binding, property: property, key: key, before: before.map(\.value), after: after.map(\.value),
+                isCreated: isCreated, stamp: stamp, targets: &targets)
         default:
             return nil
         }
+    }
+
+    /// A list's edits: the difference between its elements in the base and in the transaction, as removals of
+    /// the ids the list state gives the base's elements and inserts after each new element's predecessor. A
+    /// list whose state does not match its elements (a new object's, or one filled while capture was off) is
+    /// sent as a clear and inserts of everything.
+    private func capturedListChange(
+        _ binding: TableBinding, property: Int, key: Int64, before: [_StoredValue], after: [_StoredValue],
+        isCreated: Bool, stamp: CaptureStamp, targets: inout [String: TableBinding]
+    ) throws(Realm.Error) -> CapturedCollectionChange? {
+        var state = isCreated ? nil : try listState(binding, property: property, key: key)
+        var operations: [CapturedListOperation] = []
+        if let known = state, known.visibleIDs.count == before.count {
+            let difference = after.difference(from: before, by: ListElements.equal)
+            if difference.isEmpty { return nil }
+            let visible = known.visibleIDs
+            var removedOffsets: Set<Int> = []
+            var insertedOffsets: Set<Int> = []
+            for change in difference {
+                switch change {
+                case .remove(let offset, _, _): removedOffsets.insert(offset)
+                case .insert(let offset, _, _): insertedOffsets.insert(offset)
+                }
+            }
+            var removedIDs: Set<String> = []
+            for offset in removedOffsets.sorted() {
+                removedIDs.insert(visible[offset])
+                operations.append(.remove(id: visible[offset]))
+            }
+            for index in state!.elements.indices where removedIDs.contains(state!.elements[index].id) {
+                state!.elements[index].isRemoved = true
+            }
+            var kept = visible.enumerated().filter { !removedOffsets.contains($0.offset) }.map(\.element)
+                .makeIterator()
+            var ids: [String] = []
+            for offset in after.indices {
+                guard insertedOffsets.contains(offset) else {
+                    ids.append(kept.next()!)
+                    continue
+                }
+                let id = stamp.elementID()
+                let previous = offset == 0 ? nil : ids[offset - 1]
+                // The newest id among the elements that follow `previous`: right after it in list order.
+                let position = previous.flatMap { id in state!.elements.firstIndex { $0.id == id }.map { $0 + 1 } } ?? 0
+                state!.elements.insert(.init(id: id, after: previous, isRemoved: false), at: position)
+                operations.append(
+                    .insert(
+                        id: id, after: previous,
+                        value: try portable(after[offset], binding: binding, property: property, targets: &targets)))
+                ids.append(id)
+            }
+        } else {
+            if !isCreated && state == nil && before.isEmpty && after.isEmpty { return nil }
+            var fresh = SyncListState(cleared: stamp.value)
+            operations.append(.clear(at: stamp.value))
+            var previous: String?
+            for value in after {
+                let id = stamp.elementID()
+                fresh.elements.append(.init(id: id, after: previous, isRemoved: false))
+                operations.append(
+                    .insert(
+                        id: id, after: previous,
+                        value: try portable(value, binding: binding, property: property, targets: &targets)))
+                previous = id
+            }
+            state = fresh
+        }
+        try setListState(state!, binding, property: property, key: key)
+        return .list(operations)
     }
 }
 

@@ -5,7 +5,8 @@ import StrataStorage
 /// subtree. For a `Map`: each key's clock (the timestamp of its last write or removal, as the recorder's text,
 /// whose byte order is time order) and, under `$cleared`, the time of the latest clear (map keys never start with
 /// `$`). For a `MutableSet`: each element's set key → the tags of the adds that put it there (a varint count
-/// and the tags as length-prefixed strings). Written by the capture at the commit of local writes and, through the SPI below, by the client applying
+/// and the tags as length-prefixed strings). For a `List`: under `$list`, its ``SyncListState`` (the latest clear,
+/// then every element's id, the id it follows and whether it was removed, in list order). Written by the capture at the commit of local writes and, through the SPI below, by the client applying
 /// downloaded ones; deleted with the object.
 extension Realm {
     static let clearedMapKey = Array("$cleared".utf8)
@@ -61,13 +62,7 @@ extension Realm {
             return
         }
         let tree = try collectionState(binding, property: property, key: key, create: true)!
-        var bytes: [UInt8] = []
-        Self.appendVarint(tags.count, to: &bytes)
-        for tag in tags {
-            Self.appendVarint(tag.utf8.count, to: &bytes)
-            bytes += tag.utf8
-        }
-        try mutate { try transaction.put(element, bytes, in: tree) }
+        try mutate { try transaction.put(element, Self.encodeStrings(tags), in: tree) }
     }
 
     private static func appendVarint(_ value: Int, to bytes: inout [UInt8]) {
@@ -101,6 +96,45 @@ extension Realm {
             offset += length
         }
         return offset == bytes.count ? tags : nil
+    }
+
+    static let listStateKey = Array("$list".utf8)
+
+    /// The state of `key`'s list `property`; nil when it has none.
+    func listState(_ binding: TableBinding, property: Int, key: Int64) throws(Realm.Error) -> SyncListState? {
+        guard let tree = try collectionState(binding, property: property, key: key, create: false),
+            let bytes = try storage({ try activeTransaction().get(Self.listStateKey, in: tree) })
+        else { return nil }
+        guard let strings = Self.decodeTags(bytes), strings.count % 3 == 1 else {
+            throw tables.corruptData("the sync state of a list of \(binding.className) cannot be read")
+        }
+        var state = SyncListState(cleared: strings[0].isEmpty ? nil : strings[0])
+        for start in stride(from: 1, to: strings.count, by: 3) {
+            state.elements.append(
+                .init(
+                    id: strings[start], after: strings[start + 1].isEmpty ? nil : strings[start + 1],
+                    isRemoved: strings[start + 2] == "1"))
+        }
+        return state
+    }
+
+    /// Stores the state of `key`'s list `property` (as strings: the clear, then id, after, removed per element).
+    func setListState(_ state: SyncListState, _ binding: TableBinding, property: Int, key: Int64) throws(Realm.Error) {
+        var strings = [state.cleared ?? ""]
+        for element in state.elements { strings += [element.id, element.after ?? "", element.isRemoved ? "1" : "0"] }
+        let tree = try collectionState(binding, property: property, key: key, create: true)!
+        let transaction = try activeTransaction()
+        try mutate { try transaction.put(Self.listStateKey, Self.encodeStrings(strings), in: tree) }
+    }
+
+    private static func encodeStrings(_ strings: [String]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        appendVarint(strings.count, to: &bytes)
+        for string in strings {
+            appendVarint(string.utf8.count, to: &bytes)
+            bytes += string.utf8
+        }
+        return bytes
     }
 
     /// Forgets the merge state of a deleted object's collections.
@@ -213,6 +247,31 @@ extension Realm {
         for entry in try collectionContents(managed.binding, property: index, key: managed.key, inBase: false) {
             let value = try portable(entry.value, binding: managed.binding, property: index, targets: &targets)
             try setSetTags(tags[value] ?? [], managed.binding, property: index, key: managed.key, element: entry.key)
+        }
+    }
+
+    /// The state of `object`'s list property `property` (persisted name), in the write transaction; nil when it
+    /// has none (filled while capture was off).
+    public func syncListState(of object: ObjectBase, property: String) throws(Realm.Error) -> SyncListState? {
+        let (managed, index) = try syncedCollectionOwner(object, property)
+        return try listState(managed.binding, property: index, key: managed.key)
+    }
+
+    /// Stores the state of `object`'s list property `property` (persisted name), in the write transaction that
+    /// applies the downloaded changes it reflects.
+    public func setSyncListState(_ state: SyncListState, of object: ObjectBase, property: String) throws(Realm.Error) {
+        let (managed, index) = try syncedCollectionOwner(object, property)
+        try setListState(state, managed.binding, property: index, key: managed.key)
+    }
+
+    /// The elements of `object`'s list property `property` (persisted name) in portable form, in the write
+    /// transaction.
+    public func syncListValues(of object: ObjectBase, property: String) throws(Realm.Error) -> [CapturedValue] {
+        let (managed, index) = try syncedCollectionOwner(object, property)
+        var targets: [String: TableBinding] = [:]
+        return try collectionContents(managed.binding, property: index, key: managed.key, inBase: false).map {
+            entry throws(Realm.Error) in
+            try portable(entry.value, binding: managed.binding, property: index, targets: &targets)
         }
     }
 

@@ -71,6 +71,20 @@ extension CapturedCollectionChange {
                 }
             }
             return .set(operations)
+        case .list(let captured):
+            var operations: [ListOperation] = []
+            for operation in captured {
+                switch operation {
+                case .insert(let id, let after, let value):
+                    operations.append(
+                        .insert(
+                            id: try timestamp(id), after: try after.map { (id) throws(SyncError) in try timestamp(id) },
+                            value: SyncValue(value)))
+                case .remove(let id): operations.append(.remove(id: try timestamp(id)))
+                case .clear(let at): operations.append(.clear(at: try timestamp(at)))
+                }
+            }
+            return .list(operations)
         }
     }
 }

@@ -70,6 +70,10 @@ struct LocalApply {
                 try applyMap(operations, to: object, column: column)
                 continue
             }
+            if case .list(let operations) = update, let column = type.column(named: name), column.shape == .list {
+                try applyList(operations, to: object, column: column)
+                continue
+            }
             if case .set(let operations) = update, let column = type.column(named: name), column.shape == .set {
                 try applySet(operations, to: object, column: column)
                 continue
@@ -154,6 +158,49 @@ struct LocalApply {
             if let captured = CapturedValue(value) { stored[captured] = live }
         }
         try realm.setSyncSetTags(stored, of: object, property: name)
+    }
+
+    /// Applies downloaded edits of a `List` property with the list's state kept in the file (every element's
+    /// id, the id it follows, removed ones too): the edits merge into that state as on the server, and the list
+    /// is rewritten in the state's order. Local edits are in the state already (the capture adds them at the
+    /// commit), so a pending local insert keeps its place.
+    private func applyList(_ operations: [ListOperation], to object: DynamicObject, column: ServerColumn) throws {
+        if column.property.type == .any { return }  // mixed values: not synced yet
+        if case .embedded = column.link { return }  // embedded objects: not synced yet
+        let name = column.name
+        let current = try realm.syncListValues(of: object, property: name).map(SyncValue.init)
+        var list = ListState()
+        if let state = try realm.syncListState(of: object, property: name) {
+            list.clearedAt = try state.cleared.map(Self.timestamp)
+            var values = current.makeIterator()
+            // A state that does not match the list (filled while capture was off) keeps no values: the
+            // server's edits decide.
+            let matches = state.visibleIDs.count == current.count
+            for element in state.elements {
+                let value = matches && state.isVisible(element) ? values.next() ?? .null : .null
+                list.elements.append(
+                    ListState.Element(
+                        id: try Self.timestamp(element.id), after: try element.after.map(Self.timestamp), value: value,
+                        removed: element.isRemoved || !matches))
+            }
+        }
+        for operation in operations { _ = list.apply(operation) }
+        let values = list.values
+        if values != current { object[name] = try values.map { try localValue($0, column: column) as Any } }
+        let state = SyncListState(
+            cleared: list.clearedAt?.description,
+            elements: list.walk.map {
+                .init(id: $0.id.description, after: $0.after?.description, isRemoved: $0.removed)
+            })
+        try realm.setSyncListState(state, of: object, property: name)
+    }
+
+    /// An element id of the list state.
+    private static func timestamp(_ text: String) throws(SyncError) -> HybridTimestamp {
+        guard let time = HybridTimestamp(text) else {
+            throw .invalidChange(type: "", property: nil, reason: "\"\(text)\" is not a list element id")
+        }
+        return time
     }
 
     /// The Strata value of a change-format value for `column`.

@@ -203,7 +203,13 @@ public actor SyncClient {
                 }
             case .set(let operations):
                 for case .add(_, let tag) in operations { times.append(tag) }
-            case .list: break
+            case .list(let operations):
+                for operation in operations {
+                    switch operation {
+                    case .insert(let id, _, _), .clear(let id): times.append(id)
+                    case .remove: break
+                    }
+                }
             }
         }
         for time in times {

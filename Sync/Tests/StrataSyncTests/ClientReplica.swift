@@ -92,6 +92,13 @@ final class ClientReplica: Sendable {
         return realm.object(ofType: ClientBag.self, forPrimaryKey: id).map { Array($0.colors).sorted() }
     }
 
+    /// Bag `id`'s tricks in list order; nil when the bag is not there.
+    func bagTricks(_ id: Int) throws -> [String]? {
+        let realm = try Realm(configuration: configuration)
+        realm.refresh()
+        return realm.object(ofType: ClientBag.self, forPrimaryKey: id).map { Array($0.tricks) }
+    }
+
     /// How many entries wait in the replica's upload queue.
     func queued() throws -> Int {
         let realm = try Realm(configuration: configuration)
