@@ -43,6 +43,8 @@ extension Realm {
                 for index in binding.table.infos.indices where index != primaryKeyIndex {
                     let name = binding.table.schema.properties[index].columnName
                     if syncedCollection(binding, index) != nil {
+                        // A new object's collections all count (an empty one too: its upload clears the server's).
+                        guard before == nil || capture.wroteCollection(binding, key, index) else { continue }
                         guard
                             let change = try capturedCollectionChange(
                                 binding, property: index, key: key, isCreated: before == nil, stamp: stamp,
