@@ -189,6 +189,16 @@ struct SyncCaptureTests {
                         "date": .date(-1.5), "decimal": .decimal128("1.50"),
                         "id": .objectId(String(repeating: "a", count: 24)),
                         "link": .link(.string("Ann")),
+                    ],
+                    collections: [
+                        "scores": .map(set: ["a": .int(1), "b": .null], removed: ["c"]),
+                        "colors": .set(
+                            added: [CapturedSetElement(value: .string("red"), tags: ["t#1"])],
+                            removed: [CapturedSetElement(value: .link(.int(3)), tags: ["s#2", "r#1"])]),
+                        "tricks": .list([
+                            .clear(at: "t"), .insert(id: "t#1", after: nil, value: .string("sit")),
+                            .insert(id: "t#2", after: "t#1", value: .double(2)), .remove(id: "s#1"),
+                        ]),
                     ]),
                 CapturedObjectChange(
                     className: "Gone", primaryKey: .int(7), isCreated: false, isDeleted: true, values: [:]),
@@ -208,7 +218,42 @@ struct SyncCaptureTests {
         #expect(got == expected)
         for cut in 0..<bytes.count { #expect(CapturedTransactionCodec.decode(Array(bytes[..<cut])) == nil) }
         #expect(CapturedTransactionCodec.decode(bytes + [0]) == nil)
-        #expect(CapturedTransactionCodec.decode([2] + bytes.dropFirst()) == nil)
+        #expect(CapturedTransactionCodec.decode([3] + bytes.dropFirst()) == nil)
+    }
+
+    @Test func queueEntriesOfFormatOneWithoutCollectionsAreStillRead() throws {
+        let entry = CapturedTransaction(
+            sequence: 4, timestamp: "t4",
+            changes: [
+                CapturedObjectChange(
+                    className: "Dog", primaryKey: .int(1), isCreated: false, isDeleted: false,
+                    values: ["name": .string("Rex")])
+            ])
+        let bytes = CapturedTransactionCodec.encode(entry)
+        #expect(bytes.first == 2 && bytes.last == 0)  // format 2; the change's collection count last
+        #expect(CapturedTransactionCodec.decode([1] + bytes.dropFirst().dropLast()) == entry)
+    }
+
+    @Test func collectionEditsAloneAreCapturedAndADeletedObjectLeavesNoMergeState() throws {
+        let recorder = CountingRecorder()
+        let realm = try capturedRealm(recorder)
+        defer { realm.configuration.stopSyncCapture() }
+        try realm.write { realm.create(Dog.self, value: ["id": 1, "name": "Rex", "tags": ["a"]]) }
+        try realm.write { try #require(realm.object(ofType: Dog.self, forPrimaryKey: 1)).tags.append("b") }
+        let queue = try realm.syncQueue()
+        #expect(queue.count == 2)
+        #expect(
+            queue.first?.changes.first?.collections["tags"]
+                == .list([
+                    .clear(at: "t1"), .insert(id: "t1#1", after: nil, value: .string("a")),
+                ]))
+        #expect(queue.last?.changes.first?.values == [:])
+        #expect(
+            queue.last?.changes.first?.collections["tags"]
+                == .list([.insert(id: "t2#1", after: "t1#1", value: .string("b"))]))
+        #expect(realm.tables.view(SyncTreeNames.collections)?.count == 1)
+        try realm.write { realm.delete(try #require(realm.object(ofType: Dog.self, forPrimaryKey: 1))) }
+        #expect((realm.tables.view(SyncTreeNames.collections)?.count ?? 0) == 0)
     }
 
     @Test func captureIsPerFileAndOffByDefault() throws {

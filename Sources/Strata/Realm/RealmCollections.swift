@@ -174,6 +174,7 @@ extension Realm {
         do {
             guard let tree = try collectionHandle(owner, property: property, nested: nested, create: true)
             else { throw Realm.Error.invalidatedObject }
+            syncCapture?.touch(owner.binding, owner.key, collection: property)
             try body(transaction, tree)
         } catch {
             fail(error)
@@ -222,6 +223,7 @@ extension Realm {
         guard let transaction = writeTransactionIfAny,
             let tree = try tables.collectionHandle(binding, property: property, key: key, create: true)
         else { throw .notInWriteTransaction }
+        syncCapture?.touch(binding, key, collection: property)
         try uncountLinks(in: tree, binding: binding, property: property, owner: key)
         try mutate { try transaction.removeAll(in: tree) }
         for entry in source { try add(transaction, tree, entry) }

@@ -34,16 +34,21 @@ public import Foundation
     public var isDeleted: Bool
     /// The new values of the properties the transaction changed, by persisted name.
     public var values: [String: CapturedValue]
+    /// What the transaction did to the object's synced collection properties, by persisted name (only those it
+    /// changed; for a created object, every non-empty one).
+    public var collections: [String: CapturedCollectionChange]
 
     /// A change of the object `primaryKey` of `className`.
     public init(
-        className: String, primaryKey: CapturedValue, isCreated: Bool, isDeleted: Bool, values: [String: CapturedValue]
+        className: String, primaryKey: CapturedValue, isCreated: Bool, isDeleted: Bool, values: [String: CapturedValue],
+        collections: [String: CapturedCollectionChange] = [:]
     ) {
         self.className = className
         self.primaryKey = primaryKey
         self.isCreated = isCreated
         self.isDeleted = isDeleted
         self.values = values
+        self.collections = collections
     }
 }
 

@@ -3,13 +3,19 @@ import Foundation
 /// The bytes of an upload-queue entry: a compact binary form written at every captured commit (JSON cost more
 /// than the rest of a small commit). All integers little-endian; strings and data as a length (varint) and bytes.
 ///
-/// `1` (format) · sequence (8) · timestamp (string) · change count (varint) · per change: class (string), flags
-/// (1 byte: 1 created, 2 deleted), primary key (value), value count (varint), per value: name (string), value.
+/// `2` (format) · sequence (8) · timestamp (string) · change count (varint) · per change: class (string), flags
+/// (1 byte: 1 created, 2 deleted), primary key (value), value count (varint), per value: name (string), value;
+/// collection count (varint), per collection: name (string), kind (1 byte), its payload — kind 1 (map): set
+/// count (varint), per key: key (string), value; removed count (varint), per key: key (string); kind 2 (set):
+/// added count (varint), per element: value, tag count (varint), tags (strings); the removed elements alike;
+/// kind 3 (list): operation count (varint), per operation: 0 insert (id, 0/1 and the id it follows, value), 1 remove
+/// (id), 2 clear (time).
+/// Format 1 (before collections were captured) is format 2 without the collection part; it is still read.
 /// A value is a tag byte and its payload: 0 null; 1 bool (1); 2 int (8); 3 float (4, bits); 4 double (8, bits);
 /// 5 string; 6 data; 7 date (8, seconds since 1970 as double bits); 8 decimal128 (string); 9 objectId (string);
 /// 10 uuid (16); 11 link (the target's primary key, a value).
 enum CapturedTransactionCodec {
-    static let format: UInt8 = 1
+    static let format: UInt8 = 2
 
     static func encode(_ entry: CapturedTransaction) -> [UInt8] {
         var writer = Writer()
@@ -26,6 +32,11 @@ enum CapturedTransactionCodec {
                 writer.string(name)
                 writer.value(value)
             }
+            writer.varint(change.collections.count)
+            for (name, collection) in change.collections {
+                writer.string(name)
+                writer.collection(collection)
+            }
         }
         return writer.bytes
     }
@@ -33,7 +44,8 @@ enum CapturedTransactionCodec {
     /// Decodes an entry; nil when `bytes` is not one (the caller reports the damage).
     static func decode(_ bytes: [UInt8]) -> CapturedTransaction? {
         var reader = Reader(bytes: bytes)
-        guard reader.byte() == format, let sequence = reader.fixed(8), let timestamp = reader.string(),
+        guard let version = reader.byte(), version == 1 || version == format, let sequence = reader.fixed(8),
+            let timestamp = reader.string(),
             let count = reader.varint()
         else { return nil }
         var changes: [CapturedObjectChange] = []
@@ -46,10 +58,18 @@ enum CapturedTransactionCodec {
                 guard let name = reader.string(), let value = reader.value() else { return nil }
                 values[name] = value
             }
+            var collections: [String: CapturedCollectionChange] = [:]
+            if version >= 2 {
+                guard let collectionCount = reader.varint() else { return nil }
+                for _ in 0..<collectionCount {
+                    guard let name = reader.string(), let collection = reader.collection() else { return nil }
+                    collections[name] = collection
+                }
+            }
             changes.append(
                 CapturedObjectChange(
                     className: className, primaryKey: primaryKey, isCreated: flags & 1 != 0, isDeleted: flags & 2 != 0,
-                    values: values))
+                    values: values, collections: collections))
         }
         guard reader.isAtEnd else { return nil }
         return CapturedTransaction(sequence: Int64(bitPattern: sequence), timestamp: timestamp, changes: changes)
@@ -114,6 +134,53 @@ enum CapturedTransactionCodec {
             case .link(let key):
                 bytes.append(11)
                 self.value(key)
+            }
+        }
+
+        mutating func collection(_ change: CapturedCollectionChange) {
+            switch change {
+            case .map(let set, let removed):
+                bytes.append(1)
+                varint(set.count)
+                for (key, value) in set {
+                    string(key)
+                    self.value(value)
+                }
+                varint(removed.count)
+                for key in removed { string(key) }
+            case .set(let added, let removed):
+                bytes.append(2)
+                for elements in [added, removed] {
+                    varint(elements.count)
+                    for element in elements {
+                        value(element.value)
+                        varint(element.tags.count)
+                        for tag in element.tags { string(tag) }
+                    }
+                }
+            case .list(let operations):
+                bytes.append(3)
+                varint(operations.count)
+                for operation in operations {
+                    switch operation {
+                    case .insert(let id, let after, let value):
+                        bytes.append(0)
+                        string(id)
+                        if let after {
+                            bytes.append(1)
+                            string(after)
+                        } else {
+                            bytes.append(0)
+                        }
+                        self.value(value)
+                    case .remove(let id):
+                        bytes.append(1)
+                        string(id)
+                    case .clear(let at):
+                        bytes.append(2)
+                        string(at)
+                    }
+                }
             }
         }
     }
@@ -182,6 +249,68 @@ enum CapturedTransactionCodec {
             case 11: return value(depth: depth + 1).map { .link($0) }
             default: return nil
             }
+        }
+
+        mutating func collection() -> CapturedCollectionChange? {
+            switch byte() {
+            case 1:
+                guard let setCount = varint() else { return nil }
+                var set: [String: CapturedValue] = [:]
+                for _ in 0..<setCount {
+                    guard let key = string(), let value = value() else { return nil }
+                    set[key] = value
+                }
+                guard let removedCount = varint() else { return nil }
+                var removed: [String] = []
+                for _ in 0..<removedCount {
+                    guard let key = string() else { return nil }
+                    removed.append(key)
+                }
+                return .map(set: set, removed: removed)
+            case 2:
+                guard let added = setElements(), let removed = setElements() else { return nil }
+                return .set(added: added, removed: removed)
+            case 3:
+                guard let count = varint() else { return nil }
+                var operations: [CapturedListOperation] = []
+                for _ in 0..<count {
+                    switch byte() {
+                    case 0:
+                        guard let id = string(), let hasAfter = byte() else { return nil }
+                        var after: String?
+                        if hasAfter == 1 {
+                            guard let id = string() else { return nil }
+                            after = id
+                        }
+                        guard let value = value() else { return nil }
+                        operations.append(.insert(id: id, after: after, value: value))
+                    case 1:
+                        guard let id = string() else { return nil }
+                        operations.append(.remove(id: id))
+                    case 2:
+                        guard let at = string() else { return nil }
+                        operations.append(.clear(at: at))
+                    default: return nil
+                    }
+                }
+                return .list(operations)
+            default: return nil
+            }
+        }
+
+        mutating func setElements() -> [CapturedSetElement]? {
+            guard let count = varint() else { return nil }
+            var elements: [CapturedSetElement] = []
+            for _ in 0..<count {
+                guard let value = value(), let tagCount = varint() else { return nil }
+                var tags: [String] = []
+                for _ in 0..<tagCount {
+                    guard let tag = string() else { return nil }
+                    tags.append(tag)
+                }
+                elements.append(CapturedSetElement(value: value, tags: tags))
+            }
+            return elements
         }
     }
 }

@@ -8,6 +8,9 @@ enum SyncTreeNames {
     static let queue = "$syncQueue"
     /// Scope name (UTF-8) → the scope's checkpoint, the last applied log sequence (8 bytes, big-endian).
     static let checkpoints = "$syncCheckpoints"
+    /// Owner (class, 0, property, 0, object key) → the merge state of a synced collection (see
+    /// `SyncCollectionState.swift`).
+    static let collections = "$syncCollections"
 }
 
 extension Realm {
@@ -18,7 +21,9 @@ extension Realm {
     func appendCapturedTransaction(_ capture: SyncCaptureWrite) throws(Realm.Error) {
         guard !capture.isApplyingSync, !capture.touched.isEmpty else { return }
         var changes: [CapturedObjectChange] = []
+        var mapClocks: [(binding: TableBinding, key: Int64, property: Int, keys: [String], isCreated: Bool)] = []
         var targets: [String: TableBinding] = [:]
+        let stamp = CaptureStamp(capture.capture.recorder)
         for (binding, key) in capture.touched {
             guard let primaryKeyIndex = binding.table.primaryKeyIndex else { continue }
             let before = try baseRowValues(binding, key)
@@ -27,22 +32,39 @@ extension Realm {
             case (nil, nil):
                 continue  // created and deleted in this transaction
             case (let before?, nil):
+                try deleteCollectionStates(binding, key: key)
                 changes.append(
                     CapturedObjectChange(
                         className: binding.className, primaryKey: try portable(before[primaryKeyIndex]),
                         isCreated: false, isDeleted: true, values: [:]))
             case (let before, let after?):
                 var values: [String: CapturedValue] = [:]
-                for index in binding.table.infos.indices where index != primaryKeyIndex && isCaptured(binding, index) {
-                    if let before, ListElements.equal(before[index], after[index]) { continue }
+                var collections: [String: CapturedCollectionChange] = [:]
+                for index in binding.table.infos.indices where index != primaryKeyIndex {
                     let name = binding.table.schema.properties[index].columnName
+                    if syncedCollection(binding, index) != nil {
+                        // A new object's collections all count (an empty one too: its upload clears the server's).
+                        guard before == nil || capture.wroteCollection(binding, key, index) else { continue }
+                        guard
+                            let change = try capturedCollectionChange(
+                                binding, property: index, key: key, isCreated: before == nil, stamp: stamp,
+                                targets: &targets)
+                        else { continue }
+                        collections[name] = change
+                        if case .map(let set, let removed) = change {
+                            mapClocks.append((binding, key, index, Array(set.keys) + removed, before == nil))
+                        }
+                        continue
+                    }
+                    guard isCaptured(binding, index) else { continue }
+                    if let before, ListElements.equal(before[index], after[index]) { continue }
                     values[name] = try portable(after[index], binding: binding, property: index, targets: &targets)
                 }
-                if before != nil && values.isEmpty { continue }
+                if before != nil && values.isEmpty && collections.isEmpty { continue }
                 changes.append(
                     CapturedObjectChange(
                         className: binding.className, primaryKey: try portable(after[primaryKeyIndex]),
-                        isCreated: before == nil, isDeleted: false, values: values))
+                        isCreated: before == nil, isDeleted: false, values: values, collections: collections))
             }
         }
         guard !changes.isEmpty else { return }
@@ -50,7 +72,13 @@ extension Realm {
         let queue = try handle(SyncTreeNames.queue, create: true)!
         let sequence = Int64(bitPattern: try mutate { try transaction.nextSequence(in: queue) })
         let entry = CapturedTransaction(
-            sequence: sequence, timestamp: capture.capture.recorder.stamp(), changes: changes)
+            sequence: sequence, timestamp: stamp.value, changes: changes)
+        for clocks in mapClocks {
+            try recordMapClocks(
+                clocks.binding, property: clocks.property, key: clocks.key, keys: clocks.keys,
+                cleared: clocks.isCreated,
+                stamp: entry.timestamp)
+        }
         let bytes = CapturedTransactionCodec.encode(entry)
         try mutate { try transaction.put(KeyEncoding.objectKey(sequence), bytes, in: queue) }
     }
@@ -85,7 +113,7 @@ extension Realm {
     }
 
     /// `value` of property `property` in portable form: a link becomes the target's primary key.
-    private func portable(
+    func portable(
         _ value: _StoredValue, binding: TableBinding, property: Int, targets: inout [String: TableBinding]
     ) throws(Realm.Error) -> CapturedValue {
         guard binding.table.infos[property].type == .object else { return try portable(value) }
@@ -104,7 +132,7 @@ extension Realm {
     }
 
     /// A plain stored value in portable form.
-    private func portable(_ value: _StoredValue) throws(Realm.Error) -> CapturedValue {
+    func portable(_ value: _StoredValue) throws(Realm.Error) -> CapturedValue {
         switch value {
         case .null: return .null
         case .int(let value): return .int(value)

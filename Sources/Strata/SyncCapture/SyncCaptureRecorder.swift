@@ -79,9 +79,25 @@ final class SyncCaptureWrite {
         self.capture = capture
     }
 
+    /// The collection properties the transaction wrote, per touched object: only these are compared at the
+    /// commit (reading a long list twice for an update of another property would cost the commit dearly).
+    private(set) var touchedCollections: [Touched: Set<Int>] = [:]
+
     /// Notes that the transaction wrote or deleted the row `key` of `binding`'s class.
     func touch(_ binding: TableBinding, _ key: Int64) {
         guard !isApplyingSync, capture.classes.contains(binding.className) else { return }
         if seen.insert(Touched(className: binding.className, key: key)).inserted { touched.append((binding, key)) }
+    }
+
+    /// Notes that the transaction wrote collection property `property` of object `key` of `binding`'s class.
+    func touch(_ binding: TableBinding, _ key: Int64, collection property: Int) {
+        guard !isApplyingSync, capture.classes.contains(binding.className) else { return }
+        touch(binding, key)
+        touchedCollections[Touched(className: binding.className, key: key), default: []].insert(property)
+    }
+
+    /// Whether the transaction wrote collection property `property` of object `key` of `binding`'s class.
+    func wroteCollection(_ binding: TableBinding, _ key: Int64, _ property: Int) -> Bool {
+        touchedCollections[Touched(className: binding.className, key: key)]?.contains(property) ?? false
     }
 }

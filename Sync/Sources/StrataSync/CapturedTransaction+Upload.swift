@@ -20,6 +20,10 @@ extension CapturedTransaction {
                 return result
             }
             for (name, value) in change.values { result.properties[name] = .value(SyncValue(value), at: at) }
+            for (name, collection) in change.collections {
+                result.properties[name] = try collection.update(
+                    at: at, isCreated: change.isCreated, type: change.className, property: name)
+            }
             if change.isCreated {
                 result.created = at
                 for column in type.columns where result.properties[column.name] == nil {
@@ -32,6 +36,55 @@ extension CapturedTransaction {
                 }
             }
             return result
+        }
+    }
+}
+
+extension CapturedCollectionChange {
+    /// The collection's edits in the change format, stamped `at`. A created object's collection starts with a
+    /// clear, so that what a previous life of the object left on the server goes.
+    func update(at: HybridTimestamp, isCreated: Bool, type: String, property: String) throws(SyncError)
+        -> PropertyUpdate
+    {
+        func timestamp(_ text: String) throws(SyncError) -> HybridTimestamp {
+            guard let time = HybridTimestamp(text) else {
+                throw .invalidChange(type: type, property: property, reason: "\"\(text)\" is not an element id")
+            }
+            return time
+        }
+        switch self {
+        case .map(let set, let removed):
+            var operations: [MapOperation] = isCreated ? [.clear(at: at)] : []
+            for key in set.keys.sorted() { operations.append(.set(key: key, value: SyncValue(set[key]!), at: at)) }
+            for key in removed { operations.append(.set(key: key, value: nil, at: at)) }
+            return .map(operations)
+        case .set(let added, let removed):
+            var operations: [SetOperation] = []
+            for element in removed {
+                var tags: [HybridTimestamp] = []
+                for tag in element.tags { tags.append(try timestamp(tag)) }
+                operations.append(.remove(value: SyncValue(element.value), observedTags: tags))
+            }
+            for element in added {
+                for tag in element.tags {
+                    operations.append(.add(value: SyncValue(element.value), tag: try timestamp(tag)))
+                }
+            }
+            return .set(operations)
+        case .list(let captured):
+            var operations: [ListOperation] = []
+            for operation in captured {
+                switch operation {
+                case .insert(let id, let after, let value):
+                    operations.append(
+                        .insert(
+                            id: try timestamp(id), after: try after.map { (id) throws(SyncError) in try timestamp(id) },
+                            value: SyncValue(value)))
+                case .remove(let id): operations.append(.remove(id: try timestamp(id)))
+                case .clear(let at): operations.append(.clear(at: try timestamp(at)))
+                }
+            }
+            return .list(operations)
         }
     }
 }
@@ -52,6 +105,29 @@ extension SyncValue {
         case .objectId(let value): self = .objectId(value)
         case .uuid(let value): self = .uuid(value)
         case .link(let key): self = .link(SyncValue(key))
+        }
+    }
+}
+
+extension CapturedValue {
+    /// A change-format value in captured form; nil for an embedded object (which capture does not carry yet).
+    init?(_ value: SyncValue) {
+        switch value {
+        case .null: self = .null
+        case .bool(let value): self = .bool(value)
+        case .int(let value): self = .int(value)
+        case .float(let value): self = .float(value)
+        case .double(let value): self = .double(value)
+        case .string(let value): self = .string(value)
+        case .data(let value): self = .data(value)
+        case .date(let value): self = .date(value)
+        case .decimal128(let value): self = .decimal128(value)
+        case .objectId(let value): self = .objectId(value)
+        case .uuid(let value): self = .uuid(value)
+        case .link(let key):
+            guard let key = CapturedValue(key) else { return nil }
+            self = .link(key)
+        case .embedded: return nil
         }
     }
 }

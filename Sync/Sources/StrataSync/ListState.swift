@@ -31,24 +31,31 @@ struct ListState: Sendable, Hashable, Codable {
         }
     }
 
-    /// The visible values in list order: a depth-first walk of the "inserted after" tree from the start, the
-    /// later of two siblings first (so an insert at a place comes before what was inserted there earlier, and
-    /// concurrent inserts at one place keep one order everywhere); removed elements and elements inserted
-    /// before the latest clear are skipped, their successors are not. An element that follows an id this list
-    /// does not know follows the start.
-    var values: [SyncValue] {
+    /// The visible values in list order (see ``walk``).
+    var values: [SyncValue] { walk.filter(isVisible).map(\.value) }
+
+    /// Whether `element` is shown: not removed, and not inserted before the latest clear.
+    func isVisible(_ element: Element) -> Bool {
+        !element.removed && (clearedAt.map { element.id >= $0 } ?? true)
+    }
+
+    /// Every element in list order, removed ones too: a depth-first walk of the "inserted after" tree from the
+    /// start, the later of two siblings first (so an insert at a place comes before what was inserted there
+    /// earlier, and concurrent inserts at one place keep one order everywhere). An element that follows an id
+    /// this list does not know follows the start.
+    var walk: [Element] {
         let known = Set(elements.map(\.id))
         var children: [HybridTimestamp?: [Int]] = [:]
         for (index, element) in elements.enumerated() {
             let parent = element.after.flatMap { known.contains($0) ? $0 : nil }
             children[parent, default: []].append(index)
         }
-        var result: [SyncValue] = []
+        var result: [Element] = []
         // Iterative: a list typed one element after the other is a chain as deep as the list is long.
         var stack: [Int] = (children[nil] ?? []).sorted { elements[$0].id < elements[$1].id }
         while let index = stack.popLast() {
             let element = elements[index]
-            if !element.removed, clearedAt.map({ element.id >= $0 }) ?? true { result.append(element.value) }
+            result.append(element)
             stack.append(contentsOf: (children[element.id] ?? []).sorted { elements[$0].id < elements[$1].id })
         }
         return result

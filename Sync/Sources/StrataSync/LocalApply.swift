@@ -66,6 +66,18 @@ struct LocalApply {
         }
         guard let object else { return }  // an update of an object deleted here: the delete wins
         for (name, update) in change.properties {
+            if case .map(let operations) = update, let column = type.column(named: name), column.shape == .map {
+                try applyMap(operations, to: object, column: column)
+                continue
+            }
+            if case .list(let operations) = update, let column = type.column(named: name), column.shape == .list {
+                try applyList(operations, to: object, column: column)
+                continue
+            }
+            if case .set(let operations) = update, let column = type.column(named: name), column.shape == .set {
+                try applySet(operations, to: object, column: column)
+                continue
+            }
             guard case .value(let value, let at) = update, let column = type.column(named: name),
                 column.shape == .value, column.property.type != .any
             else { continue }  // collections, mixed values: not applied yet (Documentation/Sync.md)
@@ -74,6 +86,121 @@ struct LocalApply {
             if let created = local.created, created > at { continue }
             object[name] = try localValue(value, column: column)
         }
+    }
+
+    /// Applies downloaded edits of a `Map` property, key by key, with the map's clocks kept in the file (the
+    /// replica's own writes, pending or not, are in them too): a key takes a downloaded value written later than
+    /// its clock; a clear removes the keys written before it; a write older than the latest clear is not shown.
+    private func applyMap(_ operations: [MapOperation], to object: DynamicObject, column: ServerColumn) throws {
+        if column.property.type == .any { return }  // mixed values: not synced yet
+        if case .embedded = column.link { return }  // embedded objects: not synced yet
+        let name = column.name
+        var clocks = try realm.syncMapClocks(of: object, property: name)
+        var values = try realm.syncMapValues(of: object, property: name).mapValues(SyncValue.init)
+        let before = values
+        for operation in operations {
+            let cleared = clocks.cleared.flatMap(HybridTimestamp.init)
+            switch operation {
+            case .set(let key, let value, let at):
+                if let clock = clocks.keys[key].flatMap(HybridTimestamp.init), clock >= at { continue }
+                clocks.keys[key] = at.description
+                if let cleared, at < cleared { continue }
+                values[key] = value
+            case .clear(let at):
+                if let cleared, cleared >= at { continue }
+                clocks.cleared = at.description
+                for key in Array(values.keys) {
+                    let clock = clocks.keys[key].flatMap(HybridTimestamp.init)
+                    if clock.map({ $0 < at }) ?? true { values[key] = nil }
+                }
+            }
+        }
+        if values != before {
+            var entries: [String: Any] = [:]
+            for (key, value) in values { entries[key] = try localValue(value, column: column) as Any }
+            object[name] = entries
+        }
+        try realm.setSyncMapClocks(clocks, of: object, property: name)
+    }
+
+    /// Applies downloaded edits of a `MutableSet` property with the tags kept in the file (observed-remove, add
+    /// wins): an add puts the value in with its tag; a remove takes away the tags it names, and the value only
+    /// when no tag is left, so a local add the remover had not seen (pending or not) keeps it.
+    private func applySet(_ operations: [SetOperation], to object: DynamicObject, column: ServerColumn) throws {
+        if column.property.type == .any { return }  // mixed values: not synced yet
+        let name = column.name
+        let elements = try realm.syncSetElements(of: object, property: name)
+        var order = elements.map { SyncValue($0.value) }
+        var tags: [SyncValue: [String]] = [:]
+        for element in elements { tags[SyncValue(element.value)] = element.tags }
+        let before = order
+        for operation in operations {
+            switch operation {
+            case .add(let value, let tag):
+                if tags[value] == nil { order.append(value) }
+                if !(tags[value] ?? []).contains(tag.description) { tags[value, default: []].append(tag.description) }
+            case .remove(let value, let observedTags):
+                guard var live = tags[value] else { continue }
+                let removed = Set(observedTags.map(\.description))
+                live.removeAll { removed.contains($0) }
+                // An element known without tags (added while capture was off) goes with any remove.
+                if live.isEmpty {
+                    tags[value] = nil
+                    order.removeAll { $0 == value }
+                } else {
+                    tags[value] = live
+                }
+            }
+        }
+        if order != before { object[name] = try order.map { try localValue($0, column: column) as Any } }
+        var stored: [CapturedValue: [String]] = [:]
+        for (value, live) in tags {
+            if let captured = CapturedValue(value) { stored[captured] = live }
+        }
+        try realm.setSyncSetTags(stored, of: object, property: name)
+    }
+
+    /// Applies downloaded edits of a `List` property with the list's state kept in the file (every element's
+    /// id, the id it follows, removed ones too): the edits merge into that state as on the server, and the list
+    /// is rewritten in the state's order. Local edits are in the state already (the capture adds them at the
+    /// commit), so a pending local insert keeps its place.
+    private func applyList(_ operations: [ListOperation], to object: DynamicObject, column: ServerColumn) throws {
+        if column.property.type == .any { return }  // mixed values: not synced yet
+        if case .embedded = column.link { return }  // embedded objects: not synced yet
+        let name = column.name
+        let current = try realm.syncListValues(of: object, property: name).map(SyncValue.init)
+        var list = ListState()
+        if let state = try realm.syncListState(of: object, property: name) {
+            list.clearedAt = try state.cleared.map(Self.timestamp)
+            var values = current.makeIterator()
+            // A state that does not match the list (filled while capture was off) keeps no values: the
+            // server's edits decide.
+            let matches = state.visibleIDs.count == current.count
+            for element in state.elements {
+                let value = matches && state.isVisible(element) ? values.next() ?? .null : .null
+                list.elements.append(
+                    ListState.Element(
+                        id: try Self.timestamp(element.id), after: try element.after.map(Self.timestamp), value: value,
+                        removed: element.isRemoved || !matches))
+            }
+        }
+        for operation in operations { _ = list.apply(operation) }
+        let values = list.values
+        if values != current { object[name] = try values.map { try localValue($0, column: column) as Any } }
+        let state = SyncListState(
+            cleared: list.clearedAt?.description,
+            elements: list.walk.map {
+                .init(id: $0.id.description, after: $0.after?.description, isRemoved: $0.removed)
+            })
+        try realm.setSyncListState(state, of: object, property: name)
+    }
+
+    /// An element id of the list state.
+    private static func timestamp(_ text: String) throws(SyncError) -> HybridTimestamp {
+        guard let time = HybridTimestamp(text) else {
+            throw .invalidChange(type: "", property: nil, reason: "\"\(text)\" is not a list element id")
+        }
+        return time
     }
 
     /// The Strata value of a change-format value for `column`.

@@ -193,7 +193,24 @@ public actor SyncClient {
     private func receive(_ change: ObjectChange) {
         var times = [change.created, change.deleted].compactMap { $0 }
         for update in change.properties.values {
-            if case .value(_, let at) = update { times.append(at) }
+            switch update {
+            case .value(_, let at): times.append(at)
+            case .map(let operations):
+                for operation in operations {
+                    switch operation {
+                    case .set(_, _, let at), .clear(let at): times.append(at)
+                    }
+                }
+            case .set(let operations):
+                for case .add(_, let tag) in operations { times.append(tag) }
+            case .list(let operations):
+                for operation in operations {
+                    switch operation {
+                    case .insert(let id, _, _), .clear(let id): times.append(id)
+                    case .remove: break
+                    }
+                }
+            }
         }
         for time in times {
             do {

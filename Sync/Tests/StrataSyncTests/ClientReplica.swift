@@ -19,6 +19,15 @@ final class ClientPerson: Object {
     @Persisted var city: String
 }
 
+/// A synced type with collections: maps of values and of links, a set and a list.
+final class ClientBag: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var scores: Map<String, Int>
+    @Persisted var friends: Map<String, ClientPerson?>
+    @Persisted var colors: MutableSet<String>
+    @Persisted var tricks: List<String>
+}
+
 /// One replica of the client tests: a Strata file of its own (in `directory`), its sync client, and a wall
 /// clock the test moves.
 final class ClientReplica: Sendable {
@@ -29,14 +38,17 @@ final class ClientReplica: Sendable {
     /// Commits of this replica's file in this process (its configuration's events).
     let commits: CommitCounter
 
-    init(_ id: String, in directory: URL, database: TestDatabase, schema: ServerSchema, batchSize: Int = 200) throws {
+    init(
+        _ id: String, in directory: URL, database: TestDatabase, schema: ServerSchema, batchSize: Int = 200,
+        objectTypes: [ObjectBase.Type] = [ClientDog.self, ClientPerson.self]
+    ) throws {
         self.id = id
         let wall = ManualWallClock(1_764_000_000_000)
         self.wall = wall
         let commits = CommitCounter()
         self.commits = commits
         var configuration = Realm.Configuration(
-            fileURL: directory.appendingPathComponent("\(id).strata"), objectTypes: [ClientDog.self, ClientPerson.self])
+            fileURL: directory.appendingPathComponent("\(id).strata"), objectTypes: objectTypes)
         configuration.events = { event in
             if case .committed = event { commits.increment() }
         }
@@ -61,6 +73,30 @@ final class ClientReplica: Sendable {
         return realm.objects(ClientDog.self).map {
             "\($0.id) \($0.name) \($0.age.map(String.init) ?? "nil") \($0.owner?.name ?? "-")"
         }.sorted()
+    }
+
+    /// Bag `id` as `scores` and `friends` lines (`key=value`, sorted), nil when it is not there.
+    func bagMaps(_ id: Int) throws -> String? {
+        let realm = try Realm(configuration: configuration)
+        realm.refresh()
+        guard let bag = realm.object(ofType: ClientBag.self, forPrimaryKey: id) else { return nil }
+        let scores = bag.scores.map { "\($0.key)=\($0.value)" }.sorted()
+        let friends = bag.friends.map { "\($0.key)=\($0.value?.name ?? "nil")" }.sorted()
+        return (scores + ["|"] + friends).joined(separator: " ")
+    }
+
+    /// Bag `id`'s colors, sorted; nil when the bag is not there.
+    func bagColors(_ id: Int) throws -> [String]? {
+        let realm = try Realm(configuration: configuration)
+        realm.refresh()
+        return realm.object(ofType: ClientBag.self, forPrimaryKey: id).map { Array($0.colors).sorted() }
+    }
+
+    /// Bag `id`'s tricks in list order; nil when the bag is not there.
+    func bagTricks(_ id: Int) throws -> [String]? {
+        let realm = try Realm(configuration: configuration)
+        realm.refresh()
+        return realm.object(ofType: ClientBag.self, forPrimaryKey: id).map { Array($0.tricks) }
     }
 
     /// How many entries wait in the replica's upload queue.

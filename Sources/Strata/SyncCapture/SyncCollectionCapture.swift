@@ -1,0 +1,200 @@
+import StrataStorage
+
+/// Capture of `Map`, `MutableSet` and `List` properties: at the commit, a touched object's synced collections
+/// are compared with the version the transaction started from (see `Realm.appendCapturedTransaction`).
+extension Realm {
+    /// The collection kind property `index` of `binding` syncs as; nil when it is no collection or its elements
+    /// do not sync yet (mixed values, embedded objects, links to objects without a primary key).
+    func syncedCollection(_ binding: TableBinding, _ index: Int) -> _CollectionKind? {
+        let info = binding.table.infos[index]
+        guard let kind = info.collection, info.type != .any else { return nil }
+        if info.type == .object {
+            guard let target = binding.table.schema.properties[index].objectClassName,
+                let stored = schemaClasses()[target]
+            else { return nil }
+            return !stored.embedded && stored.properties.contains(where: \.primary) ? kind : nil
+        }
+        return kind
+    }
+
+    /// The entries (stored key, decoded element) of object `key`'s collection `property`: in the version the
+    /// write transaction started from when `inBase`, else in the transaction. Links are object keys.
+    func collectionContents(_ binding: TableBinding, property: Int, key: Int64, inBase: Bool) throws(Realm.Error)
+        -> [(key: [UInt8], value: _StoredValue)]
+    {
+        let info = tables.elementInfo(binding, property)
+        let keyed = binding.table.infos[property].collection != .list  // list trees have no keys
+        var entries: [(key: [UInt8], value: _StoredValue)] = []
+        if inBase {
+            // `collectionView` reads nothing during a write transaction: the base snapshot is read directly.
+            guard let owners = tables.view(tables.collectionTreeName(binding, property)),
+                let tree = try storage({ try owners.subtree(forKey: KeyEncoding.objectKey(key)) })
+            else { return [] }
+            try storage {
+                try tree.forEachEntry { key, value in
+                    entries.append((keyed ? Array(key) : [], RowCodec.get(try RowView(value), column: 0, info: info)))
+                    return true
+                }
+            }
+        } else {
+            let transaction = try activeTransaction()
+            guard let tree = try tables.collectionHandle(binding, property: property, key: key, create: false) else {
+                return []
+            }
+            try storage {
+                var cursor = try transaction.makeCursor(for: tree)
+                var more = try cursor.first()
+                while more {
+                    let row = try cursor.value()
+                    let value = try row.withUnsafeBytes { RowCodec.get(try RowView($0), column: 0, info: info) }
+                    entries.append((keyed ? try cursor.key() : [], value))
+                    more = try cursor.next()
+                }
+            }
+        }
+        return entries
+    }
+
+    /// What the transaction did to object `key`'s synced collection `property` (`isCreated`: the object is new, so
+    /// everything in it is added); nil when nothing changed.
+    func capturedCollectionChange(
+        _ binding: TableBinding, property: Int, key: Int64, isCreated: Bool, stamp: CaptureStamp,
+        targets: inout [String: TableBinding]
+    ) throws(Realm.Error) -> CapturedCollectionChange? {
+        let before = isCreated ? [] : try collectionContents(binding, property: property, key: key, inBase: true)
+        let after = try collectionContents(binding, property: property, key: key, inBase: false)
+        switch syncedCollection(binding, property) {
+        case .map?:
+            var old: [[UInt8]: _StoredValue] = [:]
+            for entry in before { old[entry.key] = entry.value }
+            var set: [String: CapturedValue] = [:]
+            for entry in after {
+                let previous = old.removeValue(forKey: entry.key)
+                if let previous, ListElements.equal(previous, entry.value) { continue }
+                set[String(decoding: entry.key, as: UTF8.self)] = try portable(
+                    entry.value, binding: binding, property: property, targets: &targets)
+            }
+            let removed = old.keys.map { String(decoding: $0, as: UTF8.self) }.sorted()
+            // A created object's map is reported even when empty: its upload clears what a previous life left.
+            return set.isEmpty && removed.isEmpty && !isCreated ? nil : .map(set: set, removed: removed)
+        case .set?:
+            let kept = Set(after.map(\.key))
+            var old: Set<[UInt8]> = []
+            var removed: [CapturedSetElement] = []
+            for entry in before {
+                old.insert(entry.key)
+                guard !kept.contains(entry.key) else { continue }
+                let value = try portable(entry.value, binding: binding, property: property, targets: &targets)
+                let tags = try setTags(binding, property: property, key: key, element: entry.key)
+                removed.append(CapturedSetElement(value: value, tags: tags))
+                try setSetTags([], binding, property: property, key: key, element: entry.key)
+            }
+            var added: [CapturedSetElement] = []
+            for entry in after where !old.contains(entry.key) {
+                let value = try portable(entry.value, binding: binding, property: property, targets: &targets)
+                let tag = stamp.elementID()
+                added.append(CapturedSetElement(value: value, tags: [tag]))
+                try setSetTags([tag], binding, property: property, key: key, element: entry.key)
+            }
+            return added.isEmpty && removed.isEmpty ? nil : .set(added: added, removed: removed)
+        case .list?:
+            return try capturedListChange(
+                binding, property: property, key: key, before: before.map(\.value), after: after.map(\.value),
+                isCreated: isCreated, stamp: stamp, targets: &targets)
+        default:
+            return nil
+        }
+    }
+
+    /// A list's edits: the difference between its elements in the base and in the transaction, as removals of
+    /// the ids the list state gives the base's elements and inserts after each new element's predecessor. A
+    /// list whose state does not match its elements (a new object's, or one filled while capture was off) is
+    /// sent as a clear and inserts of everything.
+    private func capturedListChange(
+        _ binding: TableBinding, property: Int, key: Int64, before: [_StoredValue], after: [_StoredValue],
+        isCreated: Bool, stamp: CaptureStamp, targets: inout [String: TableBinding]
+    ) throws(Realm.Error) -> CapturedCollectionChange? {
+        var state = isCreated ? nil : try listState(binding, property: property, key: key)
+        var operations: [CapturedListOperation] = []
+        if let known = state, known.visibleIDs.count == before.count {
+            let difference = after.difference(from: before, by: ListElements.equal)
+            if difference.isEmpty { return nil }
+            let visible = known.visibleIDs
+            var removedOffsets: Set<Int> = []
+            var insertedOffsets: Set<Int> = []
+            for change in difference {
+                switch change {
+                case .remove(let offset, _, _): removedOffsets.insert(offset)
+                case .insert(let offset, _, _): insertedOffsets.insert(offset)
+                }
+            }
+            var removedIDs: Set<String> = []
+            for offset in removedOffsets.sorted() {
+                removedIDs.insert(visible[offset])
+                operations.append(.remove(id: visible[offset]))
+            }
+            for index in state!.elements.indices where removedIDs.contains(state!.elements[index].id) {
+                state!.elements[index].isRemoved = true
+            }
+            var kept = visible.enumerated().filter { !removedOffsets.contains($0.offset) }.map(\.element)
+                .makeIterator()
+            var ids: [String] = []
+            for offset in after.indices {
+                guard insertedOffsets.contains(offset) else {
+                    ids.append(kept.next()!)
+                    continue
+                }
+                let id = stamp.elementID()
+                let previous = offset == 0 ? nil : ids[offset - 1]
+                // The newest id among the elements that follow `previous`: right after it in list order.
+                let position = previous.flatMap { id in state!.elements.firstIndex { $0.id == id }.map { $0 + 1 } } ?? 0
+                state!.elements.insert(.init(id: id, after: previous, isRemoved: false), at: position)
+                operations.append(
+                    .insert(
+                        id: id, after: previous,
+                        value: try portable(after[offset], binding: binding, property: property, targets: &targets)))
+                ids.append(id)
+            }
+        } else {
+            if !isCreated && state == nil && before.isEmpty && after.isEmpty { return nil }
+            var fresh = SyncListState(cleared: stamp.value)
+            operations.append(.clear(at: stamp.value))
+            var previous: String?
+            for value in after {
+                let id = stamp.elementID()
+                fresh.elements.append(.init(id: id, after: previous, isRemoved: false))
+                operations.append(
+                    .insert(
+                        id: id, after: previous,
+                        value: try portable(value, binding: binding, property: property, targets: &targets)))
+                previous = id
+            }
+            state = fresh
+        }
+        try setListState(state!, binding, property: property, key: key)
+        return .list(operations)
+    }
+}
+
+/// The timestamp of a captured transaction, taken from the recorder when first needed (under the write lock, so
+/// timestamps follow commit order), and the ids of the elements the transaction adds to synced sets and lists:
+/// the timestamp followed by `#` and a number, unique and later than every id this replica has seen.
+final class CaptureStamp {
+    private let recorder: any SyncCaptureRecorder
+    private var stamp: String?
+    private var elements = 0
+
+    init(_ recorder: any SyncCaptureRecorder) { self.recorder = recorder }
+
+    var value: String {
+        if let stamp { return stamp }
+        let new = recorder.stamp()
+        stamp = new
+        return new
+    }
+
+    func elementID() -> String {
+        elements += 1
+        return "\(value)#\(elements)"
+    }
+}
