@@ -63,9 +63,11 @@ public final class Realm {
     /// The table layer under this Realm: the version it reads, its write transaction, the bindings and the
     /// stored schema (see `Tables/`). The properties below forward to it.
     @usableFromInline let tables: TableStore
-    /// The write transaction's change capture for Strata Sync, when the file's writes are captured (see
-    /// `SyncCapture/`); nil otherwise, which is all an unsynced write pays.
-    var syncCapture: SyncCaptureWrite?
+    /// The write transaction's change capture for Strata Sync (see `TableStore.syncCapture`).
+    var syncCapture: SyncCaptureWrite? {
+        get { tables.syncCapture }
+        set { tables.syncCapture = newValue }
+    }
 
     private var snapshot: ReadTransaction {
         get { tables.snapshot }
@@ -207,8 +209,11 @@ public final class Realm {
     /// modified.
     private weak var migrationTarget: Realm?
 
-    /// The migration in progress, if any.
-    var migrationState: MigrationState?
+    /// The migration in progress, if any (see `TableStore.migration`).
+    var migrationState: MigrationState? {
+        get { tables.migration }
+        set { tables.migration = newValue }
+    }
 
     /// The first error of the write transaction, if an operation failed it.
     var failureOfWrite: Realm.Error? { failure }
@@ -285,18 +290,7 @@ public final class Realm {
     }
 
     /// The binding of `type` (and of every type it links to) in this file, checking stored definitions.
-    func binding(for type: ObjectBase.Type) throws(Realm.Error) -> TableBinding {
-        if let binding = bindings[ObjectIdentifier(type)] { return binding }
-        let tables = try SchemaRegistry.shared.closure(of: [type])
-        let differences = tables.flatMap { table in
-            storedClasses[table.className].map { $0.differences(from: table.schema) } ?? []
-        }
-        guard differences.isEmpty else { throw .schemaMismatch(differences: differences) }
-        for table in tables where bindings[ObjectIdentifier(table.type)] == nil {
-            bindings[ObjectIdentifier(table.type)] = TableBinding(table: table, stored: storedClasses[table.className])
-        }
-        return bindings[ObjectIdentifier(type)]!
-    }
+    func binding(for type: ObjectBase.Type) throws(Realm.Error) -> TableBinding { try tables.binding(for: type) }
 
     /// Writes the class definition of `table` (and of the types it links to) into the file if it is missing.
     func registerTable(_ table: TableSchema) throws(Realm.Error) {
@@ -988,7 +982,7 @@ public final class Realm {
         guard transactionForMutation("delete(\(type(of: object)))") != nil else { return }
         do {
             let managed = try managedForDeletion(object)
-            guard try remove(binding: managed.binding, key: managed.key, direct: true) else {
+            guard try tables.remove(binding: managed.binding, key: managed.key, direct: true) else {
                 throw Realm.Error.invalidatedObject
             }
         } catch {
@@ -1027,7 +1021,7 @@ public final class Realm {
         {
             guard transactionForMutation("delete(\(S.self))") != nil else { return }
             do {
-                try removeAll(binding: binding)
+                try tables.removeAll(binding: binding)
             } catch {
                 fail(error)
             }
@@ -1043,7 +1037,7 @@ public final class Realm {
                 }
                 targets.append(managed)
             }
-            for managed in targets { try remove(binding: managed.binding, key: managed.key, direct: true) }
+            for managed in targets { try tables.remove(binding: managed.binding, key: managed.key, direct: true) }
         } catch {
             fail(error)
         }
@@ -1051,23 +1045,9 @@ public final class Realm {
 
     /// Deletes every object of every type.
     public func deleteAll() {
-        guard let transaction = transactionForMutation("deleteAll()") else { return }
+        guard transactionForMutation("deleteAll()") != nil else { return }
         do {
-            try mutate {
-                for (name, stored) in storedClasses {
-                    let indexes = stored.properties.filter { $0.indexed && !$0.primary }
-                    let collections = stored.properties.compactMap { property in
-                        property.collection.map { TableNames.collection($0, name, property.name) }
-                    }
-                    let trees =
-                        [TableNames.rows(name), TableNames.primaryKeys(name)]
-                        + indexes.map { TableNames.index(name, $0.name) } + collections
-                        + tables.backlinkTrees(ofOrigin: name, stored) + tables.mixedTrees(of: name, stored)
-                    for tree in trees {
-                        if let handle = try handle(tree, create: false) { try transaction.removeAll(in: handle) }
-                    }
-                }
-            }
+            try tables.removeEverything()
         } catch {
             fail(error)
         }

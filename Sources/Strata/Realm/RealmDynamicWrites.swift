@@ -101,7 +101,7 @@ extension Realm {
             }
             values[index] = stored
         }
-        let key = try insertRow(binding: binding, values: values)
+        let key = try tables.insertRow(binding: binding, values: values)
         if let primaryKey {
             let transaction = try activeTransaction()
             let primaryKeys = try handle(binding.primaryKeyTree, create: true)!
@@ -130,7 +130,7 @@ extension Realm {
         let binding = owner.binding
         let info = binding.table.infos[property]
         guard info.type == .object, info.objectType == nil,
-            let embedded = try embeddedBinding(binding, property: property)
+            let embedded = try tables.embeddedBinding(binding, property: property)
         else { return false }
         let name = binding.table.schema.properties[property].columnName
         func failure(_ reason: String) -> Realm.Error {
@@ -180,7 +180,7 @@ extension Realm {
         guard let stored = schemaClasses()[binding.className] else {
             throw .invalidValue(type: binding.className, property: "", reason: "the file has no class of this name")
         }
-        let key = try insertRow(binding: binding, values: stored.properties.map(Self.zeroValue))
+        let key = try tables.insertRow(binding: binding, values: stored.properties.map(Self.zeroValue))
         try ObjectValues.apply(dictionary, to: try dynamic(object(binding, key: key)), schema: binding.table)
         return key
     }

@@ -159,7 +159,7 @@ extension Realm {
             events: Realm.eventHandler(configuration), path: path, className: name,
             total: try storage { try activeTransaction().count(in: rows) })
         defer { progress?.finish() }
-        try rewriteRows(in: rows) { _, view in
+        try tables.rewriteRows(in: rows) { _, view in
             progress?.objectDone()
             var builder = RowBuilder(columns: new.properties.count)
             for (column, property) in new.properties.enumerated() {
@@ -266,7 +266,7 @@ extension Realm {
             for key in try objectKeys(tree: TableNames.rows(name)) {
                 let count = parents[key] ?? 0
                 if count == 0 {
-                    try remove(binding: binding, key: key)
+                    try tables.remove(binding: binding, key: key)
                 } else if count > 1 {
                     throw Realm.Error.invalidValue(
                         type: name, property: "",
@@ -394,7 +394,7 @@ extension Realm {
                     ? "embedded objects are created by setting them on their parent"
                     : "asymmetric objects cannot be created in a migration")
         }
-        let key = try insertRow(binding: binding, values: stored.properties.map(Self.zeroValue))
+        let key = try tables.insertRow(binding: binding, values: stored.properties.map(Self.zeroValue))
         guard let object = object(binding, key: key) as? DynamicObject else {
             throw Realm.Error.invalidValue(type: name, property: "", reason: "not a stored class")
         }
@@ -406,7 +406,7 @@ extension Realm {
     /// Deletes every object of class `name`, and the class when the new schema does not have it.
     func deleteMigratedData(_ name: String) throws(Realm.Error) -> Bool {
         guard schemaClasses()[name] != nil, let state = migrationState else { return false }
-        try removeAll(binding: try dynamicBinding(name))
+        try tables.removeAll(binding: try dynamicBinding(name))
         state.touched.insert(name)
         if !state.targets.contains(name) {
             try storeClassDefinition(nil, named: name)
@@ -460,7 +460,7 @@ extension Realm {
         if oldProperty.collection == nil, let rows = try handle(TableNames.rows(name), create: false) {
             let info = _PropertyInfo(type: oldProperty.type, isOptional: oldProperty.optional)
             let property = newClass.properties[target]
-            try rewriteRows(in: rows) { key, row in
+            try tables.rewriteRows(in: rows) { key, row in
                 let objectKey = KeyEncoding.decodeObjectKey(key)
                 guard
                     var value = try old.withRow(

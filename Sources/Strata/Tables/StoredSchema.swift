@@ -120,6 +120,20 @@ extension TableStore {
     /// The binding made for the model type whose class name is `name`, if any.
     func boundBinding(named name: String) -> TableBinding? { bindings.values.first { $0.className == name } }
 
+    /// The binding of model type `type` (and of every type it links to), checking the stored definitions.
+    func binding(for type: ObjectBase.Type) throws(Realm.Error) -> TableBinding {
+        if let binding = bindings[ObjectIdentifier(type)] { return binding }
+        let tables = try SchemaRegistry.shared.closure(of: [type])
+        let differences = tables.flatMap { table in
+            storedClasses[table.className].map { $0.differences(from: table.schema) } ?? []
+        }
+        guard differences.isEmpty else { throw .schemaMismatch(differences: differences) }
+        for table in tables where bindings[ObjectIdentifier(table.type)] == nil {
+            bindings[ObjectIdentifier(table.type)] = TableBinding(table: table, stored: storedClasses[table.className])
+        }
+        return bindings[ObjectIdentifier(type)]!
+    }
+
     /// The binding of a stored class for `DynamicObject` access.
     func dynamicBinding(_ className: String) throws(Realm.Error) -> TableBinding {
         if let binding = dynamicBindings[className] { return binding }
