@@ -228,4 +228,144 @@ extension Realm {
             ? value : try resolveLinks(value, binding: binding, property: property, update: .error)
         try writeRow(binding: binding, key: key, values: values, update: .error, old: old)
     }
+
+    // MARK: Entry points
+
+    /// Adds an unmanaged object (and the unmanaged objects it links to) to the Realm. With a primary key,
+    /// `update` decides what happens when an object with that key exists. Errors fail the write transaction.
+    public func add(_ object: Object, update: UpdatePolicy = .error) {
+        guard transactionForMutation("add(\(type(of: object)))") != nil else { return }
+        do {
+            _ = try insert(object, update: update)
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// Adds every object of `objects`.
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Element: Object {
+        for object in objects { add(object, update: update) }
+    }
+
+    /// Creates a managed object of `type` from `value` (a dictionary, an array in declared order, or an object).
+    /// With a primary key and an update policy other than `.error`, an existing object is updated with the
+    /// values given (a dictionary updates only its keys).
+    @discardableResult
+    public func create<Element: Object>(
+        _ type: Element.Type, value: Any = [String: Any](), update: UpdatePolicy = .error
+    )
+        -> Element
+    {
+        guard transactionForMutation("create(\(type))") != nil else { return Element() }
+        do {
+            let binding = try binding(for: type)
+            var entries: [GivenValue]?
+            if update != .error, let index = binding.table.primaryKeyIndex {
+                let given = try ObjectValues.entries(of: value, table: binding.table)
+                entries = given
+                if let keyValue = given.first(where: { $0.property == index })?.entry,
+                    let stored = StoredValueConversion.stored(from: keyValue, as: binding.table.infos[index]),
+                    let encoded = KeyEncoding.primaryKey(stored),
+                    let existing = try lookupPrimaryKey(binding, encoded)
+                {
+                    // No unmanaged object is made for an object that exists: only its accessor.
+                    let managed = self.object(binding, key: existing)
+                    try self.update(managed, binding: binding, key: existing, from: given, policy: update)
+                    return managed as? Element ?? Element()
+                }
+            }
+            let object = Element()
+            if let entries {
+                try ObjectValues.apply(entries, to: object, schema: binding.table)
+            } else {
+                try ObjectValues.apply(value, to: object, schema: binding.table)
+            }
+            _ = try insert(object, update: update)
+            return object
+        } catch {
+            fail(error)
+            return Element()
+        }
+    }
+
+    /// Deletes a managed object. Links to it become nil; its embedded objects are deleted with it.
+    ///
+    /// Deleting an object that is already deleted (by an earlier write, another Realm, or earlier in this one) is
+    /// an error, as in the Realm SDK: the write transaction fails, and `write` (or `commitWrite()`) rolls it back
+    /// whole and throws ``RealmError/invalidatedObject``. Check ``ObjectBase/isInvalidated`` first to delete an object
+    /// only if it still exists.
+    public func delete(_ object: ObjectBase) {
+        guard transactionForMutation("delete(\(type(of: object)))") != nil else { return }
+        do {
+            let managed = try managedForDeletion(object)
+            guard try tables.remove(binding: managed.binding, key: managed.key, direct: true) else {
+                throw Realm.Error.invalidatedObject
+            }
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// The stored object `object` is, when this Realm can delete it.
+    private func managedForDeletion(_ object: ObjectBase) throws(Realm.Error) -> ManagedObject {
+        guard let managed = object.managed, managed.realm === self else {
+            let reason =
+                object.managed?.realm.frozen == true
+                ? "a frozen object cannot be deleted: delete its live version (object.thaw())"
+                : "only objects managed by this Realm can be deleted"
+            throw Realm.Error.invalidValue(type: type(of: object).className(), property: "", reason: reason)
+        }
+        // Read before `invalidate()`: invalidated, as in the SDK, even though its row may still be stored.
+        guard !managed.isInvalidatedByRealm else { throw Realm.Error.invalidatedObject }
+        guard managed.binding.table.kind != .asymmetric else {
+            throw Realm.Error.invalidValue(
+                type: managed.binding.className, property: "",
+                reason: "asymmetric objects are removed by acknowledging their outbox delivery")
+        }
+        return managed
+    }
+
+    /// Deletes every object of `objects`. Deleting every object of a type (`realm.objects(T.self)`) clears the
+    /// type's trees at once instead of deleting row by row.
+    ///
+    /// An object that was already deleted when the call began fails the write transaction, as
+    /// `delete(_:)` does for one object; one that appears twice (a list holding it twice), or that an earlier
+    /// deletion of the same call removed (an embedded object with its parent), is deleted once.
+    public func delete<S: Sequence>(_ objects: S) where S.Element: ObjectBase {
+        if let whole = objects as? any WholeTable, whole.realmForDeletion === self,
+            let binding = whole.bindingForDeletion
+        {
+            guard transactionForMutation("delete(\(S.self))") != nil else { return }
+            do {
+                try tables.removeAll(binding: binding)
+            } catch {
+                fail(error)
+            }
+            return
+        }
+        guard transactionForMutation("delete(\(S.self))") != nil else { return }
+        do {
+            var targets: [ManagedObject] = []
+            for object in objects {
+                let managed = try managedForDeletion(object)
+                guard try withRow(tree: managed.binding.rowsTree, key: managed.key, { _ in true }) != nil else {
+                    throw Realm.Error.invalidatedObject
+                }
+                targets.append(managed)
+            }
+            for managed in targets { try tables.remove(binding: managed.binding, key: managed.key, direct: true) }
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// Deletes every object of every type.
+    public func deleteAll() {
+        guard transactionForMutation("deleteAll()") != nil else { return }
+        do {
+            try tables.removeEverything()
+        } catch {
+            fail(error)
+        }
+    }
 }
