@@ -86,6 +86,7 @@ extension Realm {
     private func writeRow(
         binding: TableBinding, key: Int64, values: [_StoredValue], update: UpdatePolicy, old: [_StoredValue]?
     ) throws(Realm.Error) {
+        var row = tables.takeRowBuilder(binding)
         var resolvedValues: [_StoredValue] = []
         resolvedValues.reserveCapacity(values.count)
         for (index, value) in values.enumerated() {
@@ -94,15 +95,19 @@ extension Realm {
                 resolvedValues.append(.null)
                 continue
             }
+            let resolved: _StoredValue
             if tables.isMixed(binding, index) && !binding.table.infos[index].isCollection {
-                resolvedValues.append(
+                resolved =
                     try encodeMixed(value, binding: binding, property: index, owner: key, level: 0)
-                        .map { .mixed($0) } ?? .null)
+                    .map { .mixed($0) } ?? .null
             } else {
-                resolvedValues.append(try resolveLinks(value, binding: binding, property: index, update: update))
+                resolved = try resolveLinks(value, binding: binding, property: index, update: update)
             }
+            // Encoded as it is resolved: one pass over the values on the insert path.
+            try tables.encode(resolved, property: index, of: binding, into: &row)
+            resolvedValues.append(resolved)
         }
-        try tables.writeRow(binding: binding, key: key, values: resolvedValues, old: old)
+        try tables.writeRow(binding: binding, key: key, row: &row, values: resolvedValues, old: old)
     }
 
     /// A link becomes the key of its target (added first if unmanaged); an embedded object gets a new row.

@@ -53,13 +53,35 @@ extension TableStore {
     func writeRow(binding: TableBinding, key: Int64, values: [_StoredValue], old: [_StoredValue]?)
         throws(Realm.Error)
     {
-        var row = binding.spareRowBuilder ?? RowBuilder(columns: binding.columnCount)
-        binding.spareRowBuilder = nil
-        for index in values.indices where binding.columns[index] >= 0 {
-            try RowCodec.set(
-                values[index], column: binding.columns[index], in: &row, type: binding.className,
-                property: binding.table.schema.properties[index].columnName)
-        }
+        var row = takeRowBuilder(binding)
+        for index in values.indices { try encode(values[index], property: index, of: binding, into: &row) }
+        try writeRow(binding: binding, key: key, row: &row, values: values, old: old)
+    }
+
+    /// The row builder to encode a row of `binding`'s class into: the one the class's last row write kept
+    /// (a row write reuses its buffers), or a new one. Give it back through `writeRow(binding:key:row:values:old:)`.
+    func takeRowBuilder(_ binding: TableBinding) -> RowBuilder {
+        defer { binding.spareRowBuilder = nil }
+        return binding.spareRowBuilder ?? RowBuilder(columns: binding.columnCount)
+    }
+
+    /// Encodes `value` into `row` as property `property` of `binding`'s class stores it (nothing for a computed
+    /// property). The accessor half calls it as it resolves each value, so an insert walks its values once.
+    @inline(__always)
+    func encode(_ value: _StoredValue, property: Int, of binding: TableBinding, into row: inout RowBuilder)
+        throws(Realm.Error)
+    {
+        guard binding.columns[property] >= 0 else { return }
+        try RowCodec.set(
+            value, column: binding.columns[property], in: &row, type: binding.className,
+            property: binding.table.schema.properties[property].columnName)
+    }
+
+    /// Writes row `key` of `binding`'s class, `row` holding `values` encoded (see `encode`), and keeps the
+    /// indexes, backlink counts and mixed values in step with `old`, the row's previous values if it exists.
+    func writeRow(
+        binding: TableBinding, key: Int64, row: inout RowBuilder, values: [_StoredValue], old: [_StoredValue]?
+    ) throws(Realm.Error) {
         let transaction = try transactionForWrite()
         let rows = try writableRows(binding)
         try mutate { try transaction.put(KeyEncoding.objectKey(key), row.finish(), in: rows) }
