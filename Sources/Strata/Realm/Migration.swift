@@ -78,7 +78,7 @@ public final class Migration {
                     type: object.className, property: "",
                     reason: "only new objects of the migration can be deleted (old objects are read-only)")
             }
-            try realm.remove(binding: managed.binding, key: managed.key, direct: true)
+            try realm.tables.remove(binding: managed.binding, key: managed.key, direct: true)
         }
     }
 

@@ -107,7 +107,7 @@ public final class OutboxDelivery<Model: AsymmetricObject>: @unchecked Sendable 
                 try realm.write {
                     // The lock was granted: a cancellation that came while waiting for it abandons the write.
                     if cancelled.isSet { throw CancellationError() }
-                    for key in keys { try realm.remove(binding: binding, key: key) }
+                    for key in keys { try realm.tables.remove(binding: binding, key: key) }
                 }
             }
         } onCancel: {

@@ -36,24 +36,6 @@ extension Realm {
     /// The object key a one-column element row holds (nil for a null element or a damaged row).
     static func linkedKey(inElementRow bytes: [UInt8]) -> Int64? { TableStore.linkedKey(inElementRow: bytes) }
 
-    /// Moves the backlinks of object `key`'s to-one links from the targets in `old` to those in `new`.
-    func updateToOneBacklinks(binding: TableBinding, key: Int64, old: [_StoredValue]?, new: [_StoredValue]?)
-        throws(Realm.Error)
-    {
-        try tables.updateToOneBacklinks(binding: binding, key: key, old: old, new: new)
-    }
-
-    /// Releases what the elements of a collection tree about to be emptied or deleted hold: link counts, and
-    /// the nested collections of mixed values.
-    func uncountLinks(in tree: TreeHandle, binding: TableBinding, property: Int, owner ownerKey: Int64)
-        throws(Realm.Error)
-    {
-        guard holdsLinks(binding, property) || tables.isMixed(binding, property) else { return }
-        for row in try tables.elementRows(of: tree) {
-            try releaseElementRow(row, binding: binding, property: property, owner: ownerKey)
-        }
-    }
-
     // MARK: Reading backlinks
 
     /// The origin type of `LinkingObjects` property `property`.

@@ -184,7 +184,7 @@ extension Realm {
     /// Empties `owner`'s collection tree `tree` and releases what its elements held.
     func removeAllElements(of tree: TreeHandle, owner: ManagedObject, property: Int) throws(Realm.Error) {
         for row in try tables.removeAllEntries(in: tree, binding: owner.binding, property: property) {
-            try releaseElementRow(row, binding: owner.binding, property: property, owner: owner.key)
+            try tables.releaseElementRow(row, binding: owner.binding, property: property, owner: owner.key)
         }
     }
 
@@ -224,23 +224,8 @@ extension Realm {
             let tree = try tables.collectionHandle(binding, property: property, key: key, create: true)
         else { throw .notInWriteTransaction }
         syncCapture?.touch(binding, key, collection: property)
-        try uncountLinks(in: tree, binding: binding, property: property, owner: key)
+        try tables.uncountLinks(in: tree, binding: binding, property: property, owner: key)
         try mutate { try transaction.removeAll(in: tree) }
         for entry in source { try add(transaction, tree, entry) }
-    }
-
-    /// Deletes the nested trees of object `key`'s collections.
-    func deleteCollections(binding: TableBinding, key: Int64) throws(Realm.Error) {
-        guard let transaction = writeTransactionIfAny else { throw .notInWriteTransaction }
-        for property in binding.table.infos.indices where binding.table.infos[property].isCollection {
-            guard let owners = try handle(tables.collectionTreeName(binding, property), create: false) else { continue }
-            let objectKey = KeyEncoding.objectKey(key)
-            if holdsLinks(binding, property),
-                let tree = try storage({ try transaction.subtree(forKey: objectKey, in: owners) })
-            {
-                try uncountLinks(in: tree, binding: binding, property: property, owner: key)
-            }
-            _ = try mutate { try transaction.delete(objectKey, in: owners) }
-        }
     }
 }

@@ -2,7 +2,9 @@ import Foundation
 import StrataStorage
 
 /// Writes to classes known only from the file, through ``DynamicObject``: what tools without the app's model
-/// classes (the `strata load` command, importers) need, as the Realm SDK's `dynamicCreate` offers it.
+/// classes (the `strata load` command, importers) need, as the Realm SDK's `dynamicCreate` offers it. The new
+/// row's values are the table layer's (`Tables/DynamicRows.swift`); this half makes the accessors and sets what
+/// goes through them (links, embedded objects, collections, mixed values).
 extension Realm {
     /// Creates an object of the stored class `typeName` from `value`, a `[String: Any]` keyed by persisted property
     /// name, and returns it. Use ``create(_:value:update:)`` when the app has the model class; this is for tools that
@@ -49,12 +51,11 @@ extension Realm {
                     ? "embedded objects are created by setting them on their parent"
                     : "asymmetric objects are created with create(_:value:) and the model class")
         }
-        guard value is [String: Any] else {
+        guard let dictionary = value as? [String: Any] else {
             throw .invalidValue(
                 type: name, property: "", reason: "dynamicCreate takes a [String: Any], not \(type(of: value))")
         }
-        var values = stored.properties.map(Self.zeroValue)
-        var primaryKey: [UInt8]?
+        var primaryKey: (value: _StoredValue, encoded: [UInt8])?
         if let index = binding.table.primaryKeyIndex {
             let info = binding.table.infos[index]
             let property = binding.table.schema.properties[index].columnName
@@ -76,39 +77,17 @@ extension Realm {
                 try ObjectValues.apply(value, to: object, schema: binding.table)
                 return try dynamic(object)
             }
-            values[index] = key
-            primaryKey = encoded
+            primaryKey = (key, encoded)
         }
         // Plain values go into the new row at once; links, embedded objects, collections and mixed values (which
         // may hold links) are set one by one below, as on any managed object.
-        var rest: [String: Any] = [:]
-        for (name, given) in value as? [String: Any] ?? [:] {
-            guard let index = binding.table.propertyIndex(named: name) else {
-                throw .invalidValue(type: binding.className, property: name, reason: "no such property")
-            }
-            let info = binding.table.infos[index]
-            guard index != binding.table.primaryKeyIndex else { continue }
-            guard info.type != .object, info.type != .any, !info.isCollection else {
-                rest[name] = given
-                continue
-            }
-            guard let stored = StoredValueConversion.stored(from: given, as: info) else {
-                throw .invalidValue(
-                    type: binding.className, property: name,
-                    reason:
-                        "\(type(of: given)) is not a valid value for a \(info.type)\(info.isOptional ? "?" : "") property"
-                )
-            }
-            values[index] = stored
-        }
-        let key = try insertRow(binding: binding, values: values)
-        if let primaryKey {
-            let transaction = try activeTransaction()
-            let primaryKeys = try handle(binding.primaryKeyTree, create: true)!
-            try mutate { try transaction.put(primaryKey, KeyEncoding.objectKey(key), in: primaryKeys) }
-        }
+        let row = try tables.newRowValues(of: binding, stored: stored, from: dictionary)
+        var values = row.values
+        if let index = binding.table.primaryKeyIndex, let primaryKey { values[index] = primaryKey.value }
+        let key = try tables.insertRow(binding: binding, values: values)
+        if let primaryKey { try tables.claimPrimaryKey(primaryKey.encoded, for: key, binding: binding) }
         let object = try dynamic(self.object(binding, key: key))
-        try ObjectValues.apply(rest, to: object, schema: binding.table)
+        try ObjectValues.apply(row.rest, to: object, schema: binding.table)
         if let failure = failureOfWrite { throw failure }
         return object
     }
@@ -130,7 +109,7 @@ extension Realm {
         let binding = owner.binding
         let info = binding.table.infos[property]
         guard info.type == .object, info.objectType == nil,
-            let embedded = try embeddedBinding(binding, property: property)
+            let embedded = try tables.embeddedBinding(binding, property: property)
         else { return false }
         let name = binding.table.schema.properties[property].columnName
         func failure(_ reason: String) -> Realm.Error {
@@ -180,7 +159,7 @@ extension Realm {
         guard let stored = schemaClasses()[binding.className] else {
             throw .invalidValue(type: binding.className, property: "", reason: "the file has no class of this name")
         }
-        let key = try insertRow(binding: binding, values: stored.properties.map(Self.zeroValue))
+        let key = try tables.insertRow(binding: binding, values: stored.properties.map(TableStore.zeroValue))
         try ObjectValues.apply(dictionary, to: try dynamic(object(binding, key: key)), schema: binding.table)
         return key
     }

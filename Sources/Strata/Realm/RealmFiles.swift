@@ -93,4 +93,53 @@ extension Realm {
             throw .fileAccess(path: target.path, reason: "cannot copy the seed file \(seed.path): \(error)")
         }
     }
+
+    /// Writes a compacted copy of the Realm's newest committed version to `fileURL`, which must not exist.
+    /// Throws the file's ``damage`` if a read found it damaged; damage the copy runs into is thrown (and
+    /// recorded) as ``RealmError/incompatibleFile(path:reason:)`` naming this Realm's file and the page.
+    public func writeCopy(toFile fileURL: URL) throws {
+        try checkThreadThrowing()
+        try throwIfDamaged()
+        guard !FileManager.default.fileExists(atPath: fileURL.path) else {
+            throw Realm.Error.fileAccess(path: fileURL.path, reason: "the file already exists")
+        }
+        do {
+            _ = try store.compact(to: fileURL.path)
+        } catch {
+            if let damage = damage(in: error) {
+                recordFileDamage(damage, cause: error)
+                throw damage
+            }
+            throw Realm.Error.storage(error, path: fileURL.path)
+        }
+    }
+
+    /// Deletes the files of `configuration`'s Realm: the file, its commit log and its lock file. Returns whether
+    /// the file existed.
+    ///
+    /// As in the Realm SDK, a file that is open cannot be deleted: while a Realm in this or another process uses
+    /// it (frozen objects and collections included), this throws ``RealmError/fileInUse(path:)`` and deletes
+    /// nothing. Release every Realm of the file first. An in-memory Realm has no files: this returns false, or
+    /// throws `fileInUse` while a Realm with that identifier is open (its data lives until the last one goes).
+    @discardableResult
+    public static func deleteFiles(for configuration: Configuration) throws -> Bool {
+        if let identifier = configuration.inMemoryIdentifier {
+            if Store.isInMemoryStoreOpen(identifier: identifier) {
+                throw Realm.Error.fileInUse(path: configuration.path)
+            }
+            return false
+        }
+        let path = (configuration.fileURL ?? Configuration.defaultFileURL).path
+        do {
+            return try Store.deleteFiles(path: path)
+        } catch {
+            throw Realm.Error.storage(error, path: path)
+        }
+    }
+
+    /// Whether the file of `configuration` exists.
+    public static func fileExists(for configuration: Configuration) -> Bool {
+        guard configuration.inMemoryIdentifier == nil else { return false }
+        return FileManager.default.fileExists(atPath: (configuration.fileURL ?? Configuration.defaultFileURL).path)
+    }
 }

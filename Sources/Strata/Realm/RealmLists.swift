@@ -107,7 +107,9 @@ extension Realm {
                 value, binding: owner.binding, property: property, owner: owner.key, level: level)
             let old = try tables.replaceElement(
                 at: index, with: bytes, in: list, binding: owner.binding, property: property, owner: owner.key)
-            if let old { try releaseElementRow(old, binding: owner.binding, property: property, owner: owner.key) }
+            if let old {
+                try tables.releaseElementRow(old, binding: owner.binding, property: property, owner: owner.key)
+            }
         }
     }
 
@@ -116,7 +118,9 @@ extension Realm {
             (_, list) throws(Realm.Error) in
             try checkPositions([index], in: list, owner: owner, property: property)
             let old = try tables.removeElement(at: index, from: list, binding: owner.binding, property: property)
-            if let old { try releaseElementRow(old, binding: owner.binding, property: property, owner: owner.key) }
+            if let old {
+                try tables.releaseElementRow(old, binding: owner.binding, property: property, owner: owner.key)
+            }
         }
     }
 

@@ -8,19 +8,9 @@ import StrataStorage
 /// place while the block still sees every old value. Primary-key and index trees are not maintained while the
 /// block runs (keys may collide until it finishes); they are rebuilt for every class the migration wrote, and a
 /// duplicate primary key then fails the whole migration.
-/// What a migration in progress has done so far.
-final class MigrationState {
-    /// The classes of the new schema.
-    let targets: Set<String>
-    /// Classes whose rows were written: their primary keys and indexes are rebuilt at the end.
-    var touched: Set<String> = []
-    /// Whether classes or properties changed shape (converted, renamed, deleted): trees are swept and links
-    /// counted again at the end.
-    var restructured = false
-
-    init(targets: Set<String>) { self.targets = targets }
-}
-
+///
+/// This is the orchestration; the rewrites of the file's data (rows converted, trees renamed, dropped and
+/// rebuilt) are the table layer's, in `Tables/SchemaRewrites.swift`.
 extension Realm {
     /// Compares the file's schema version and classes with the configuration's and migrates, resets or fails.
     func prepareSchema() throws {
@@ -66,8 +56,7 @@ extension Realm {
 
     /// Empties the file and stores the schema of `tables` (`deleteRealmIfMigrationNeeded`).
     private func resetFile(_ tables: [TableSchema]) throws(Realm.Error) {
-        let transaction = try activeTransaction()
-        for name in try storage({ try transaction.treeNames() }) { try dropTree(name) }
+        try self.tables.dropAllTrees()
         forgetStoredSchema()
         try recordSchemaVersion()
         for table in tables { try registerTable(table) }
@@ -103,18 +92,8 @@ extension Realm {
 
     // MARK: Conversion
 
-    /// Whether the values of `old` can be kept by `new` (same name, stored type, target class and collection).
-    private static func carriesOver(_ old: StoredClass.StoredProperty, _ new: StoredClass.StoredProperty) -> Bool {
-        old.name == new.name && old.type == new.type && old.objectClassName == new.objectClassName
-            && old.collection == new.collection
-    }
-
-    /// The value a required property gets where it has none: the type's zero value (a fresh one for `UUID` and
-    /// `ObjectId`, whose zero would collide).
-    static func zeroValue(_ property: StoredClass.StoredProperty) -> _StoredValue {
-        guard !property.optional, property.collection == nil else { return .null }
-        return property.type.codec.zeroValue()
-    }
+    /// The value a required property gets where it has none (see `TableStore.zeroValue`).
+    static func zeroValue(_ property: StoredClass.StoredProperty) -> _StoredValue { TableStore.zeroValue(property) }
 
     /// Stores each class of `tables` as its model declares it, converting the rows of classes the file has.
     private func convertClasses(to tables: [TableSchema]) throws(Realm.Error) {
@@ -136,83 +115,16 @@ extension Realm {
         try self.tables.rebuildBacklinks()
     }
 
-    /// Rewrites every row of class `name` from the layout of `old` to that of `new`. Trees of a property that
-    /// changed type are dropped (the new one starts empty); trees of removed properties stay until the
-    /// migration ends, for ``Migration/renameProperty(onType:from:to:)``.
+    /// Rewrites every row of class `name` from the layout of `old` to that of `new` (see
+    /// `TableStore.convertRows`), reporting its progress to the configuration's event handler.
     private func convertRows(of name: String, from old: StoredClass, to new: StoredClass) throws(Realm.Error) {
-        for property in old.properties {
-            guard let now = new.properties.first(where: { $0.name == property.name }),
-                !Self.carriesOver(property, now)
-            else { continue }
-            if let kind = property.collection { try dropTree(TableNames.collection(kind, name, property.name)) }
-            try dropTree(TableNames.mixed(name, property.name))
-            try dropTree(TableNames.backlinks(name, property.name))
-        }
-        guard let rows = try handle(TableNames.rows(name), create: false) else { return }
-        let sources: [Int?] = new.properties.map { property in
-            old.properties.firstIndex { Self.carriesOver($0, property) }
-        }
-        let oldInfos = old.properties.map {
-            _PropertyInfo(type: $0.type, isOptional: $0.optional, collection: $0.collection)
-        }
-        var progress = MigrationProgressCounter(
-            events: Realm.eventHandler(configuration), path: path, className: name,
-            total: try storage { try activeTransaction().count(in: rows) })
+        var progress: MigrationProgressCounter?
         defer { progress?.finish() }
-        try rewriteRows(in: rows) { _, view in
+        try tables.convertRows(of: name, from: old, to: new) { total in
+            progress = MigrationProgressCounter(
+                events: Realm.eventHandler(configuration), path: path, className: name, total: total)
+        } converted: {
             progress?.objectDone()
-            var builder = RowBuilder(columns: new.properties.count)
-            for (column, property) in new.properties.enumerated() {
-                var value: _StoredValue = .null
-                if let source = sources[column], source < view.columnCount {
-                    value = RowCodec.get(view, column: source, info: oldInfos[source])
-                }
-                if case .null = value { value = Self.zeroValue(property) }
-                try RowCodec.set(value, column: column, in: &builder, type: name, property: property.name)
-            }
-            return builder.finish()
-        }
-    }
-
-    /// Drops the named tree `name` if it exists.
-    func dropTree(_ name: String) throws(Realm.Error) {
-        let transaction = try activeTransaction()
-        _ = try mutate { try transaction.dropTree(named: name) }
-        invalidateWriteCaches()
-    }
-
-    /// Drops every tree of the object layer that no stored class definition accounts for: trees of deleted
-    /// classes, of removed properties, and indexes or collections a property no longer has.
-    private func sweepTrees() throws(Realm.Error) {
-        let transaction = try activeTransaction()
-        let classes = schemaClasses()
-        for tree in try storage({ try transaction.treeNames() }) where !Self.isAccountedFor(tree, classes) {
-            try dropTree(tree)
-        }
-    }
-
-    private static func isAccountedFor(_ tree: String, _ classes: [String: StoredClass]) -> Bool {
-        guard tree.count > 2, tree.dropFirst().first == ":" else { return true }
-        let prefix = tree.first!
-        let rest = String(tree.dropFirst(2))
-        switch prefix {
-        case "o": return classes[rest] != nil
-        case "p": return classes[rest]?.properties.contains(where: \.primary) == true
-        case "i", "l", "s", "m", "x", "b":
-            for (name, stored) in classes where rest.hasPrefix(name + ".") {
-                let propertyName = String(rest.dropFirst(name.count + 1))
-                guard let property = stored.properties.first(where: { $0.name == propertyName }) else { continue }
-                switch prefix {
-                case "i": if property.indexed && !property.primary { return true }
-                case "l": if property.collection == .list { return true }
-                case "s": if property.collection == .set { return true }
-                case "m": if property.collection == .map { return true }
-                case "x": if property.type == .any { return true }
-                default: if property.type == .object || property.type == .any { return true }
-                }
-            }
-            return false
-        default: return true
         }
     }
 
@@ -223,134 +135,15 @@ extension Realm {
     private func finishMigration(_ state: MigrationState) throws(Realm.Error) {
         if let failure = failureOfWrite { throw failure }
         if state.restructured {
-            try sweepTrees()
-            for name in state.touched where schemaClasses()[name] != nil { try pruneCollections(of: name) }
+            try tables.sweepTrees()
+            for name in state.touched where schemaClasses()[name] != nil { try tables.pruneCollections(of: name) }
             try tables.rebuildBacklinks()
-            try deleteOrphanedEmbedded()
+            try tables.deleteOrphanedEmbedded()
         }
-        for name in state.touched.sorted() where schemaClasses()[name] != nil { try rebuildKeys(of: name) }
+        for name in state.touched.sorted() where schemaClasses()[name] != nil {
+            try tables.rebuildKeys(of: name, maxKeySize: store.maxKeySize)
+        }
         if let failure = failureOfWrite { throw failure }
-    }
-
-    /// Removes the collections of class `name` whose owner no longer exists.
-    private func pruneCollections(of name: String) throws(Realm.Error) {
-        guard let stored = schemaClasses()[name] else { return }
-        let transaction = try activeTransaction()
-        let owners = Set(try objectKeys(tree: TableNames.rows(name)))
-        for property in stored.properties {
-            guard let kind = property.collection,
-                let tree = try handle(TableNames.collection(kind, name, property.name), create: false)
-            else { continue }
-            try mutate {
-                var stale: [[UInt8]] = []
-                var cursor = try transaction.makeCursor(for: tree)
-                var more = try cursor.first()
-                while more {
-                    let key = try cursor.key()
-                    if !owners.contains(KeyEncoding.decodeObjectKey(key)) { stale.append(key) }
-                    more = try cursor.next()
-                }
-                for key in stale { _ = try transaction.delete(key, in: tree) }
-            }
-        }
-    }
-
-    /// Deletes embedded objects that no parent links to; fails if one has several parents.
-    private func deleteOrphanedEmbedded() throws(Realm.Error) {
-        for (name, stored) in schemaClasses() where stored.embedded {
-            var parents: [Int64: Int] = [:]
-            for tree in tables.backlinkTrees(linkingTo: name) {
-                for (key, count) in try backlinkCounts(tree: tree) { parents[key, default: 0] += count }
-            }
-            let binding = try dynamicBinding(name)
-            for key in try objectKeys(tree: TableNames.rows(name)) {
-                let count = parents[key] ?? 0
-                if count == 0 {
-                    try remove(binding: binding, key: key)
-                } else if count > 1 {
-                    throw Realm.Error.invalidValue(
-                        type: name, property: "",
-                        reason:
-                            "embedded object \(key) has \(count) parents after the migration; it must have exactly one"
-                    )
-                }
-            }
-        }
-    }
-
-    /// Link counts per target key in backlink tree `name`.
-    private func backlinkCounts(tree name: String) throws(Realm.Error) -> [(Int64, Int)] {
-        let transaction = try activeTransaction()
-        guard let tree = try handle(name, create: false) else { return [] }
-        return try storage {
-            var counts: [(Int64, Int)] = []
-            var cursor = try transaction.makeCursor(for: tree)
-            var more = try cursor.first()
-            while more {
-                let key = try cursor.key()
-                let value = try cursor.value()
-                if key.count == 16, value.count == 4 {
-                    let count = value.withUnsafeBytes { Int($0.loadUnaligned(as: UInt32.self).littleEndian) }
-                    counts.append((KeyEncoding.decodeObjectKey(Array(key[0..<8])), count))
-                }
-                more = try cursor.next()
-            }
-            return counts
-        }
-    }
-
-    /// Rebuilds the primary-key tree and the indexes of class `name` from its rows.
-    private func rebuildKeys(of name: String) throws(Realm.Error) {
-        guard let stored = schemaClasses()[name] else { return }
-        let transaction = try activeTransaction()
-        let binding = try dynamicBinding(name)
-        let primary = stored.properties.firstIndex(where: \.primary)
-        let indexed = stored.properties.indices.filter {
-            stored.properties[$0].indexed && !stored.properties[$0].primary
-        }
-        guard primary != nil || !indexed.isEmpty else { return }
-        try dropTree(TableNames.primaryKeys(name))
-        for column in indexed { try dropTree(TableNames.index(name, stored.properties[column].name)) }
-        let primaryKeys = primary == nil ? nil : try handle(TableNames.primaryKeys(name), create: true)
-        let indexes = try indexed.map { column throws(Realm.Error) in
-            try handle(TableNames.index(name, stored.properties[column].name), create: true)!
-        }
-        guard let rows = try handle(TableNames.rows(name), create: false) else { return }
-        var entries: [(key: Int64, values: [_StoredValue])] = []
-        try storage {
-            var cursor = try transaction.makeCursor(for: rows)
-            var more = try cursor.first()
-            while more {
-                let key = KeyEncoding.decodeObjectKey(try cursor.key())
-                let values: [_StoredValue] = try cursor.value().withUnsafeBytes { raw in
-                    let view = try RowView(raw)
-                    return ([primary].compactMap { $0 } + indexed).map {
-                        RowCodec.get(view, column: binding.columns[$0], info: binding.table.infos[$0])
-                    }
-                }
-                entries.append((key, values))
-                more = try cursor.next()
-            }
-        }
-        for (key, values) in entries {
-            var values = values[...]
-            if let primary, let primaryKeys {
-                let value = values.removeFirst()
-                let encoded = try encodedPrimaryKey(value, binding: binding, property: primary)
-                if try mutate({ try transaction.get(encoded, in: primaryKeys) }) != nil {
-                    throw Realm.Error.primaryKeyExists(type: name, value: KeyEncoding.describe(value))
-                }
-                try mutate { try transaction.put(encoded, KeyEncoding.objectKey(key), in: primaryKeys) }
-            }
-            for (position, value) in values.enumerated() {
-                let entries: Set<[UInt8]> =
-                    stored.properties[indexed[position]].isFullText
-                    ? FullText.entries(value, key: key) : KeyEncoding.indexEntry(value, key: key).map { [$0] } ?? []
-                for entry in entries {
-                    try mutate { try transaction.put(entry, [UInt8](), in: indexes[position]) }
-                }
-            }
-        }
     }
 
     // MARK: Operations of the block
@@ -394,7 +187,7 @@ extension Realm {
                     ? "embedded objects are created by setting them on their parent"
                     : "asymmetric objects cannot be created in a migration")
         }
-        let key = try insertRow(binding: binding, values: stored.properties.map(Self.zeroValue))
+        let key = try tables.insertRow(binding: binding, values: stored.properties.map(Self.zeroValue))
         guard let object = object(binding, key: key) as? DynamicObject else {
             throw Realm.Error.invalidValue(type: name, property: "", reason: "not a stored class")
         }
@@ -406,12 +199,12 @@ extension Realm {
     /// Deletes every object of class `name`, and the class when the new schema does not have it.
     func deleteMigratedData(_ name: String) throws(Realm.Error) -> Bool {
         guard schemaClasses()[name] != nil, let state = migrationState else { return false }
-        try removeAll(binding: try dynamicBinding(name))
+        try tables.removeAll(binding: try dynamicBinding(name))
         state.touched.insert(name)
         if !state.targets.contains(name) {
             try storeClassDefinition(nil, named: name)
             state.restructured = true
-            try sweepTrees()
+            try tables.sweepTrees()
         }
         return true
     }
@@ -437,42 +230,11 @@ extension Realm {
         let oldProperty = oldClass.properties[source]
         var renamed = newClass.properties[target]
         renamed.name = oldProperty.name
-        guard Self.carriesOver(oldProperty, renamed) else {
+        guard TableStore.carriesOver(oldProperty, renamed) else {
             throw failure("it cannot become \(to): the two properties hold different types")
         }
-        let transaction = try activeTransaction()
-        // Collections and mixed values keep their trees: only the names change.
-        var trees: [(String, String)] = []
-        if let kind = oldProperty.collection {
-            trees.append((TableNames.collection(kind, name, from), TableNames.collection(kind, name, to)))
-        } else if oldProperty.type == .any {
-            trees.append((TableNames.mixed(name, from), TableNames.mixed(name, to)))
-        }
-        if oldProperty.type == .object || oldProperty.type == .any {
-            // The links' counts move with them: deletions in the rest of the block find them under the new name.
-            trees.append((TableNames.backlinks(name, from), TableNames.backlinks(name, to)))
-        }
-        for (fromTree, toTree) in trees {
-            try dropTree(toTree)
-            _ = try mutate { try transaction.renameTree(named: fromTree, to: toTree) }
-        }
-        invalidateWriteCaches()
-        if oldProperty.collection == nil, let rows = try handle(TableNames.rows(name), create: false) {
-            let info = _PropertyInfo(type: oldProperty.type, isOptional: oldProperty.optional)
-            let property = newClass.properties[target]
-            try rewriteRows(in: rows) { key, row in
-                let objectKey = KeyEncoding.decodeObjectKey(key)
-                guard
-                    var value = try old.withRow(
-                        tree: TableNames.rows(name), key: objectKey,
-                        {
-                            RowCodec.get($0, column: source, info: info)
-                        })
-                else { return nil }
-                if case .null = value { value = Self.zeroValue(property) }
-                return try RowRewriter.replacing(column: target, with: value, in: row, properties: newClass.properties)
-            }
-        }
+        try tables.renameProperty(
+            of: name, from: oldProperty, column: source, to: target, in: newClass, oldRows: old.tables)
         migrationState?.touched.insert(name)
         migrationState?.restructured = true
     }

@@ -96,19 +96,4 @@ extension Realm {
                 Map<String, AnyRealmValue>(owner: owner, property: property, nested: id, level: level + 1))
         }
     }
-
-    /// Releases what a stored collection element row held: its link's backlink count, or its mixed value.
-    func releaseElementRow(_ row: [UInt8], binding: TableBinding, property: Int, owner: Int64) throws(Realm.Error) {
-        if holdsLinks(binding, property) {
-            try countElementLink(row, binding: binding, property: property, owner: owner, by: -1)
-            // An embedded element belongs to its collection: it goes with it.
-            if let embedded = try embeddedBinding(binding, property: property),
-                let child = Self.linkedKey(inElementRow: row)
-            {
-                try remove(binding: embedded, key: child)
-            }
-        } else if tables.isMixed(binding, property), let bytes = MixedCodec.bytes(inElementRow: row) {
-            try tables.releaseMixed(bytes, binding: binding, property: property, owner: owner)
-        }
-    }
 }

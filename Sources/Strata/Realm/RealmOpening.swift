@@ -122,3 +122,23 @@ extension Realm {
         }
     }
 }
+
+extension Realm {
+    /// The store of `configuration`: in memory, or its file (compacted first when the configuration asks).
+    static func openStore(_ configuration: Configuration) throws(StorageError) -> Store {
+        let events = storeEvents(configuration)
+        if let identifier = configuration.inMemoryIdentifier {
+            return try Store.inMemory(
+                identifier: identifier,
+                options: StoreOptions(events: events, encryptionKey: configuration.encryptionKey.map { Array($0) }))
+        }
+        let path = (configuration.fileURL ?? Configuration.defaultFileURL).path
+        let options = StoreOptions(
+            readOnly: configuration.readOnly, createIfMissing: !configuration.readOnly, events: events,
+            encryptionKey: configuration.encryptionKey.map { Array($0) })
+        if let shouldCompact = configuration.shouldCompactOnLaunch, !configuration.readOnly {
+            try Store.compactOnLaunch(path: path, options: options, shouldCompact: shouldCompact)
+        }
+        return try Store.open(path: path, options: options)
+    }
+}

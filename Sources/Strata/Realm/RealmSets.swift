@@ -69,7 +69,7 @@ extension Realm {
         _ key: [UInt8], _ row: [UInt8], in tree: TreeHandle, binding: TableBinding, property: Int, owner: Int64
     ) throws(Realm.Error) {
         if let old = try tables.putEntry(key, row, in: tree, binding: binding, property: property, owner: owner) {
-            try releaseElementRow(old, binding: binding, property: property, owner: owner)
+            try tables.releaseElementRow(old, binding: binding, property: property, owner: owner)
         }
     }
 
@@ -78,7 +78,7 @@ extension Realm {
         throws(Realm.Error)
     {
         if let old = try tables.deleteEntry(key, in: tree, binding: binding, property: property) {
-            try releaseElementRow(old, binding: binding, property: property, owner: owner)
+            try tables.releaseElementRow(old, binding: binding, property: property, owner: owner)
         }
     }
 

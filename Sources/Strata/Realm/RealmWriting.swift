@@ -1,8 +1,10 @@
 import Foundation
 import StrataStorage
 
-/// Row-level writes: inserting objects with their links and embedded objects, updating one property, deleting
-/// with cascade and nullification.
+/// The accessor half of writing objects: making unmanaged objects managed (with the unmanaged objects they link
+/// to and their embedded objects), turning links into keys and mixed values into bytes, updating properties. The
+/// rows, primary keys, indexes and deletions are the table layer's (`Tables/RowWrites.swift`,
+/// `Tables/PrimaryKeys.swift`, `Tables/Indexes.swift`, `Tables/RowDeletes.swift`).
 extension Realm {
     /// Makes `object` managed: writes its row (and those of unmanaged objects it links to) and returns its key.
     func insert(_ object: ObjectBase, update: UpdatePolicy) throws(Realm.Error) -> Int64 {
@@ -22,7 +24,7 @@ extension Realm {
             throw .invalidValue(
                 type: binding.className, property: "", reason: "embedded objects are added through their parent")
         }
-        let transaction = try activeTransactionForWrite()
+        _ = try activeTransactionForWrite()
         try registerIfNeeded(binding)
         let values = binding.table.boxes(of: object).map(\.stored)
         var key: Int64
@@ -36,19 +38,18 @@ extension Realm {
                 key = found
                 existing = true
             } else {
-                key = try newKey(binding, transaction)
-                let primaryKeys = try writablePrimaryKeys(binding)
-                try mutate { try transaction.put(encoded, KeyEncoding.objectKey(key), in: primaryKeys) }
+                key = try tables.newKey(binding)
+                try tables.claimPrimaryKey(encoded, for: key, binding: binding)
             }
         } else {
-            key = try newKey(binding, transaction)
+            key = try tables.newKey(binding)
         }
         // Managed before its links are resolved, so that a cycle back to it finds its key.
         let managed = ManagedObject(realm: self, binding: binding, key: key)
         binding.table.attach(object, to: managed)
         object.managed = managed
-        let old = existing ? try rowValues(binding: binding, key: key) : nil
-        if existing { try deleteEmbedded(binding: binding, key: key) }
+        let old = existing ? try tables.rowValues(binding: binding, key: key) : nil
+        if existing { try tables.deleteEmbedded(binding: binding, key: key) }
         try writeRow(binding: binding, key: key, values: values, update: update, old: old)
         try writeCollections(binding: binding, key: key, values: values)
         adoptCollections(of: values, binding: binding, managed: managed)
@@ -73,34 +74,19 @@ extension Realm {
         return transaction
     }
 
-    /// Writes a new row of `values` (no links to resolve) and returns its key.
-    func insertRow(binding: TableBinding, values: [_StoredValue]) throws(Realm.Error) -> Int64 {
-        let key = try newKey(binding, try activeTransactionForWrite())
-        try writeRow(binding: binding, key: key, values: values, update: .error, old: nil)
-        return key
-    }
-
-    private func newKey(_ binding: TableBinding, _ transaction: WriteTransaction) throws(Realm.Error) -> Int64 {
-        let rows = try writableRows(binding)
-        return try mutate { Int64(bitPattern: try transaction.nextSequence(in: rows)) }
-    }
-
+    /// `value`, property `property`'s primary key, encoded for the primary-key tree (see
+    /// `TableStore.encodedPrimaryKey`).
     func encodedPrimaryKey(_ value: _StoredValue, binding: TableBinding, property: Int) throws(Realm.Error) -> [UInt8] {
-        guard let encoded = KeyEncoding.primaryKey(value), encoded.count <= store.maxKeySize else {
-            throw .invalidValue(
-                type: binding.className, property: binding.table.schema.properties[property].columnName,
-                reason: "primary key values must be at most \(store.maxKeySize - 1) bytes")
-        }
-        return encoded
+        try tables.encodedPrimaryKey(value, binding: binding, property: property, maxKeySize: store.maxKeySize)
     }
 
-    /// Resolves links and embedded objects in `values` to object keys and writes the row.
-    /// `old` holds the row's previous values (links as keys) when the row exists, for index maintenance.
+    /// Resolves links and embedded objects in `values` to object keys (adding unmanaged ones) and mixed values
+    /// to their bytes, then writes the row (see `TableStore.writeRow`). `old` holds the row's previous values (links
+    /// as keys) when the row exists.
     private func writeRow(
         binding: TableBinding, key: Int64, values: [_StoredValue], update: UpdatePolicy, old: [_StoredValue]?
     ) throws(Realm.Error) {
-        var row = binding.spareRowBuilder ?? RowBuilder(columns: binding.columnCount)
-        binding.spareRowBuilder = nil
+        var row = tables.takeRowBuilder(binding)
         var resolvedValues: [_StoredValue] = []
         resolvedValues.reserveCapacity(values.count)
         for (index, value) in values.enumerated() {
@@ -109,7 +95,7 @@ extension Realm {
                 resolvedValues.append(.null)
                 continue
             }
-            var resolved: _StoredValue
+            let resolved: _StoredValue
             if tables.isMixed(binding, index) && !binding.table.infos[index].isCollection {
                 resolved =
                     try encodeMixed(value, binding: binding, property: index, owner: key, level: 0)
@@ -117,66 +103,11 @@ extension Realm {
             } else {
                 resolved = try resolveLinks(value, binding: binding, property: index, update: update)
             }
-            try RowCodec.set(
-                resolved, column: binding.columns[index], in: &row, type: binding.className,
-                property: binding.table.schema.properties[index].columnName)
+            // Encoded as it is resolved: one pass over the values on the insert path.
+            try tables.encode(resolved, property: index, of: binding, into: &row)
             resolvedValues.append(resolved)
         }
-        let transaction = try activeTransactionForWrite()
-        let rows = try writableRows(binding)
-        try mutate { try transaction.put(KeyEncoding.objectKey(key), row.finish(), in: rows) }
-        syncCapture?.touch(binding, key)
-        row.reset()
-        binding.spareRowBuilder = row
-        try updateIndexes(binding: binding, key: key, old: old, new: resolvedValues)
-        try updateToOneBacklinks(binding: binding, key: key, old: old, new: resolvedValues)
-        try releaseReplacedMixed(binding: binding, key: key, old: old, new: resolvedValues)
-    }
-
-    /// Releases the mixed values of `old` that `new` no longer holds (their links and nested collections).
-    private func releaseReplacedMixed(binding: TableBinding, key: Int64, old: [_StoredValue]?, new: [_StoredValue]?)
-        throws(Realm.Error)
-    {
-        guard let old else { return }
-        for (index, info) in binding.table.infos.enumerated() where info.type == .any && !info.isCollection {
-            guard case .mixed(let before) = old[index] else { continue }
-            if let new, case .mixed(let after) = new[index], after == before { continue }
-            try tables.releaseMixed(before, binding: binding, property: index, owner: key)
-        }
-    }
-
-    /// Moves the object's entries in the secondary indexes from its `old` values to its `new` ones.
-    private func updateIndexes(binding: TableBinding, key: Int64, old: [_StoredValue]?, new: [_StoredValue]?)
-        throws(Realm.Error)
-    {
-        if let migration = migrationState {
-            // Rebuilt when the migration ends (see `MigrationState`).
-            migration.touched.insert(binding.className)
-            return
-        }
-        guard !binding.secondaryIndexes.isEmpty else { return }
-        let transaction = try activeTransactionForWrite()
-        for index in binding.secondaryIndexes {
-            if binding.table.schema.properties[index].isFullTextIndexed {
-                let before = old.map { FullText.entries($0[index], key: key) } ?? []
-                let after = new.map { FullText.entries($0[index], key: key) } ?? []
-                guard before != after else { continue }
-                let tree = try handle(binding.indexTrees[index], create: true)!
-                try mutate {
-                    for entry in before.subtracting(after) { _ = try transaction.delete(entry, in: tree) }
-                    for entry in after.subtracting(before) { try transaction.put(entry, [UInt8](), in: tree) }
-                }
-                continue
-            }
-            let before = old.flatMap { KeyEncoding.indexEntry($0[index], key: key) }
-            let after = new.flatMap { KeyEncoding.indexEntry($0[index], key: key) }
-            guard before != after else { continue }
-            let tree = try handle(binding.indexTrees[index], create: true)!
-            try mutate {
-                if let before { _ = try transaction.delete(before, in: tree) }
-                if let after { try transaction.put(after, [UInt8](), in: tree) }
-            }
-        }
+        try tables.writeRow(binding: binding, key: key, row: &row, values: resolvedValues, old: old)
     }
 
     /// A link becomes the key of its target (added first if unmanaged); an embedded object gets a new row.
@@ -184,7 +115,7 @@ extension Realm {
         throws(Realm.Error) -> _StoredValue
     {
         guard case .object(let target) = value else {
-            try checkType(value, binding: binding, property: property)
+            try tables.checkType(value, binding: binding, property: property)
             return value
         }
         let info = binding.table.infos[property]
@@ -212,28 +143,6 @@ extension Realm {
         return .int(try insert(target, update: update))
     }
 
-    private func checkType(_ value: _StoredValue, binding: TableBinding, property: Int) throws(Realm.Error) {
-        let info = binding.table.infos[property]
-        // A list's elements live outside the row and are checked as they are written.
-        guard !info.isCollection else { return }
-        let name = binding.table.schema.properties[property].columnName
-        if case .null = value {
-            guard info.isOptional else {
-                throw .invalidValue(
-                    type: binding.className, property: name, reason: "nil is not allowed (the property is not optional)"
-                )
-            }
-            return
-        }
-        if case .int(let int) = value, info.integerBits > 0 {
-            let limit = Int64(1) << (info.integerBits - 1)
-            guard int >= -limit && int < limit else {
-                throw .invalidValue(
-                    type: binding.className, property: name, reason: "\(int) does not fit in Int\(info.integerBits)")
-            }
-        }
-    }
-
     func insertEmbedded(_ object: ObjectBase) throws(Realm.Error) -> Int64 {
         guard object.managed == nil else {
             throw .invalidValue(
@@ -241,10 +150,10 @@ extension Realm {
                 reason: "a managed embedded object cannot be assigned to another parent; assign an unmanaged copy")
         }
         let binding = try binding(for: type(of: object))
-        let transaction = try activeTransactionForWrite()
+        _ = try activeTransactionForWrite()
         try registerIfNeeded(binding)
         let values = binding.table.boxes(of: object).map(\.stored)
-        let key = try newKey(binding, transaction)
+        let key = try tables.newKey(binding)
         let managed = ManagedObject(realm: self, binding: binding, key: key)
         binding.table.attach(object, to: managed)
         object.managed = managed
@@ -253,13 +162,9 @@ extension Realm {
         return key
     }
 
-    /// The stored values of every property of a row (links as keys).
+    /// The stored values of every property of a row (see `TableStore.rowValues`).
     func rowValues(binding: TableBinding, key: Int64) throws(Realm.Error) -> [_StoredValue]? {
-        try withRow(tree: binding.rowsTree, key: key) { row in
-            binding.table.infos.indices.map {
-                RowCodec.get(row, column: binding.columns[$0], info: binding.table.infos[$0])
-            }
-        }
+        try tables.rowValues(binding: binding, key: key)
     }
 
     /// Updates the stored object `key` (whose accessor is `object`) with the values `entries` give, as
@@ -272,7 +177,7 @@ extension Realm {
         policy: UpdatePolicy
     ) throws(Realm.Error) {
         let table = binding.table
-        guard let old = try rowValues(binding: binding, key: key) else { throw .invalidatedObject }
+        guard let old = try tables.rowValues(binding: binding, key: key) else { throw .invalidatedObject }
         var values = old
         var changed = false
         var others: [GivenValue] = []
@@ -286,7 +191,7 @@ extension Realm {
             guard let stored = StoredValueConversion.stored(from: entry, as: info) else {
                 throw ObjectValues.mismatch(entry, property: index, table: table)
             }
-            try checkType(stored, binding: binding, property: index)
+            try tables.checkType(stored, binding: binding, property: index)
             if index == table.primaryKeyIndex && migrationState == nil {
                 guard let new = KeyEncoding.primaryKey(stored), new == KeyEncoding.primaryKey(old[index]) else {
                     throw .primaryKeyChange(
@@ -304,7 +209,7 @@ extension Realm {
 
     /// Sets one property of a managed object.
     func setProperty(_ value: _StoredValue, property: Int, binding: TableBinding, key: Int64) throws(Realm.Error) {
-        guard let old = try rowValues(binding: binding, key: key) else { throw .invalidatedObject }
+        guard let old = try tables.rowValues(binding: binding, key: key) else { throw .invalidatedObject }
         var values = old
         if binding.table.infos[property].isCollection {
             try replaceCollection(binding: binding, property: property, key: key, with: value)
@@ -317,8 +222,10 @@ extension Realm {
             }
             return
         }
-        if let embedded = try embeddedBinding(binding, property: property), case .int(let old) = values[property] {
-            try remove(binding: embedded, key: old)
+        if let embedded = try tables.embeddedBinding(binding, property: property),
+            case .int(let old) = values[property]
+        {
+            try tables.remove(binding: embedded, key: old)
         }
         // Mixed values are encoded (links and nested collections included) by `writeRow`.
         values[property] =
@@ -327,121 +234,143 @@ extension Realm {
         try writeRow(binding: binding, key: key, values: values, update: .error, old: old)
     }
 
-    private func deleteEmbedded(binding: TableBinding, key: Int64) throws(Realm.Error) {
-        guard let values = try rowValues(binding: binding, key: key) else { return }
-        for index in binding.table.infos.indices {
-            guard let embedded = try embeddedBinding(binding, property: index), case .int(let child) = values[index]
-            else { continue }
-            try remove(binding: embedded, key: child)
+    // MARK: Entry points
+
+    /// Adds an unmanaged object (and the unmanaged objects it links to) to the Realm. With a primary key,
+    /// `update` decides what happens when an object with that key exists. Errors fail the write transaction.
+    public func add(_ object: Object, update: UpdatePolicy = .error) {
+        guard transactionForMutation("add(\(type(of: object)))") != nil else { return }
+        do {
+            _ = try insert(object, update: update)
+        } catch {
+            fail(error)
         }
     }
 
-    /// The binding of the embedded type that property `property` holds, or nil if it holds no embedded object.
-    func embeddedBinding(_ binding: TableBinding, property: Int) throws(Realm.Error) -> TableBinding? {
-        let info = binding.table.infos[property]
-        guard info.type == .object else { return nil }
-        if let target = info.objectType {
-            return target is EmbeddedObject.Type ? try self.binding(for: target) : nil
-        }
-        guard let name = binding.table.schema.properties[property].objectClassName,
-            schemaClasses()[name]?.embedded == true
-        else { return nil }
-        return try dynamicBinding(name)
+    /// Adds every object of `objects`.
+    public func add<S: Sequence>(_ objects: S, update: UpdatePolicy = .error) where S.Element: Object {
+        for object in objects { add(object, update: update) }
     }
 
-    /// Deletes a row: its embedded objects, its primary key entry, and links to it in every table. An embedded
-    /// object is only unlinked from its parent when deleted on its own (`direct`); otherwise the parent is
-    /// replacing or deleting it and drops the link itself.
-    /// Returns false, changing nothing, when there is no such row.
+    /// Creates a managed object of `type` from `value` (a dictionary, an array in declared order, or an object).
+    /// With a primary key and an update policy other than `.error`, an existing object is updated with the
+    /// values given (a dictionary updates only its keys).
     @discardableResult
-    func remove(binding: TableBinding, key: Int64, direct: Bool = false) throws(Realm.Error) -> Bool {
-        let transaction = try activeTransactionForWrite()
-        guard let values = try rowValues(binding: binding, key: key) else { return false }
-        syncCapture?.touch(binding, key)
-        try deleteEmbedded(binding: binding, key: key)
-        if let index = binding.table.primaryKeyIndex, let encoded = KeyEncoding.primaryKey(values[index]),
-            let primaryKeys = try handle(binding.primaryKeyTree, create: false)
-        {
-            _ = try mutate { try transaction.delete(encoded, in: primaryKeys) }
-        }
-        if let rows = try handle(binding.rowsTree, create: false) {
-            _ = try mutate { try transaction.delete(KeyEncoding.objectKey(key), in: rows) }
-        }
-        try updateIndexes(binding: binding, key: key, old: values, new: nil)
-        try updateToOneBacklinks(binding: binding, key: key, old: values, new: nil)
-        try releaseReplacedMixed(binding: binding, key: key, old: values, new: nil)
-        try deleteCollections(binding: binding, key: key)
-        if binding.table.kind == .object || direct { try tables.unlinkIncoming(target: binding.className, key: key) }
-        return true
-    }
-
-    /// Deletes every object of `binding`'s type: embedded objects they own, links to them, their rows, primary
-    /// keys and index entries.
-    func removeAll(binding: TableBinding) throws(Realm.Error) {
-        let transaction = try activeTransactionForWrite()
-        var ownsEmbedded = false
-        for index in binding.table.infos.indices where try embeddedBinding(binding, property: index) != nil {
-            ownsEmbedded = true
-        }
-        if ownsEmbedded {
-            for key in try objectKeys(tree: binding.rowsTree) {
-                try deleteEmbedded(binding: binding, key: key)
-                // Embedded objects held in lists and maps go with their collections.
-                try deleteCollections(binding: binding, key: key)
-            }
-        }
-        if binding.table.kind == .object {
-            if schemaClasses().values.contains(where: { $0.properties.contains { $0.type == .any } }) {
-                for key in try objectKeys(tree: binding.rowsTree) {
-                    try tables.unlinkIncomingMixed(target: binding.className, key: key)
-                }
-            }
-            try nullifyLinks(to: binding.className)
-            try tables.removeFromLists(target: binding.className)
-            try tables.removeFromSets(target: binding.className)
-            try tables.nullifyInMaps(target: binding.className)
-        }
-        let properties = binding.table.schema.properties
-        let backlinks =
-            (schemaClasses()[binding.className].map {
-                tables.backlinkTrees(ofOrigin: binding.className, $0) + tables.mixedTrees(of: binding.className, $0)
-            } ?? []) + tables.backlinkTrees(linkingTo: binding.className)
-        let trees =
-            backlinks + [binding.rowsTree, binding.primaryKeyTree]
-            + properties.filter { $0.isIndexed && !$0.isPrimary }.map {
-                TableNames.index(binding.className, $0.columnName)
-            }
-            + binding.table.infos.indices.compactMap { property in
-                binding.table.infos[property].collection.map {
-                    TableNames.collection($0, binding.className, properties[property].columnName)
-                }
-            }
-        for tree in trees {
-            guard let handle = try handle(tree, create: false) else { continue }
-            try mutate { try transaction.removeAll(in: handle) }
-        }
-    }
-
-    /// Sets every to-one link to an object of class `target` to nil (deleting every object of it).
-    private func nullifyLinks(to target: String) throws(Realm.Error) {
-        for (name, stored) in schemaClasses() {
-            let columns = stored.properties.indices.filter {
-                stored.properties[$0].type == .object && stored.properties[$0].objectClassName == target
-            }
-            guard !columns.isEmpty, let rows = try handle(TableNames.rows(name), create: false) else { continue }
-            try rewriteRows(in: rows) { _, row in
-                let matching = columns.filter { !row.isNull($0) }
-                guard !matching.isEmpty else { return nil }
-                return RowRewriter.nullify(row, columns: matching, properties: stored.properties)
-            }
-        }
-    }
-
-    /// Replaces each row of `rows` for which `transform` returns new bytes (see `TableStore.rewriteRows`).
-    func rewriteRows(in rows: TreeHandle, _ transform: (_ key: [UInt8], _ row: RowView) throws -> [UInt8]?)
-        throws(Realm.Error)
+    public func create<Element: Object>(
+        _ type: Element.Type, value: Any = [String: Any](), update: UpdatePolicy = .error
+    )
+        -> Element
     {
-        _ = try activeTransactionForWrite()
-        try tables.rewriteRows(in: rows, transform)
+        guard transactionForMutation("create(\(type))") != nil else { return Element() }
+        do {
+            let binding = try binding(for: type)
+            var entries: [GivenValue]?
+            if update != .error, let index = binding.table.primaryKeyIndex {
+                let given = try ObjectValues.entries(of: value, table: binding.table)
+                entries = given
+                if let keyValue = given.first(where: { $0.property == index })?.entry,
+                    let stored = StoredValueConversion.stored(from: keyValue, as: binding.table.infos[index]),
+                    let encoded = KeyEncoding.primaryKey(stored),
+                    let existing = try lookupPrimaryKey(binding, encoded)
+                {
+                    // No unmanaged object is made for an object that exists: only its accessor.
+                    let managed = self.object(binding, key: existing)
+                    try self.update(managed, binding: binding, key: existing, from: given, policy: update)
+                    return managed as? Element ?? Element()
+                }
+            }
+            let object = Element()
+            if let entries {
+                try ObjectValues.apply(entries, to: object, schema: binding.table)
+            } else {
+                try ObjectValues.apply(value, to: object, schema: binding.table)
+            }
+            _ = try insert(object, update: update)
+            return object
+        } catch {
+            fail(error)
+            return Element()
+        }
+    }
+
+    /// Deletes a managed object. Links to it become nil; its embedded objects are deleted with it.
+    ///
+    /// Deleting an object that is already deleted (by an earlier write, another Realm, or earlier in this one) is
+    /// an error, as in the Realm SDK: the write transaction fails, and `write` (or `commitWrite()`) rolls it back
+    /// whole and throws ``RealmError/invalidatedObject``. Check ``ObjectBase/isInvalidated`` first to delete an object
+    /// only if it still exists.
+    public func delete(_ object: ObjectBase) {
+        guard transactionForMutation("delete(\(type(of: object)))") != nil else { return }
+        do {
+            let managed = try managedForDeletion(object)
+            guard try tables.remove(binding: managed.binding, key: managed.key, direct: true) else {
+                throw Realm.Error.invalidatedObject
+            }
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// The stored object `object` is, when this Realm can delete it.
+    private func managedForDeletion(_ object: ObjectBase) throws(Realm.Error) -> ManagedObject {
+        guard let managed = object.managed, managed.realm === self else {
+            let reason =
+                object.managed?.realm.frozen == true
+                ? "a frozen object cannot be deleted: delete its live version (object.thaw())"
+                : "only objects managed by this Realm can be deleted"
+            throw Realm.Error.invalidValue(type: type(of: object).className(), property: "", reason: reason)
+        }
+        // Read before `invalidate()`: invalidated, as in the SDK, even though its row may still be stored.
+        guard !managed.isInvalidatedByRealm else { throw Realm.Error.invalidatedObject }
+        guard managed.binding.table.kind != .asymmetric else {
+            throw Realm.Error.invalidValue(
+                type: managed.binding.className, property: "",
+                reason: "asymmetric objects are removed by acknowledging their outbox delivery")
+        }
+        return managed
+    }
+
+    /// Deletes every object of `objects`. Deleting every object of a type (`realm.objects(T.self)`) clears the
+    /// type's trees at once instead of deleting row by row.
+    ///
+    /// An object that was already deleted when the call began fails the write transaction, as
+    /// `delete(_:)` does for one object; one that appears twice (a list holding it twice), or that an earlier
+    /// deletion of the same call removed (an embedded object with its parent), is deleted once.
+    public func delete<S: Sequence>(_ objects: S) where S.Element: ObjectBase {
+        if let whole = objects as? any WholeTable, whole.realmForDeletion === self,
+            let binding = whole.bindingForDeletion
+        {
+            guard transactionForMutation("delete(\(S.self))") != nil else { return }
+            do {
+                try tables.removeAll(binding: binding)
+            } catch {
+                fail(error)
+            }
+            return
+        }
+        guard transactionForMutation("delete(\(S.self))") != nil else { return }
+        do {
+            var targets: [ManagedObject] = []
+            for object in objects {
+                let managed = try managedForDeletion(object)
+                guard try withRow(tree: managed.binding.rowsTree, key: managed.key, { _ in true }) != nil else {
+                    throw Realm.Error.invalidatedObject
+                }
+                targets.append(managed)
+            }
+            for managed in targets { try tables.remove(binding: managed.binding, key: managed.key, direct: true) }
+        } catch {
+            fail(error)
+        }
+    }
+
+    /// Deletes every object of every type.
+    public func deleteAll() {
+        guard transactionForMutation("deleteAll()") != nil else { return }
+        do {
+            try tables.removeEverything()
+        } catch {
+            fail(error)
+        }
     }
 }

@@ -114,3 +114,47 @@ extension TableStore {
         }
     }
 }
+
+/// Releasing what collection elements hold when their trees are emptied or deleted.
+extension TableStore {
+    /// Deletes the nested trees of object `key`'s collections.
+    func deleteCollections(binding: TableBinding, key: Int64) throws(Realm.Error) {
+        guard let transaction else { throw .notInWriteTransaction }
+        for property in binding.table.infos.indices where binding.table.infos[property].isCollection {
+            guard let owners = try handle(collectionTreeName(binding, property), create: false) else { continue }
+            let objectKey = KeyEncoding.objectKey(key)
+            if holdsLinks(binding, property),
+                let tree = try storage({ try transaction.subtree(forKey: objectKey, in: owners) })
+            {
+                try uncountLinks(in: tree, binding: binding, property: property, owner: key)
+            }
+            _ = try mutate { try transaction.delete(objectKey, in: owners) }
+        }
+    }
+
+    /// Releases what the elements of a collection tree about to be emptied or deleted hold: link counts, and
+    /// the nested collections of mixed values.
+    func uncountLinks(in tree: TreeHandle, binding: TableBinding, property: Int, owner ownerKey: Int64)
+        throws(Realm.Error)
+    {
+        guard holdsLinks(binding, property) || isMixed(binding, property) else { return }
+        for row in try elementRows(of: tree) {
+            try releaseElementRow(row, binding: binding, property: property, owner: ownerKey)
+        }
+    }
+
+    /// Releases what a stored collection element row held: its link's backlink count (and the embedded object
+    /// it is, which goes with its collection), or its mixed value.
+    func releaseElementRow(_ row: [UInt8], binding: TableBinding, property: Int, owner: Int64) throws(Realm.Error) {
+        if holdsLinks(binding, property) {
+            try countElementLink(row, binding: binding, property: property, owner: owner, by: -1)
+            if let embedded = try embeddedBinding(binding, property: property),
+                let child = Self.linkedKey(inElementRow: row)
+            {
+                try remove(binding: embedded, key: child)
+            }
+        } else if isMixed(binding, property), let bytes = MixedCodec.bytes(inElementRow: row) {
+            try releaseMixed(bytes, binding: binding, property: property, owner: owner)
+        }
+    }
+}

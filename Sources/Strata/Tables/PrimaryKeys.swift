@@ -24,3 +24,26 @@ extension TableStore {
         }
     }
 }
+
+/// Encoding and claiming primary keys.
+extension TableStore {
+    /// `value`, property `property`'s primary key, encoded as the primary-key tree keys it; refused when longer
+    /// than the engine's keys may be (`maxKeySize`, the store's).
+    func encodedPrimaryKey(_ value: _StoredValue, binding: TableBinding, property: Int, maxKeySize: Int)
+        throws(Realm.Error) -> [UInt8]
+    {
+        guard let encoded = KeyEncoding.primaryKey(value), encoded.count <= maxKeySize else {
+            throw .invalidValue(
+                type: binding.className, property: binding.table.schema.properties[property].columnName,
+                reason: "primary key values must be at most \(maxKeySize - 1) bytes")
+        }
+        return encoded
+    }
+
+    /// Records `encoded` as the primary key of object `key` of `binding`'s class.
+    func claimPrimaryKey(_ encoded: [UInt8], for key: Int64, binding: TableBinding) throws(Realm.Error) {
+        let transaction = try transactionForWrite()
+        let primaryKeys = try writablePrimaryKeys(binding)
+        try mutate { try transaction.put(encoded, KeyEncoding.objectKey(key), in: primaryKeys) }
+    }
+}

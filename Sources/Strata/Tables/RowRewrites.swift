@@ -7,7 +7,7 @@ extension TableStore {
     func rewriteRows(in rows: TreeHandle, _ transform: (_ key: [UInt8], _ row: RowView) throws -> [UInt8]?)
         throws(Realm.Error)
     {
-        let transaction = try activeTransaction()
+        let transaction = try transactionForWrite()
         try mutate {
             var changed: [([UInt8], [UInt8])] = []
             var cursor = try transaction.makeCursor(for: rows)

@@ -120,6 +120,48 @@ extension TableStore {
     /// The binding made for the model type whose class name is `name`, if any.
     func boundBinding(named name: String) -> TableBinding? { bindings.values.first { $0.className == name } }
 
+    /// The binding of model type `type` (and of every type it links to), checking the stored definitions.
+    func binding(for type: ObjectBase.Type) throws(Realm.Error) -> TableBinding {
+        if let binding = bindings[ObjectIdentifier(type)] { return binding }
+        let tables = try SchemaRegistry.shared.closure(of: [type])
+        let differences = tables.flatMap { table in
+            storedClasses[table.className].map { $0.differences(from: table.schema) } ?? []
+        }
+        guard differences.isEmpty else { throw .schemaMismatch(differences: differences) }
+        for table in tables where bindings[ObjectIdentifier(table.type)] == nil {
+            bindings[ObjectIdentifier(table.type)] = TableBinding(table: table, stored: storedClasses[table.className])
+        }
+        return bindings[ObjectIdentifier(type)]!
+    }
+
+    /// Writes the class definition of `table` (and of the types it links to) into the file if it is missing,
+    /// with its rows and primary-key trees; a file without a schema version gets `schemaVersion`, and one
+    /// without backlink trees gets them first.
+    func registerTable(_ table: TableSchema, schemaVersion: UInt64) throws(Realm.Error) {
+        guard storedClasses[table.className] == nil else { return }
+        let transaction = try activeTransaction()
+        try mutate {
+            let tree = try transaction.tree(named: TableNames.schema, create: .keyed)!
+            if storedSchemaVersion == nil { try recordSchemaVersion(schemaVersion) }
+            if !storedBacklinks {
+                try rebuildBacklinks()
+                storedBacklinks = true
+            }
+            let stored = StoredClass(table.schema)
+            try transaction.put(TableNames.classKey(table.className), stored.encoded(), in: tree)
+            storedClasses[table.className] = stored
+            _ = try transaction.tree(named: TableNames.rows(table.className), create: .keyed)
+            if table.primaryKeyIndex != nil {
+                _ = try transaction.tree(named: TableNames.primaryKeys(table.className), create: .keyed)
+            }
+        }
+        for info in table.infos {
+            if let target = info.objectType {
+                try registerTable(try SchemaRegistry.shared.table(for: target), schemaVersion: schemaVersion)
+            }
+        }
+    }
+
     /// The binding of a stored class for `DynamicObject` access.
     func dynamicBinding(_ className: String) throws(Realm.Error) -> TableBinding {
         if let binding = dynamicBindings[className] { return binding }

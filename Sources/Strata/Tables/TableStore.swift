@@ -48,6 +48,13 @@ final class TableStore {
     /// Whether the file's backlink trees are complete (see `TableNames.backlinksKey`).
     var storedBacklinks = false
 
+    /// The migration in progress in the write transaction, if any: primary keys and indexes are rebuilt when it
+    /// ends instead of maintained row by row, and primary keys may change.
+    var migration: MigrationState?
+    /// The write transaction's change capture for Strata Sync (the rows it writes and deletes), when the file's
+    /// writes are captured (see `SyncCapture/`); nil otherwise, which is all an unsynced write pays.
+    var syncCapture: SyncCaptureWrite?
+
     /// Bumped whenever what the tables read may have changed (a new version, or a change in the write
     /// transaction); accessors holding row bytes refetch when it moves.
     @exclusivity(unchecked) @usableFromInline var generation: UInt64 = 0
@@ -107,6 +114,13 @@ extension TableStore {
     /// The write transaction, or ``RealmError/notInWriteTransaction`` outside one.
     func activeTransaction() throws(Realm.Error) -> WriteTransaction {
         guard let transaction else { throw .notInWriteTransaction }
+        return transaction
+    }
+
+    /// The write transaction for a row write: ``RealmError/notInWriteTransaction`` outside one, and once an
+    /// operation failed it (the rest of the failed operation writes nothing more).
+    func transactionForWrite() throws(Realm.Error) -> WriteTransaction {
+        guard let transaction, failure == nil else { throw .notInWriteTransaction }
         return transaction
     }
 

@@ -1,0 +1,40 @@
+import StrataStorage
+
+/// The secondary-index trees `i:<class>.<property>`: an indexed property's encoded value + object key → nothing
+/// (see `KeyEncoding.indexEntry`), or for a full-text index one entry per word (see `FullText`). Row writes and
+/// deletions move an object's entries; during a migration they are rebuilt at its end instead.
+extension TableStore {
+    /// Moves the object's entries in the secondary indexes from its `old` values to its `new` ones (nil: no row).
+    func updateIndexes(binding: TableBinding, key: Int64, old: [_StoredValue]?, new: [_StoredValue]?)
+        throws(Realm.Error)
+    {
+        if let migration {
+            // Rebuilt when the migration ends (see `MigrationState`).
+            migration.touched.insert(binding.className)
+            return
+        }
+        guard !binding.secondaryIndexes.isEmpty else { return }
+        let transaction = try transactionForWrite()
+        for index in binding.secondaryIndexes {
+            if binding.table.schema.properties[index].isFullTextIndexed {
+                let before = old.map { FullText.entries($0[index], key: key) } ?? []
+                let after = new.map { FullText.entries($0[index], key: key) } ?? []
+                guard before != after else { continue }
+                let tree = try handle(binding.indexTrees[index], create: true)!
+                try mutate {
+                    for entry in before.subtracting(after) { _ = try transaction.delete(entry, in: tree) }
+                    for entry in after.subtracting(before) { try transaction.put(entry, [UInt8](), in: tree) }
+                }
+                continue
+            }
+            let before = old.flatMap { KeyEncoding.indexEntry($0[index], key: key) }
+            let after = new.flatMap { KeyEncoding.indexEntry($0[index], key: key) }
+            guard before != after else { continue }
+            let tree = try handle(binding.indexTrees[index], create: true)!
+            try mutate {
+                if let before { _ = try transaction.delete(before, in: tree) }
+                if let after { try transaction.put(after, [UInt8](), in: tree) }
+            }
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import StrataStorage
+
+/// Deleting rows: one object (its embedded objects, primary key, index entries, link counts, collections and the
+/// links to it), or every object of a class at once by emptying its trees.
+extension TableStore {
+    /// Deletes a row: its embedded objects, its primary key entry, and links to it in every table. An embedded
+    /// object is only unlinked from its parent when deleted on its own (`direct`); otherwise the parent is
+    /// replacing or deleting it and drops the link itself.
+    /// Returns false, changing nothing, when there is no such row.
+    @discardableResult
+    func remove(binding: TableBinding, key: Int64, direct: Bool = false) throws(Realm.Error) -> Bool {
+        let transaction = try transactionForWrite()
+        guard let values = try rowValues(binding: binding, key: key) else { return false }
+        syncCapture?.touch(binding, key)
+        try deleteEmbedded(binding: binding, key: key)
+        if let index = binding.table.primaryKeyIndex, let encoded = KeyEncoding.primaryKey(values[index]),
+            let primaryKeys = try handle(binding.primaryKeyTree, create: false)
+        {
+            _ = try mutate { try transaction.delete(encoded, in: primaryKeys) }
+        }
+        if let rows = try handle(binding.rowsTree, create: false) {
+            _ = try mutate { try transaction.delete(KeyEncoding.objectKey(key), in: rows) }
+        }
+        try updateIndexes(binding: binding, key: key, old: values, new: nil)
+        try updateToOneBacklinks(binding: binding, key: key, old: values, new: nil)
+        try releaseReplacedMixed(binding: binding, key: key, old: values, new: nil)
+        try deleteCollections(binding: binding, key: key)
+        if binding.table.kind == .object || direct { try unlinkIncoming(target: binding.className, key: key) }
+        return true
+    }
+
+    /// Deletes the embedded objects row `key` holds in its to-one properties.
+    func deleteEmbedded(binding: TableBinding, key: Int64) throws(Realm.Error) {
+        guard let values = try rowValues(binding: binding, key: key) else { return }
+        for index in binding.table.infos.indices {
+            guard let embedded = try embeddedBinding(binding, property: index), case .int(let child) = values[index]
+            else { continue }
+            try remove(binding: embedded, key: child)
+        }
+    }
+
+    /// The binding of the embedded type that property `property` holds, or nil if it holds no embedded object.
+    func embeddedBinding(_ binding: TableBinding, property: Int) throws(Realm.Error) -> TableBinding? {
+        let info = binding.table.infos[property]
+        guard info.type == .object else { return nil }
+        if let target = info.objectType {
+            return target is EmbeddedObject.Type ? try self.binding(for: target) : nil
+        }
+        guard let name = binding.table.schema.properties[property].objectClassName,
+            storedClasses[name]?.embedded == true
+        else { return nil }
+        return try dynamicBinding(name)
+    }
+
+    /// Deletes every object of `binding`'s type: embedded objects they own, links to them, their rows, primary
+    /// keys and index entries.
+    func removeAll(binding: TableBinding) throws(Realm.Error) {
+        let transaction = try transactionForWrite()
+        var ownsEmbedded = false
+        for index in binding.table.infos.indices where try embeddedBinding(binding, property: index) != nil {
+            ownsEmbedded = true
+        }
+        if ownsEmbedded {
+            for key in try objectKeys(tree: binding.rowsTree) {
+                try deleteEmbedded(binding: binding, key: key)
+                // Embedded objects held in lists and maps go with their collections.
+                try deleteCollections(binding: binding, key: key)
+            }
+        }
+        if binding.table.kind == .object {
+            if storedClasses.values.contains(where: { $0.properties.contains { $0.type == .any } }) {
+                for key in try objectKeys(tree: binding.rowsTree) {
+                    try unlinkIncomingMixed(target: binding.className, key: key)
+                }
+            }
+            try nullifyLinks(to: binding.className)
+            try removeFromLists(target: binding.className)
+            try removeFromSets(target: binding.className)
+            try nullifyInMaps(target: binding.className)
+        }
+        let properties = binding.table.schema.properties
+        let backlinks =
+            (storedClasses[binding.className].map {
+                backlinkTrees(ofOrigin: binding.className, $0) + mixedTrees(of: binding.className, $0)
+            } ?? []) + backlinkTrees(linkingTo: binding.className)
+        let trees =
+            backlinks + [binding.rowsTree, binding.primaryKeyTree]
+            + properties.filter { $0.isIndexed && !$0.isPrimary }.map {
+                TableNames.index(binding.className, $0.columnName)
+            }
+            + binding.table.infos.indices.compactMap { property in
+                binding.table.infos[property].collection.map {
+                    TableNames.collection($0, binding.className, properties[property].columnName)
+                }
+            }
+        for tree in trees {
+            guard let handle = try handle(tree, create: false) else { continue }
+            try mutate { try transaction.removeAll(in: handle) }
+        }
+    }
+
+    /// Sets every to-one link to an object of class `target` to nil (deleting every object of it).
+    private func nullifyLinks(to target: String) throws(Realm.Error) {
+        for (name, stored) in storedClasses {
+            let columns = stored.properties.indices.filter {
+                stored.properties[$0].type == .object && stored.properties[$0].objectClassName == target
+            }
+            guard !columns.isEmpty, let rows = try handle(TableNames.rows(name), create: false) else { continue }
+            try rewriteRows(in: rows) { _, row in
+                let matching = columns.filter { !row.isNull($0) }
+                guard !matching.isEmpty else { return nil }
+                return RowRewriter.nullify(row, columns: matching, properties: stored.properties)
+            }
+        }
+    }
+
+    /// Deletes every object of every stored class: empties every tree of the object layer.
+    func removeEverything() throws(Realm.Error) {
+        let transaction = try transactionForWrite()
+        try mutate {
+            for (name, stored) in storedClasses {
+                let indexes = stored.properties.filter { $0.indexed && !$0.primary }
+                let collections = stored.properties.compactMap { property in
+                    property.collection.map { TableNames.collection($0, name, property.name) }
+                }
+                let trees =
+                    [TableNames.rows(name), TableNames.primaryKeys(name)]
+                    + indexes.map { TableNames.index(name, $0.name) } + collections
+                    + backlinkTrees(ofOrigin: name, stored) + mixedTrees(of: name, stored)
+                for tree in trees {
+                    if let handle = try handle(tree, create: false) { try transaction.removeAll(in: handle) }
+                }
+            }
+        }
+    }
+}
