@@ -139,3 +139,14 @@ final class DecryptedPages: @unchecked Sendable {
         return chunk + 2 * (Int(number) & (Self.chunkPages - 1))
     }
 }
+
+extension DecryptedPages {
+    /// The decrypted pages of a file whose metas are `metas`: nil for a plain file.
+    static func forFile(sealedBy metas: MetaCodec) throws(StorageError) -> DecryptedPages? {
+        guard let sealer = metas.pageSealer else { return nil }
+        guard let pages = DecryptedPages(sealer: sealer) else {
+            throw .encryptionUnavailable(reason: "no address space could be reserved for the decrypted pages")
+        }
+        return pages
+    }
+}
