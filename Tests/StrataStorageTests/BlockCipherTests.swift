@@ -147,6 +147,61 @@ struct BlockCipherTests {
         }
     }
 
+    /// A cipher reuses keyed contexts from call to call (``KeyedContexts`` on Linux): every seal must still give
+    /// exactly what freshly keyed primitives give for its nonce, whatever the previous calls left in the contexts
+    /// (blocks of different lengths, so a counter not reset would show).
+    @Test func successiveSealsMatchFreshlyKeyedPrimitives() throws {
+        let key = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) }
+        let cipher = try BlockCipher(key: key)
+        for round in 0..<6 {
+            let plaintext = (0..<(37 + round * 1500)).map { UInt8(truncatingIfNeeded: $0 &+ round) }
+            let nonce = BlockCipher.randomNonce()
+            let associated: [UInt8] = [UInt8(round), 7, 9]
+            var sealed = [UInt8](repeating: 0, count: plaintext.count)
+            var tag = [UInt8](repeating: 0, count: BlockCipher.tagSize)
+            try plaintext.withUnsafeBytes { input in
+                try sealed.withUnsafeMutableBytes { output in
+                    try associated.withUnsafeBytes { associated in
+                        try tag.withUnsafeMutableBytes { tag in
+                            try cipher.seal(
+                                input, into: output.baseAddress!, nonce: nonce, associated: associated,
+                                tag: tag.baseAddress!)
+                        }
+                    }
+                }
+            }
+            var expected = [UInt8](repeating: 0, count: plaintext.count)
+            var expectedTag = [UInt8](repeating: 0, count: BlockCipher.tagSize)
+            let length = withUnsafeBytes(of: UInt64(associated.count).bigEndian) { Array($0) }
+            try key.withUnsafeBytes { key in
+                try (nonce + [0, 0, 0, 0]).withUnsafeBytes { counter in
+                    try plaintext.withUnsafeBytes { input in
+                        try expected.withUnsafeMutableBytes { output in
+                            try CryptoPrimitives.aes256CTR(
+                                key: UnsafeRawBufferPointer(rebasing: key[0..<32]), counter: counter, input: input,
+                                output: output.baseAddress!)
+                        }
+                    }
+                }
+                try length.withUnsafeBytes { length in
+                    try associated.withUnsafeBytes { associated in
+                        try nonce.withUnsafeBytes { nonce in
+                            try expected.withUnsafeBytes { ciphertext in
+                                try expectedTag.withUnsafeMutableBytes { tag in
+                                    try CryptoPrimitives.hmacSHA256(
+                                        key: UnsafeRawBufferPointer(rebasing: key[32...]),
+                                        parts: [length, associated, nonce, ciphertext], tag: tag.baseAddress!)
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            #expect(sealed == expected, "round \(round): ciphertext")
+            #expect(tag == expectedTag, "round \(round): tag")
+        }
+    }
+
     #if !canImport(CommonCrypto)
         @Test func aMissingLibcryptoIsATypedErrorNamingWhatWasTried() throws {
             let result = LibCrypto.load(names: ["libstrata-no-such-crypto.so.9"])

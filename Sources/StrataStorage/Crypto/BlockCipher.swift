@@ -22,6 +22,10 @@ package struct BlockCipher: Sendable {
 
     /// The AES key, then the HMAC key.
     private let key: [UInt8]
+    #if !canImport(CommonCrypto)
+        /// Contexts keyed once, reused by every call (see ``KeyedContexts``).
+        private let contexts: KeyedContexts
+    #endif
 
     /// A cipher under `key`, which must have ``keySize`` bytes.
     package init(key: [UInt8]) throws(StorageError) {
@@ -30,6 +34,9 @@ package struct BlockCipher: Sendable {
         }
         try CryptoPrimitives.checkAvailable()
         self.key = key
+        #if !canImport(CommonCrypto)
+            contexts = KeyedContexts(library: try LibCrypto.shared.get(), key: key)
+        #endif
     }
 
     /// A fresh random nonce.
@@ -83,9 +90,16 @@ package struct BlockCipher: Sendable {
         let failure: StorageError? = key.withUnsafeBytes { key in
             counter.withUnsafeBytes { counter -> StorageError? in
                 do throws(StorageError) {
-                    try CryptoPrimitives.aes256CTR(
-                        key: UnsafeRawBufferPointer(rebasing: key[0..<CryptoPrimitives.keySize]), counter: counter,
-                        input: input, output: output)
+                    #if canImport(CommonCrypto)
+                        try CryptoPrimitives.aes256CTR(
+                            key: UnsafeRawBufferPointer(rebasing: key[0..<CryptoPrimitives.keySize]),
+                            counter: counter, input: input, output: output)
+                    #else
+                        try contexts.withPair { (pair) throws(StorageError) in
+                            try CryptoPrimitives.aes256CTR(
+                                pair, contexts.library, counter: counter, input: input, output: output)
+                        }
+                    #endif
                     return nil
                 } catch {
                     return error
@@ -104,9 +118,16 @@ package struct BlockCipher: Sendable {
             nonce.withUnsafeBytes { nonce in
                 key.withUnsafeBytes { key -> StorageError? in
                     do throws(StorageError) {
-                        try CryptoPrimitives.hmacSHA256(
-                            key: UnsafeRawBufferPointer(rebasing: key[CryptoPrimitives.keySize...]),
-                            parts: [length, associated, nonce, ciphertext], tag: tag)
+                        #if canImport(CommonCrypto)
+                            try CryptoPrimitives.hmacSHA256(
+                                key: UnsafeRawBufferPointer(rebasing: key[CryptoPrimitives.keySize...]),
+                                parts: [length, associated, nonce, ciphertext], tag: tag)
+                        #else
+                            try contexts.withPair { (pair) throws(StorageError) in
+                                try CryptoPrimitives.hmacSHA256(
+                                    pair, contexts.library, parts: [length, associated, nonce, ciphertext], tag: tag)
+                            }
+                        #endif
                         return nil
                     } catch {
                         return error

@@ -139,3 +139,18 @@ final class DecryptedPages: @unchecked Sendable {
         return chunk + 2 * (Int(number) & (Self.chunkPages - 1))
     }
 }
+
+extension DecryptedPages {
+    /// The decrypted pages of a file whose metas are `metas`: nil for a plain file.
+    ///
+    /// The slots are reserved for a file of 1 TiB where the address space allows it; where it does not (a process
+    /// limited by `ulimit -v`, a platform with a small address space, a tool like valgrind), for the largest of
+    /// 256, 64, 16 and 4 GiB that can be reserved, so the file opens and only pages beyond that fail to read.
+    static func forFile(sealedBy metas: MetaCodec) throws(StorageError) -> DecryptedPages? {
+        guard let sealer = metas.pageSealer else { return nil }
+        for shift in [40, 38, 36, 34, 32] {
+            if let pages = DecryptedPages(sealer: sealer, maximumBytes: 1 << shift) { return pages }
+        }
+        throw .encryptionUnavailable(reason: "no address space could be reserved for the decrypted pages")
+    }
+}

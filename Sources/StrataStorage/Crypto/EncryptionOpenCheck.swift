@@ -19,33 +19,20 @@ enum EncryptionOpenCheck {
         do throws(StorageError) {
             file = try DiskFile(path: path, writable: false, create: false)
         } catch .fileNotFound {
-            try refuseUntilSupported(cipher, path: path)
             return
         }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: probeSize, alignment: 8)
         defer { buffer.deallocate() }
         let read = try file.read(into: buffer, at: 0)
         let probe = Array(buffer)
-        guard read == probeSize else {
-            try refuseUntilSupported(cipher, path: path)
-            return
-        }
+        guard read == probeSize else { return }
         let header = probe.withUnsafeBytes { EncryptedFileHeader.decode($0) }
         if let header {
             guard let cipher else { throw .encryptionKeyRequired(path: path) }
             guard try header.accepts(cipher) else { throw .wrongEncryptionKey(path: path) }
-            try refuseUntilSupported(cipher, path: path)
         } else if cipher != nil, Array(probe[Meta.magicOffset..<Meta.magicOffset + Meta.magic.count]) == Meta.magic {
             throw .notEncrypted(path: path)
         }
-    }
-
-    /// Reading and writing encrypted pages is not built yet (issue 26 lands in steps): a key that would need them
-    /// fails here, before anything is written, rather than storing data unencrypted.
-    private static func refuseUntilSupported(_ cipher: BlockCipher?, path: String) throws(StorageError) {
-        guard cipher != nil else { return }
-        throw .encryptionUnavailable(
-            reason: "this build cannot read or write the pages of encrypted files yet (\(path))")
     }
 
     /// Refuses a key for a store that has no file to encrypt (in memory, or over a test's page file).

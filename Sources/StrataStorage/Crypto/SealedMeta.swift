@@ -24,6 +24,11 @@ struct SealedMeta: Sendable {
             cipher: cipher, fileID: header.fileID, pageSize: header.pageSize - EncryptedFileHeader.size)
     }
 
+    /// Seals the file's tree and overflow pages: the same key and file id, over whole pages.
+    var pageSealer: PageSealer {
+        PageSealer(cipher: sealer.cipher, fileID: header.fileID, pageSize: header.pageSize)
+    }
+
     /// Bytes of the encoded meta page that are sealed; the rest of it must be zero.
     var recordSize: Int { sealer.usableSize }
 

@@ -22,4 +22,68 @@ enum MetaCodec: Sendable {
         case .sealed(let sealed): try sealed.encode(meta, into: page, slot: slot)
         }
     }
+
+    /// Whether the file's pages are sealed.
+    var isSealed: Bool {
+        if case .sealed = self { return true }
+        return false
+    }
+
+    /// What seals and opens the file's tree and overflow pages; nil for a plain file.
+    var pageSealer: PageSealer? {
+        switch self {
+        case .plain: nil
+        case .sealed(let sealed): sealed.pageSealer
+        }
+    }
+
+    /// How many written pages a meta page of this file can list, its pages' layout using `usableSize` bytes.
+    func maxWritten(usableSize: Int) -> Int {
+        switch self {
+        case .plain: Meta.maxWritten(usableSize: usableSize)
+        case .sealed(let sealed): sealed.maxWritten
+        }
+    }
+
+    /// Runs `body` on the clear bytes of page `number`, stored at `page` (`pageSize` bytes): the page itself in a
+    /// plain file; in an encrypted one a decrypted copy (its reserved tail zero, as when its checksum was
+    /// computed), or nil when the page does not authenticate. For recovery, which checks a few pages before any
+    /// decrypted-page cache exists.
+    func withClearPage<R>(
+        _ page: UnsafeRawPointer, number: PageNumber, pageSize: Int, _ body: (UnsafeRawPointer?) -> R
+    ) -> R {
+        guard let sealer = pageSealer else { return body(page) }
+        let clear = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 16)
+        defer { clear.deallocate() }
+        clear.initializeMemory(as: UInt8.self, repeating: 0, count: pageSize)
+        let opened = (try? sealer.open(page, page: number, into: clear)) ?? false
+        return body(opened ? UnsafeRawPointer(clear) : nil)
+    }
+}
+
+extension MetaCodec {
+    /// The codec of a new file created with `options`: plain without a key; with one, sealed behind a fresh
+    /// header (a new random file id).
+    static func forNewFile(options: StoreOptions) throws(StorageError) -> MetaCodec {
+        guard let key = options.encryptionKey else { return .plain }
+        let cipher = try BlockCipher(key: key)
+        let header = try EncryptedFileHeader(pageSize: options.pageSize, cipher: cipher)
+        return .sealed(SealedMeta(header: header, cipher: cipher))
+    }
+
+    /// The codec of the existing file `file` opened with `options`, from its clear-text header. The open checked
+    /// the key against the file already (``EncryptionOpenCheck``); the file is read again here because it may
+    /// have been replaced meanwhile, and the header must be the one of the file being opened.
+    static func forExisting(_ file: any PageFile, options: StoreOptions) throws(StorageError) -> MetaCodec {
+        guard let key = options.encryptionKey else { return .plain }
+        let cipher = try BlockCipher(key: key)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: EncryptedFileHeader.size, alignment: 8)
+        defer { buffer.deallocate() }
+        let read = try file.read(into: buffer, at: 0)
+        guard read == EncryptedFileHeader.size,
+            let header = EncryptedFileHeader.decode(UnsafeRawBufferPointer(buffer))
+        else { throw .notEncrypted(path: file.path) }
+        guard try header.accepts(cipher) else { throw .wrongEncryptionKey(path: file.path) }
+        return .sealed(SealedMeta(header: header, cipher: cipher))
+    }
 }

@@ -46,8 +46,11 @@ struct SnapshotPages: PageSource {
     let version: UInt64
     unowned(unsafe) let file: PathRef
     unowned(unsafe) let validated: ValidatedPages
+    /// An encrypted file's decrypted pages, which are read instead of the mapping's sealed ones; nil (one
+    /// predictable branch per lookup) for a plain file.
+    unowned(unsafe) let decrypted: DecryptedPages?
 
-    init(mapping: Mapping, meta: Meta, file: PathRef, validated: ValidatedPages) {
+    init(mapping: Mapping, meta: Meta, file: PathRef, validated: ValidatedPages, decrypted: DecryptedPages? = nil) {
         let geometry = meta.geometry
         precondition(
             UInt64(mapping.capacity) >= meta.pageCount * UInt64(geometry.pageSize), "mapping too small for version")
@@ -57,6 +60,7 @@ struct SnapshotPages: PageSource {
         self.version = meta.version
         self.file = file
         self.validated = validated
+        self.decrypted = decrypted
     }
 
     var pageLimit: UInt64 { pageCount }
@@ -66,7 +70,8 @@ struct SnapshotPages: PageSource {
         guard number >= 2, UInt64(number) < pageCount else {
             throw file.corrupt(number, "reference to page \(number) outside the version's \(pageCount) pages")
         }
-        let page = base + Int(number) &* geometry.pageSize
+        var page = base + Int(number) &* geometry.pageSize
+        if let decrypted { page = try decrypted.page(number, sealed: page, file: file) }
         let written = page.u64(PageHeader.version)
         // `written - 1 < version`: stamped by a commit (never 0) no newer than this version.
         if written &- 1 < version, let entries = validated.entries(number, version: written) { return (page, entries) }

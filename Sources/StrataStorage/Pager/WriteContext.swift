@@ -308,12 +308,19 @@ final class WriteContext {
         try saveFreeRecords()
         let pageSize = geometry.pageSize
         let pages = dirty.sortedPages()
-        let listsPages = pages.count <= Meta.maxWritten(usableSize: geometry.usableSize)
+        let listsPages = pages.count <= shared.metaCodec.maxWritten(usableSize: geometry.usableSize)
         let reservedTail = geometry.reservedTail
         var written: [Meta.PageStamp] = []
         if listsPages { written.reserveCapacity(pages.count) }
         var runs: [(start: PageNumber, buffers: [UnsafeRawBufferPointer])] = []
-        for (page, buffer) in pages {
+        // An encrypted file's pages are sealed into buffers of their own: the clear ones stay what this process
+        // reads (and records as validated) after the commit.
+        let sealer = shared.decrypted?.sealer
+        let sealed =
+            sealer == nil
+            ? nil : UnsafeMutableRawPointer.allocate(byteCount: max(1, pages.count) * pageSize, alignment: 4096)
+        defer { sealed?.deallocate() }
+        for (index, (page, buffer)) in pages.enumerated() {
             buffer.setU64(PageHeader.version, version)
             // Deterministic bytes everywhere: the log stores pages without their gaps, and no stale data lingers.
             PageExtents.zeroGap(buffer, pageSize: pageSize)
@@ -324,7 +331,12 @@ final class WriteContext {
             if listsPages {
                 written.append(Meta.PageStamp(page: page, checksum: UnsafeRawPointer(buffer).u64(PageHeader.checksum)))
             }
-            let view = UnsafeRawBufferPointer(start: buffer, count: pageSize)
+            var stored = UnsafeRawPointer(buffer)
+            if let sealer, let sealed {
+                try sealer.seal(buffer, page: page, into: sealed + index * pageSize)
+                stored = UnsafeRawPointer(sealed + index * pageSize)
+            }
+            let view = UnsafeRawBufferPointer(start: stored, count: pageSize)
             if let last = runs.last, last.start + PageNumber(last.buffers.count) == page {
                 runs[runs.count - 1].buffers.append(view)
             } else {
@@ -399,6 +411,8 @@ struct WritePages: PageSource {
     let geometry: PageGeometry
     unowned(unsafe) let file: PathRef
     unowned(unsafe) let validated: ValidatedPages
+    /// An encrypted file's decrypted pages (see ``SnapshotPages/decrypted``); nil for a plain file.
+    unowned(unsafe) let decrypted: DecryptedPages?
 
     init(context: WriteContext) {
         self.context = context
@@ -408,6 +422,7 @@ struct WritePages: PageSource {
         self.geometry = context.geometry
         self.file = context.file
         self.validated = context.shared.validated
+        self.decrypted = context.shared.decrypted
     }
 
     var pageLimit: UInt64 { context.pageCount }
@@ -420,7 +435,8 @@ struct WritePages: PageSource {
         guard number >= 2, UInt64(number) < basePageCount else {
             throw file.corrupt(number, "reference to page \(number) outside the version's \(basePageCount) pages")
         }
-        let page = base + Int(number) &* geometry.pageSize
+        var page = base + Int(number) &* geometry.pageSize
+        if let decrypted { page = try decrypted.page(number, sealed: page, file: file) }
         let written = page.u64(PageHeader.version)
         if written &- 1 < baseVersion, let entries = validated.entries(number, version: written) {
             return (page, entries)

@@ -15,7 +15,9 @@ public final class ReadTransaction: @unchecked Sendable {
         self.shared = shared
         self.meta = meta
         self.mapping = mapping
-        self.pages = SnapshotPages(mapping: mapping, meta: meta, file: shared.pathRef, validated: shared.validated)
+        self.pages = SnapshotPages(
+            mapping: mapping, meta: meta, file: shared.pathRef, validated: shared.validated,
+            decrypted: shared.decrypted)
     }
 
     deinit { shared.unpin(meta.version) }

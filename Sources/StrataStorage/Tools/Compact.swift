@@ -42,6 +42,7 @@ extension Store {
         -> CompactionResult
     {
         guard access(path, F_OK) != 0 else { throw .invalidArgument("\(path) already exists") }
+        try refuseIfEncrypted("copying or compacting")
         let source = try read()
         let temporary = path + ".writing-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer { for file in [temporary, temporary + ".lock", temporary + ".log"] { unlink(file) } }
@@ -145,7 +146,9 @@ extension Store {
         path: String, options: StoreOptions = StoreOptions(),
         shouldCompact: (_ totalBytes: Int, _ usedBytes: Int) -> Bool
     ) throws(StorageError) -> Bool {
-        guard !options.readOnly, access(path, F_OK) == 0, !SharedFile.isOpen(path: path) else { return false }
+        // An encrypted file is not compacted yet (its copy would have to be encrypted too): it opens as it is.
+        guard !options.readOnly, options.encryptionKey == nil, access(path, F_OK) == 0, !SharedFile.isOpen(path: path)
+        else { return false }
         let store = try Store.open(path: path, options: options)
         defer { store.close() }
         guard let lock = store.shared.lockFile else { return false }

@@ -411,6 +411,7 @@ extension Store {
     /// let report = try store.verify(rowTrees: { $0.hasPrefix("o:") })
     /// ```
     public func verify(rowTrees: @escaping (_ name: String) -> Bool) throws(StorageError) -> VerifyReport {
+        try refuseIfEncrypted("verifying")
         let transaction = try read()
         var verifier = Verifier(transaction: transaction, rowTrees: rowTrees)
         let report = verifier.run(metaSlots: metaSlotDescriptions(transaction))

@@ -42,16 +42,19 @@ extension SharedFile {
     /// The notice for a file opened at `opened`: what the other meta slot holds when it is a newer commit that was
     /// passed over, or a meta page that cannot be read and may have been one. Nil when the other slot simply
     /// holds an older (or the same) intact version.
-    static func recoveryNotice(opened: Meta, mapping: Mapping, fileSize: Int) -> RecoveryNotice? {
+    /// `metas` reads the slots (sealed in an encrypted file).
+    static func recoveryNotice(opened: Meta, mapping: Mapping, fileSize: Int, metas: MetaCodec = .plain)
+        throws(StorageError) -> RecoveryNotice?
+    {
         let available = min(fileSize, mapping.capacity)
         for slot in 0..<2 {
             let offset = slot * opened.pageSize
             guard offset + opened.pageSize <= available else { continue }
             let page = mapping.base + offset
-            switch Meta.decode(page, slot: PageNumber(slot), available: available - offset) {
+            switch try metas.decode(page, slot: PageNumber(slot), available: available - offset) {
             case .success(let meta):
                 guard meta.version > opened.version,
-                    let problem = validate(meta, mapping: mapping, fileSize: fileSize)
+                    let problem = validate(meta, mapping: mapping, fileSize: fileSize, metas: metas)
                 else { continue }
                 return RecoveryNotice(
                     droppedVersion: meta.version, openedVersion: opened.version, page: problem.page,
@@ -59,9 +62,10 @@ extension SharedFile {
             case .failure(let rejection):
                 // The unverified version fields tell which commit the slot held, when both copies agree and are
                 // not zero (a zeroed page tells nothing): only a newer one is a loss (an older one is the fallback
-                // this open did not need).
+                // this open did not need). A sealed slot's fields are ciphertext: they tell nothing either.
                 let header = page.u64(PageHeader.version)
-                let claimed: UInt64? = header == page.u64(Meta.versionOffset) && header != 0 ? header : nil
+                let claimed: UInt64? =
+                    !metas.isSealed && header == page.u64(Meta.versionOffset) && header != 0 ? header : nil
                 if let claimed, claimed <= opened.version { continue }
                 return RecoveryNotice(
                     droppedVersion: claimed, openedVersion: opened.version, page: PageNumber(slot),
@@ -78,14 +82,15 @@ extension SharedFile {
     /// process is writing, nothing is reported: the slot may be half written, and a false alarm about damage is
     /// worse than none here (that writer's process got the notice when it opened the file, and its commit is
     /// about to replace the slot).
-    static func recoveryNotice(_ disk: DiskFile, opened: Meta, mapping: Mapping, lock: LockFile?)
-        throws(StorageError) -> RecoveryNotice?
-    {
-        let first = recoveryNotice(opened: opened, mapping: mapping, fileSize: try disk.size())
+    static func recoveryNotice(
+        _ disk: DiskFile, opened: Meta, mapping: Mapping, lock: LockFile?, metas: MetaCodec = .plain
+    ) throws(StorageError) -> RecoveryNotice? {
+        let first = try recoveryNotice(opened: opened, mapping: mapping, fileSize: try disk.size(), metas: metas)
         guard first != nil, let lock else { return first }
         guard try lock.tryLockWriter() else { return nil }
         defer { lock.unlockWriter() }
         let size = try disk.size()
-        return recoveryNotice(opened: opened, mapping: try disk.mapping(covering: size), fileSize: size)
+        return try recoveryNotice(
+            opened: opened, mapping: try disk.mapping(covering: size), fileSize: size, metas: metas)
     }
 }

@@ -18,6 +18,10 @@ final class SharedFile: @unchecked Sendable {
     let geometry: PageGeometry
     let options: StoreOptions
     let lockFile: LockFile?
+    /// How this file's meta pages are written and read: plain, or sealed behind an encrypted file's header.
+    let metaCodec: MetaCodec
+    /// The decrypted copy of an encrypted file's pages, which its readers read; nil for a plain file.
+    let decrypted: DecryptedPages?
     /// The redo log of small durable commits (disk files opened writable with durability `.full`). Touched only by
     /// the writer, with the write lock held.
     nonisolated(unsafe) let commitLog: CommitLog?
@@ -82,9 +86,12 @@ final class SharedFile: @unchecked Sendable {
 
     private init(
         file: any PageFile, lockFile: LockFile?, commitLog: CommitLog?, meta: Meta, mapping: Mapping,
-        options: StoreOptions, registryKey: String?, recovery: RecoveryNotice? = nil, replayedCommits: Int = 0
+        options: StoreOptions, registryKey: String?, recovery: RecoveryNotice? = nil, replayedCommits: Int = 0,
+        metaCodec: MetaCodec = .plain, decrypted: DecryptedPages? = nil
     ) {
         self.file = file
+        self.metaCodec = metaCodec
+        self.decrypted = decrypted
         self.commitLog = commitLog
         self.path = file.path
         self.pathRef = PathRef(file.path)
@@ -165,10 +172,12 @@ final class SharedFile: @unchecked Sendable {
                 lock = try LockFile.shared(forDataFile: path, optional: false)
                 try initializeEmptyFile(disk, lock: lock, options: options)
             }
+            let metas = try MetaCodec.forExisting(disk, options: options)
             let logPath = path + ".log"
             var log: CommitLog?
             var replayed = 0
-            if disk.isWritable, try pendingLogVersion(logPath) != nil {
+            // Encrypted files have no commit log yet (see Encryption.md): nothing to replay.
+            if disk.isWritable, !metas.isSealed, try pendingLogVersion(logPath) != nil {
                 // Commits the main file may lack (a power loss): replay them before reading the metas.
                 if lock == nil { lock = try LockFile.shared(forDataFile: path, optional: false) }
                 log = try openCommitLog(
@@ -184,7 +193,8 @@ final class SharedFile: @unchecked Sendable {
             }
             func lookWithLock(_ lock: LockFile) throws(StorageError) -> (Meta, Mapping) {
                 let (meta, mapping, _) = try consistentRead(lock) { () throws(StorageError) in
-                    try recoverOrExplain(disk, logPath: logPath, writerActive: { lock.writerIsHeldElsewhere })
+                    try recoverOrExplain(
+                        disk, logPath: logPath, metas: metas, writerActive: { lock.writerIsHeldElsewhere })
                 }
                 return (meta, mapping)
             }
@@ -193,7 +203,7 @@ final class SharedFile: @unchecked Sendable {
                 (meta, mapping) = try lookWithLock(lock)
             } else {
                 do throws(StorageError) {
-                    (meta, mapping) = try recoverOrExplain(disk, logPath: logPath)
+                    (meta, mapping) = try recoverOrExplain(disk, logPath: logPath, metas: metas)
                 } catch {
                     guard lock != nil || access(path + ".lock", F_OK) == 0 else { throw error }
                     lock = try LockFile.shared(forDataFile: path, optional: options.readOnly)
@@ -211,7 +221,7 @@ final class SharedFile: @unchecked Sendable {
                 return nil
             }
             if let lock, !lock.isStillAtItsPath { return nil }
-            if log == nil {
+            if log == nil, !metas.isSealed {
                 log = try openCommitLog(
                     path: logPath, main: disk, lock: lock, options: options, pageSize: meta.pageSize,
                     replayed: &replayed)
@@ -219,12 +229,15 @@ final class SharedFile: @unchecked Sendable {
             var counter: UInt64 = 0
             if let lock {
                 // A commit may have landed since the first look: read the metas again, noting the counter.
-                (meta, mapping, counter) = try consistentRead(lock) { () throws(StorageError) in try recover(disk) }
+                (meta, mapping, counter) = try consistentRead(lock) { () throws(StorageError) in
+                    try recover(disk, metas: metas)
+                }
             }
             let shared = SharedFile(
                 file: disk, lockFile: lock, commitLog: log, meta: meta, mapping: mapping, options: options,
-                registryKey: key, recovery: try recoveryNotice(disk, opened: meta, mapping: mapping, lock: lock),
-                replayedCommits: replayed)
+                registryKey: key,
+                recovery: try recoveryNotice(disk, opened: meta, mapping: mapping, lock: lock, metas: metas),
+                replayedCommits: replayed, metaCodec: metas, decrypted: try DecryptedPages.forFile(sealedBy: metas))
             shared.state.withLock { $0.counterSeen = counter }
             files[key] = WeakFile(shared)
             return shared
@@ -291,7 +304,7 @@ final class SharedFile: @unchecked Sendable {
         let (meta, mapping) = try recover(file)
         return SharedFile(
             file: file, lockFile: nil, commitLog: log, meta: meta, mapping: mapping, options: options, registryKey: nil,
-            recovery: recoveryNotice(opened: meta, mapping: mapping, fileSize: try file.size()),
+            recovery: try recoveryNotice(opened: meta, mapping: mapping, fileSize: try file.size()),
             replayedCommits: replayed)
     }
 
@@ -326,16 +339,18 @@ final class SharedFile: @unchecked Sendable {
     /// the lock then, and one that has already published and let go has bumped the change counter, which makes
     /// ``consistentRead(_:_:)`` read again.
     private static func recoverOrExplain(
-        _ disk: DiskFile, logPath: String, writerActive: () -> Bool = { false }
+        _ disk: DiskFile, logPath: String, metas: MetaCodec, writerActive: () -> Bool = { false }
     ) throws(StorageError) -> (Meta, Mapping) {
         do throws(StorageError) {
-            let recovered = try recover(disk)
+            let recovered = try recover(disk, metas: metas)
             // Asked before too, which spares reading the whole log while a writer is busy.
             if !disk.isWritable, !writerActive(), let pending = try pendingLogVersion(logPath),
                 pending > recovered.0.version, !writerActive()
             {
                 let restore = "open the file read-write once to restore them from the log"
-                if let problem = newerCommitProblem(than: recovered.0, in: recovered.1, fileSize: try disk.size()) {
+                if let problem = try newerCommitProblem(
+                    than: recovered.0, in: recovered.1, fileSize: try disk.size(), metas: metas)
+                {
                     throw StorageError.incompatibleFile(
                         path: disk.path,
                         reason: "\(problem); \(logPath) holds commits up to version \(pending): \(restore)")
@@ -361,15 +376,17 @@ final class SharedFile: @unchecked Sendable {
 
     /// Why the main file's other meta slot was passed over for `recovered`: a newer commit that fails its checks
     /// (damaged, or cut short), or a meta page that cannot be read. Nil when that slot is simply older.
-    private static func newerCommitProblem(than recovered: Meta, in mapping: Mapping, fileSize: Int) -> String? {
+    private static func newerCommitProblem(than recovered: Meta, in mapping: Mapping, fileSize: Int, metas: MetaCodec)
+        throws(StorageError) -> String?
+    {
         let available = min(fileSize, mapping.capacity)
         for slot in 0..<2 {
             let offset = slot * recovered.pageSize
             guard offset < available else { continue }
-            switch Meta.decode(mapping.base + offset, slot: PageNumber(slot), available: available - offset) {
+            switch try metas.decode(mapping.base + offset, slot: PageNumber(slot), available: available - offset) {
             case .success(let meta):
                 guard meta.version > recovered.version,
-                    let problem = validate(meta, mapping: mapping, fileSize: fileSize)
+                    let problem = validate(meta, mapping: mapping, fileSize: fileSize, metas: metas)
                 else { continue }
                 return "the newest commit in the file (version \(meta.version)) fails its checks: \(problem), or the "
                     + "file was damaged since"
@@ -449,14 +466,15 @@ final class SharedFile: @unchecked Sendable {
         try lock?.lockWriter(timeout: nil)
         defer { lock?.unlockWriter() }
         guard try file.size() == 0 else { return }
+        let metas = try MetaCodec.forNewFile(options: options)
         let meta = Meta(
             version: 0, pageCount: 2, pageSize: pageSize, catalog: TreeRoot(kind: .keyed),
             freeTree: TreeRoot(kind: .keyed), commitTime: Clock.microsecondsSince1970(),
-            reservedTail: options.reservedPageTail)
+            reservedTail: metas.isSealed ? PageSealer.overhead : options.reservedPageTail)
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: pageSize * 2, alignment: 4096)
         defer { buffer.deallocate() }
-        meta.encode(into: buffer, slot: 0)
-        meta.encode(into: buffer + pageSize, slot: 1)
+        try metas.encode(meta, into: buffer, slot: 0)
+        try metas.encode(meta, into: buffer + pageSize, slot: 1)
         try file.write(UnsafeRawBufferPointer(start: buffer, count: pageSize * 2), at: 0)
         try file.sync()
         if file.isPersistent { DiskFile.syncDirectory(of: file.path) }
@@ -491,7 +509,7 @@ final class SharedFile: @unchecked Sendable {
         switch first {
         case .success(let meta):
             secondOffsets = [meta.pageSize]
-            if let problem = validate(meta, mapping: mapping, fileSize: fileSize) {
+            if let problem = validate(meta, mapping: mapping, fileSize: fileSize, metas: metas) {
                 reasons.append("meta 0 (version \(meta.version)): \(problem)")
             } else {
                 candidates.append(meta)
@@ -509,7 +527,7 @@ final class SharedFile: @unchecked Sendable {
             }
             guard meta.pageSize == offset else { continue }
             secondFound = true
-            if let problem = validate(meta, mapping: mapping, fileSize: fileSize) {
+            if let problem = validate(meta, mapping: mapping, fileSize: fileSize, metas: metas) {
                 reasons.append("meta 1 (version \(meta.version)): \(problem)")
             } else {
                 candidates.append(meta)
@@ -545,7 +563,9 @@ final class SharedFile: @unchecked Sendable {
 
     /// Checks that a decoded meta fits the file, that every page its commit listed is intact (single-sync
     /// commits), and that its root pages are intact.
-    static func validate(_ meta: Meta, mapping: Mapping, fileSize: Int) -> MetaProblem? {
+    /// In an encrypted file (`metas` sealed) the pages are checked decrypted; one that does not authenticate
+    /// fails as a page that is not as written.
+    static func validate(_ meta: Meta, mapping: Mapping, fileSize: Int, metas: MetaCodec = .plain) -> MetaProblem? {
         let needed = Int(meta.pageCount) * meta.pageSize
         if needed > fileSize {
             return MetaProblem(page: nil, reason: "needs \(needed) bytes but the file has \(fileSize)")
@@ -556,10 +576,13 @@ final class SharedFile: @unchecked Sendable {
             guard stamp.page >= 2, UInt64(stamp.page) < meta.pageCount, offset + meta.pageSize <= readable else {
                 return MetaProblem(page: stamp.page, reason: "lists page \(stamp.page), outside the file")
             }
-            let page = mapping.base + offset
-            guard page.u64(PageHeader.checksum) == stamp.checksum, page.u64(PageHeader.version) == meta.version,
-                PageChecksum.verify(page, page: stamp.page, pageSize: meta.pageSize)
-            else {
+            let intact = metas.withClearPage(mapping.base + offset, number: stamp.page, pageSize: meta.pageSize) {
+                page in
+                guard let page else { return false }
+                return page.u64(PageHeader.checksum) == stamp.checksum && page.u64(PageHeader.version) == meta.version
+                    && PageChecksum.verify(page, page: stamp.page, pageSize: meta.pageSize)
+            }
+            guard intact else {
                 return MetaProblem(
                     page: stamp.page,
                     reason: "its commit did not reach the disk whole (page \(stamp.page) is not as written)")
@@ -570,14 +593,18 @@ final class SharedFile: @unchecked Sendable {
             guard offset + meta.pageSize <= min(fileSize, mapping.capacity) else {
                 return MetaProblem(page: tree.root, reason: "root page outside the file")
             }
-            let page = mapping.base + offset
-            if !PageChecksum.verify(page, page: tree.root, pageSize: meta.pageSize) {
-                return MetaProblem(page: tree.root, reason: "root page \(tree.root) fails its checksum")
+            let problem = metas.withClearPage(mapping.base + offset, number: tree.root, pageSize: meta.pageSize) {
+                page -> MetaProblem? in
+                guard let page, PageChecksum.verify(page, page: tree.root, pageSize: meta.pageSize) else {
+                    return MetaProblem(page: tree.root, reason: "root page \(tree.root) fails its checksum")
+                }
+                let kind = page.u8(PageHeader.kind)
+                if kind != (tree.depth == 1 ? PageKind.leaf : PageKind.branch).rawValue {
+                    return MetaProblem(page: tree.root, reason: "root page \(tree.root) has the wrong kind")
+                }
+                return nil
             }
-            let kind = page.u8(PageHeader.kind)
-            if kind != (tree.depth == 1 ? PageKind.leaf : PageKind.branch).rawValue {
-                return MetaProblem(page: tree.root, reason: "root page \(tree.root) has the wrong kind")
-            }
+            if let problem { return problem }
         }
         return nil
     }
@@ -663,7 +690,7 @@ final class SharedFile: @unchecked Sendable {
     private func reloadFromDisk(_ state: inout State) throws(StorageError) {
         let size = try file.size()
         let mapping = try file.mapping(covering: size)
-        let meta = try Self.newestValidMeta(in: mapping, fileSize: size, path: path)
+        let meta = try Self.newestValidMeta(in: mapping, fileSize: size, path: path, metas: metaCodec)
         guard meta.pageSize == state.latest.pageSize else {
             throw .incompatibleFile(path: path, reason: "page size changed while the file was open")
         }
@@ -912,8 +939,7 @@ final class SharedFile: @unchecked Sendable {
         commitSyncs.add(1, ordering: .relaxed)
         // The commit is durable. Write its meta into the main file; a failure here only delays that until the
         // next checkpoint, which rewrites the newest meta.
-        try? file.write(
-            UnsafeRawBufferPointer(start: image, count: meta.pageSize), at: Int(meta.version % 2) * meta.pageSize)
+        try? writeMainFileMeta(meta, logImage: image)
         publish(meta, mapping: mapping)
         if log.wantsCheckpoint { try? checkpointLog(meta) }
         return nil
@@ -927,8 +953,7 @@ final class SharedFile: @unchecked Sendable {
         let image = UnsafeMutableRawPointer.allocate(byteCount: meta.pageSize, alignment: 4096)
         defer { image.deallocate() }
         meta.encode(into: image, slot: PageNumber(meta.version % 2))
-        try? file.write(
-            UnsafeRawBufferPointer(start: image, count: meta.pageSize), at: Int(meta.version % 2) * meta.pageSize)
+        try? writeMainFileMeta(meta, logImage: image)
         publish(meta, mapping: newest.mapping)
     }
 
@@ -982,10 +1007,21 @@ final class SharedFile: @unchecked Sendable {
         return true
     }
 
+    /// Writes a logged commit's meta into its slot of the main file (unsynced): the log's plain image of it in a
+    /// plain file, the same meta sealed in an encrypted one.
+    private func writeMainFileMeta(_ meta: Meta, logImage: UnsafeMutableRawPointer) throws(StorageError) {
+        let slot = Int(meta.version % 2)
+        guard metaCodec.isSealed else {
+            try file.write(UnsafeRawBufferPointer(start: logImage, count: meta.pageSize), at: slot * meta.pageSize)
+            return
+        }
+        try writeMetaPage(meta, slot: slot, durable: false)
+    }
+
     private func writeMetaPage(_ meta: Meta, slot: Int, durable: Bool) throws(StorageError) {
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: meta.pageSize, alignment: 4096)
         defer { buffer.deallocate() }
-        meta.encode(into: buffer, slot: PageNumber(slot))
+        try metaCodec.encode(meta, into: buffer, slot: PageNumber(slot))
         try file.write(UnsafeRawBufferPointer(start: buffer, count: meta.pageSize), at: slot * meta.pageSize)
         if durable { try file.sync() }
     }
