@@ -193,17 +193,18 @@ do {
     }
 
     // 3. The local commit of a synced write (A: capture on) against the same write in a file without sync,
-    // alternating rounds so that the machine's load falls on both alike.
+    // alternating rounds (and which goes first) so that the machine's load falls on both alike.
     // The file without sync gets as many items as A has, so that both trees have the same depth.
     try await onThread {
         let count = try Realm(configuration: a).objects(BenchItem.self).count
-        try writeItems(plain, from: 1, count: count, perCommit: count)
+        try writeItems(plain, from: 1, count: count, perCommit: 100)
     }
     var synced: [Double] = []
     var unsynced: [Double] = []
     let perRound = max(1, throughputWrites / 10)
     for round in 0..<10 {
-        for (target, isSynced) in [(a, true), (plain, false)] {
+        let order = [(a, true), (plain, false)]
+        for (target, isSynced) in round.isMultiple(of: 2) ? order : order.reversed() {
             let from = 3_000_000 + round * perRound
             let elapsed = try await onThread { () -> Duration in
                 try ContinuousClock().measure { try writeItems(target, from: from, count: perRound) }
