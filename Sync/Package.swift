@@ -13,7 +13,8 @@ let package = Package(
     name: "StrataSync",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "StrataSync", targets: ["StrataSync"])
+        .library(name: "StrataSync", targets: ["StrataSync"]),
+        .executable(name: "strata-sync-bench", targets: ["strata-sync-bench"]),
     ],
     dependencies: [
         .package(name: "Strata", path: ".."),
@@ -25,6 +26,17 @@ let package = Package(
         .target(
             name: "StrataSync",
             dependencies: [
+                .product(name: "Strata", package: "Strata"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // Benchmarks against a real PostgreSQL (Documentation/Sync.md, "Benchmarks"); not run by CI.
+        .executableTarget(
+            name: "strata-sync-bench",
+            dependencies: [
+                "StrataSync",
                 .product(name: "Strata", package: "Strata"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
