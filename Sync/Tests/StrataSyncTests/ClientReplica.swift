@@ -2,6 +2,7 @@ import Foundation
 import Logging
 @_spi(StrataSync) import Strata
 import Synchronization
+import Testing
 
 @testable import StrataSync
 
@@ -105,6 +106,28 @@ final class ClientReplica: Sendable {
         realm.refresh()
         return try realm.syncQueue().count
     }
+}
+
+/// Runs `body` with `count` replicas named a, b, c, … of `classes` on a fresh PostgreSQL schema (the collection
+/// suites' setup: every replica pulls in batches of 200).
+func withCollectionReplicas(
+    _ count: Int, classes: [ObjectBase.Type], _ body: ([ClientReplica], TestDatabase) async throws -> Void
+) async throws {
+    try await TestDatabase.with { database in
+        let schema = try await database.migratedSchema(classes)
+        let directory = try ReplicaDirectory()
+        let replicas = try ["a", "b", "c"].prefix(count).map {
+            try ClientReplica($0, in: directory.url, database: database, schema: schema, objectTypes: classes)
+        }
+        defer { for replica in replicas { replica.configuration.stopSyncCapture() } }
+        try await body(replicas, database)
+        withExtendedLifetime(directory) {}
+    }
+}
+
+/// The `ClientBag` with primary key `id` in `realm`; fails the test if there is none.
+func bag(_ realm: Realm, _ id: Int = 1) throws -> ClientBag {
+    try #require(realm.object(ofType: ClientBag.self, forPrimaryKey: id))
 }
 
 /// A directory for the replicas' files, removed when released.

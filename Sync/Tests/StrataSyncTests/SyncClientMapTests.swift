@@ -9,24 +9,11 @@ import Testing
 @Suite struct SyncClientMapTests {
     private static let classes: [ObjectBase.Type] = [ClientDog.self, ClientPerson.self, ClientBag.self]
 
-    /// Runs `body` with `count` replicas named a, b, c, … on a fresh PostgreSQL schema.
+    /// Runs `body` with `count` replicas of this suite's classes on a fresh PostgreSQL schema.
     private func withReplicas(
         _ count: Int, _ body: ([ClientReplica], TestDatabase) async throws -> Void
     ) async throws {
-        try await TestDatabase.with { database in
-            let schema = try await database.migratedSchema(Self.classes)
-            let directory = try ReplicaDirectory()
-            let replicas = try ["a", "b", "c"].prefix(count).map {
-                try ClientReplica($0, in: directory.url, database: database, schema: schema, objectTypes: Self.classes)
-            }
-            defer { for replica in replicas { replica.configuration.stopSyncCapture() } }
-            try await body(replicas, database)
-            withExtendedLifetime(directory) {}
-        }
-    }
-
-    private func bag(_ realm: Realm, _ id: Int = 1) throws -> ClientBag {
-        try #require(realm.object(ofType: ClientBag.self, forPrimaryKey: id))
+        try await withCollectionReplicas(count, classes: Self.classes, body)
     }
 
     @Test func aMapEditIsQueuedAsPerKeySetsAndRemovals() async throws {
