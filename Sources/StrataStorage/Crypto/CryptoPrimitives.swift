@@ -48,17 +48,8 @@ enum CryptoPrimitives {
             guard library.encryptInit(context, library.aes256CTR(), nil, keyBytes, counterBytes) == 1 else {
                 throw failure("EVP_EncryptInit_ex")
             }
-            // EVP_EncryptUpdate takes an Int32 length: large inputs go in slices (counter mode keeps its position).
-            var offset = 0
-            while offset < input.count {
-                let length = min(input.count - offset, 1 << 30)
-                var written: Int32 = 0
-                let source = (input.baseAddress! + offset).assumingMemoryBound(to: UInt8.self)
-                let destination = (output + offset).assumingMemoryBound(to: UInt8.self)
-                guard library.encryptUpdate(context, destination, &written, source, Int32(length)) == 1,
-                    Int(written) == length
-                else { throw failure("EVP_EncryptUpdate") }
-                offset += length
+            guard library.encryptInSlices(context, input: input, output: output) else {
+                throw failure("EVP_EncryptUpdate")
             }
         #endif
     }

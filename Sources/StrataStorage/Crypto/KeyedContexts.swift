@@ -86,16 +86,8 @@
             guard library.encryptInit(pair.cipher, nil, nil, nil, counterBytes) == 1 else {
                 throw .encryptionUnavailable(reason: "EVP_EncryptInit_ex failed")
             }
-            var offset = 0
-            while offset < input.count {
-                let length = min(input.count - offset, 1 << 30)
-                var written: Int32 = 0
-                let source = (input.baseAddress! + offset).assumingMemoryBound(to: UInt8.self)
-                let destination = (output + offset).assumingMemoryBound(to: UInt8.self)
-                guard library.encryptUpdate(pair.cipher, destination, &written, source, Int32(length)) == 1,
-                    Int(written) == length
-                else { throw .encryptionUnavailable(reason: "EVP_EncryptUpdate failed") }
-                offset += length
+            guard library.encryptInSlices(pair.cipher, input: input, output: output) else {
+                throw .encryptionUnavailable(reason: "EVP_EncryptUpdate failed")
             }
         }
 

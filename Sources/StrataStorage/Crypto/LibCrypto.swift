@@ -43,6 +43,25 @@
         let hmacUpdate: HMACUpdate
         let hmacFinal: HMACFinal
 
+        /// Encrypts (in counter mode: also decrypts) `input` into `output` with `context`, already keyed and given
+        /// its counter block. `EVP_EncryptUpdate` takes an Int32 length, so large inputs go in slices; counter mode
+        /// keeps its position between them. False when a call fails.
+        func encryptInSlices(
+            _ context: OpaquePointer?, input: UnsafeRawBufferPointer, output: UnsafeMutableRawPointer
+        ) -> Bool {
+            var offset = 0
+            while offset < input.count {
+                let length = min(input.count - offset, 1 << 30)
+                var written: Int32 = 0
+                let source = (input.baseAddress! + offset).assumingMemoryBound(to: UInt8.self)
+                let destination = (output + offset).assumingMemoryBound(to: UInt8.self)
+                guard encryptUpdate(context, destination, &written, source, Int32(length)) == 1, Int(written) == length
+                else { return false }
+                offset += length
+            }
+            return true
+        }
+
         /// The library names tried in order: OpenSSL 3, then 1.1, then the development link.
         static let defaultNames = ["libcrypto.so.3", "libcrypto.so.1.1", "libcrypto.so"]
 
