@@ -3,15 +3,18 @@ import PostgresNIO
 
 /// Applies client uploads to PostgreSQL and serves the change log.
 ///
-/// ``apply(_:)`` merges one ``UploadBatch`` in one PostgreSQL transaction:
-/// 1. it takes the scope's next sequence number with `INSERT … ON CONFLICT DO UPDATE SET last_seq = last_seq + 1
-///    RETURNING last_seq` on `strata_scope`, which locks the scope's row until the commit — merges of one scope
-///    commit one after the other, so the sequence is gap-free (a rolled-back merge gives its number back) and in
-///    commit order;
-/// 2. it returns the earlier result if `(clientID, clientSequence)` is in `strata_upload` (a retry);
-/// 3. per object, it locks the row (`SELECT … FOR UPDATE`), merges by the conflict rules (``RowMerge``) and
-///    writes the changed columns;
-/// 4. it records the upload in `strata_upload` and the accepted changes in `strata_change_log`, and calls
+/// `apply(_: [UploadBatch])` merges a client's batches, several per PostgreSQL transaction (at most
+/// ``maximumBatchesPerTransaction`` and about ``maximumBytesPerTransaction`` of changes):
+/// 1. it locks the scope's row of `strata_scope` (`INSERT … ON CONFLICT DO UPDATE … RETURNING last_seq`) until
+///    the commit — merges of one scope commit one after the other, so the sequence is gap-free (a rolled-back
+///    merge gives its numbers back) and in commit order;
+/// 2. it leaves out the batches whose `(clientID, clientSequence)` is in `strata_upload` already (retries: they
+///    get their first result back);
+/// 3. it locks and reads the rows of every object the batches name, one `SELECT … FOR UPDATE` per type, merges
+///    the batches in order in memory by the conflict rules (``RowMerge``), and writes the changed rows with one
+///    multi-row upsert per type;
+/// 4. it gives every batch its own entry of the scope's log (numbered last + 1, last + 2, …: other replicas see
+///    whole client transactions), records the batches in `strata_upload`, moves `strata_scope.last_seq`, and calls
 ///    `pg_notify('strata_<scope>', seq)`, which PostgreSQL delivers after the commit (a wake-up only: ``pull``
 ///    reads the log by sequence, so a lost notification delays, never loses, a change).
 ///
@@ -22,6 +25,11 @@ public struct ServerMerge: Sendable {
     public let schema: ServerSchema
     /// How many times a merge runs when PostgreSQL aborts it for a deadlock or serialization failure.
     public var maximumAttempts = 5
+    /// How many batches one PostgreSQL transaction merges at most.
+    public var maximumBatchesPerTransaction = 500
+    /// About how many bytes of changes (estimated in the change format) one PostgreSQL transaction merges at most;
+    /// a single larger batch still goes whole, alone.
+    public var maximumBytesPerTransaction = 4 << 20
     private let client: PostgresClient
     private let logger: Logger
 
@@ -39,15 +47,58 @@ public struct ServerMerge: Sendable {
     /// - Throws: ``SyncError`` for a batch that does not fit the schema (nothing is applied then), or the
     ///   PostgreSQL client's error (the transaction is rolled back: nothing is applied).
     public func apply(_ batch: UploadBatch) async throws -> UploadResult {
-        guard batch.formatVersion == UploadBatch.currentFormatVersion else {
-            throw SyncError.unsupportedFormatVersion(batch.formatVersion)
+        guard let result = try await apply([batch]).first else {
+            throw SyncError.corruptServerState("the merge of one batch returned no result")
         }
-        try SQLName.check(scope: batch.scope)
-        for change in batch.changes { try RowMerge.validate(change, of: try schema.type(change.objectType)) }
+        return result
+    }
+
+    /// Applies `batches` — one client's, of one scope, in the client's order — each once, several per
+    /// PostgreSQL transaction; returns a result per batch, in order. Each batch becomes one entry of the log.
+    ///
+    /// - Throws: ``SyncError`` when a batch does not fit the schema, or the batches are not of one scope and one
+    ///   client with distinct sequences (nothing is applied then), or the PostgreSQL client's error (the
+    ///   transaction that failed is rolled back; the transactions before it are committed, and a retry of the
+    ///   same batches applies only what is missing).
+    public func apply(_ batches: [UploadBatch]) async throws -> [UploadResult] {
+        guard let first = batches.first else { return [] }
+        try SQLName.check(scope: first.scope)
+        var sequences = Set<Int64>()
+        for batch in batches {
+            guard batch.formatVersion == UploadBatch.currentFormatVersion else {
+                throw SyncError.unsupportedFormatVersion(batch.formatVersion)
+            }
+            guard batch.scope == first.scope, batch.clientID == first.clientID,
+                sequences.insert(batch.clientSequence).inserted
+            else {
+                throw SyncError.invalidChange(
+                    type: "", property: nil,
+                    reason: "batches merged together must be of one scope and one client, with distinct sequences")
+            }
+            for change in batch.changes { try RowMerge.validate(change, of: try schema.type(change.objectType)) }
+        }
+        var results: [UploadResult] = []
+        results.reserveCapacity(batches.count)
+        var start = 0
+        while start < batches.count {
+            var end = start + 1
+            var bytes = batches[start].estimatedByteCount
+            while end < batches.count, end - start < maximumBatchesPerTransaction {
+                bytes += batches[end].estimatedByteCount
+                if bytes > maximumBytesPerTransaction { break }
+                end += 1
+            }
+            results += try await applyWithRetries(batches[start..<end])
+            start = end
+        }
+        return results
+    }
+
+    private func applyWithRetries(_ batches: ArraySlice<UploadBatch>) async throws -> [UploadResult] {
         var attempt = 1
         while true {
             do {
-                return try await applyOnce(batch)
+                return try await applyOnce(batches)
             } catch let error as PSQLError where attempt < maximumAttempts && Self.isTransient(error) {
                 logger.debug("merge retried after a transient PostgreSQL error", metadata: ["error": "\(error)"])
                 attempt += 1
@@ -61,123 +112,90 @@ public struct ServerMerge: Sendable {
         return state == "40P01" || state == "40001"
     }
 
-    /// Why a transaction was rolled back on purpose: the upload was applied before, as entry `sequence`.
-    private struct AlreadyApplied: Error {
-        var sequence: Int64
-    }
-
-    private func applyOnce(_ batch: UploadBatch) async throws -> UploadResult {
+    /// Merges `batches` (validated, one scope and client) in one transaction.
+    private func applyOnce(_ batches: ArraySlice<UploadBatch>) async throws -> [UploadResult] {
+        guard let first = batches.first else { return [] }
+        let scope = first.scope
+        let clientID = first.clientID
         let schemaName = try SQLName.quoted(schema.namespace)
-        do {
-            let entry = try await client.transaction(logger: logger) { connection in
-                // The capture trigger leaves this transaction's writes alone: the merge logs them itself.
-                try await connection.query("SELECT set_config('strata.merging', 'on', true)", logger: logger)
-                let sequenceRows = try await connection.query(
-                    PostgresQuery(
-                        unsafeSQL: """
-                            INSERT INTO \(schemaName).strata_scope AS s (scope, last_seq) VALUES ($1, 1)
-                            ON CONFLICT (scope) DO UPDATE SET last_seq = s.last_seq + 1 RETURNING last_seq
-                            """, binds: Self.binds([batch.scope])), logger: logger)
-                guard let sequence = try await sequenceRows.decode(Int64.self).first(where: { _ in true }) else {
-                    throw SyncError.corruptServerState("strata_scope returned no sequence")
-                }
-                let earlier = try await connection.query(
-                    """
-                    SELECT seq FROM \(unescaped: schemaName).strata_upload
-                    WHERE client_id = \(batch.clientID) AND client_seq = \(batch.clientSequence)
-                    """, logger: logger)
-                if let earlierSequence = try await earlier.decode(Int64.self).first(where: { _ in true }) {
-                    throw AlreadyApplied(sequence: earlierSequence)
-                }
+        let schema = schema
+        let logger = logger
+        let (entries, earlier) = try await client.transaction(logger: logger) { connection in
+            // The capture trigger leaves this transaction's writes alone: the merge logs them itself.
+            try await connection.query("SELECT set_config('strata.merging', 'on', true)", logger: logger)
+            let scopeRows = try await connection.query(
+                """
+                INSERT INTO \(unescaped: schemaName).strata_scope AS s (scope, last_seq) VALUES (\(scope), 0)
+                ON CONFLICT (scope) DO UPDATE SET last_seq = s.last_seq RETURNING last_seq
+                """, logger: logger)
+            guard var sequence = try await scopeRows.decode(Int64.self).first(where: { _ in true }) else {
+                throw SyncError.corruptServerState("strata_scope returned no sequence")
+            }
+            var earlier: [Int64: Int64] = [:]
+            let uploaded = try await connection.query(
+                """
+                SELECT client_seq, seq FROM \(unescaped: schemaName).strata_upload
+                WHERE client_id = \(clientID) AND client_seq = ANY(\(batches.map(\.clientSequence)))
+                """, logger: logger)
+            for try await (clientSequence, logSequence) in uploaded.decode((Int64, Int64).self) {
+                earlier[clientSequence] = logSequence
+            }
+            let fresh = batches.filter { earlier[$0.clientSequence] == nil }
+            if fresh.isEmpty { return ([ChangeLogEntry](), earlier) }
+            var rows = try await MergedRows(
+                locking: fresh.lazy.flatMap(\.changes), schema: schema, scope: scope, on: connection, logger: logger)
+            var entries: [ChangeLogEntry] = []
+            entries.reserveCapacity(fresh.count)
+            for batch in fresh {
+                sequence += 1
                 var accepted: [ObjectChange] = []
                 for change in batch.changes {
-                    let merged = try await merge(change, scope: batch.scope, on: connection)
+                    let merged = try rows.merge(change)
                     if !merged.isEmpty { accepted.append(merged) }
                 }
-                let entry = ChangeLogEntry(
-                    scope: batch.scope, sequence: sequence, clientID: batch.clientID,
-                    clientSequence: batch.clientSequence, changes: accepted)
-                try await connection.query(
-                    """
-                    INSERT INTO \(unescaped: schemaName).strata_upload (client_id, client_seq, scope, seq)
-                    VALUES (\(batch.clientID), \(batch.clientSequence), \(batch.scope), \(sequence))
-                    """, logger: logger)
-                try await connection.query(
-                    """
-                    INSERT INTO \(unescaped: schemaName).strata_change_log (scope, seq, client_id, client_seq, changes)
-                    VALUES (\(batch.scope), \(sequence), \(batch.clientID), \(batch.clientSequence),
-                        \(try SyncJSON.text(accepted))::jsonb)
-                    """, logger: logger)
-                try await connection.query(
-                    "SELECT pg_notify(\("strata_" + batch.scope), \(String(sequence)))", logger: logger)
-                return entry
+                entries.append(
+                    ChangeLogEntry(
+                        scope: scope, sequence: sequence, clientID: clientID, clientSequence: batch.clientSequence,
+                        changes: accepted))
             }
-            return UploadResult(entry: entry, wasAlreadyApplied: false)
-        } catch let applied as AlreadyApplied {
-            guard let entry = try await pull(scope: batch.scope, after: applied.sequence - 1, limit: 1).first,
-                entry.sequence == applied.sequence
-            else {
-                throw SyncError.corruptServerState("upload recorded as entry \(applied.sequence), which is missing")
-            }
-            return UploadResult(entry: entry, wasAlreadyApplied: true)
+            try await rows.write(on: connection, logger: logger)
+            try await connection.query(
+                "UPDATE \(unescaped: schemaName).strata_scope SET last_seq = \(sequence) WHERE scope = \(scope)",
+                logger: logger)
+            let logSequences = entries.map(\.sequence)
+            let clientSequences = entries.map { $0.clientSequence ?? 0 }
+            try await connection.query(
+                """
+                INSERT INTO \(unescaped: schemaName).strata_upload (client_id, client_seq, scope, seq)
+                SELECT \(clientID), u.client_seq, \(scope), u.seq
+                FROM unnest(\(clientSequences)::bigint[], \(logSequences)::bigint[]) AS u(client_seq, seq)
+                """, logger: logger)
+            let changes = try entries.map { try SyncJSON.text($0.changes) }
+            try await connection.query(
+                """
+                INSERT INTO \(unescaped: schemaName).strata_change_log (scope, seq, client_id, client_seq, changes)
+                SELECT \(scope), u.seq, \(clientID), u.client_seq, u.changes::jsonb
+                FROM unnest(\(logSequences)::bigint[], \(clientSequences)::bigint[], \(changes)::text[])
+                    AS u(seq, client_seq, changes)
+                """, logger: logger)
+            try await connection.query("SELECT pg_notify(\("strata_" + scope), \(String(sequence)))", logger: logger)
+            return (entries, earlier)
         }
-    }
-
-    /// Locks, merges and writes one object's row; returns the accepted part of `change`.
-    private func merge(_ change: ObjectChange, scope: String, on connection: PostgresConnection) async throws
-        -> ObjectChange
-    {
-        let type = try schema.type(change.objectType)
-        let table = try schema.qualified(type.className)
-        let keyColumn = try SQLName.quoted(type.primaryKey.name)
-        let keyText = try change.primaryKey.primaryKeySQLText()
-        let stateRows = try await connection.query(
-            PostgresQuery(
-                unsafeSQL: """
-                    SELECT _strata_state::text FROM \(table)
-                    WHERE _strata_scope = $1 AND \(keyColumn) = $2::\(type.primaryKey.sqlType) FOR UPDATE
-                    """, binds: Self.binds([scope, keyText])), logger: logger)
-        var state = RowState()
-        if let stateText = try await stateRows.decode(String.self).first(where: { _ in true }) {
-            do {
-                state = try SyncJSON.decode(RowState.self, from: stateText)
-            } catch {
-                throw SyncError.corruptServerState(
-                    "the _strata_state of \(type.className) \(keyText) is unreadable: \(error)")
+        var fresh = entries.makeIterator()
+        var results: [UploadResult] = []
+        for batch in batches {
+            if let applied = earlier[batch.clientSequence] {
+                guard let entry = try await pull(scope: scope, after: applied - 1, limit: 1).first,
+                    entry.sequence == applied
+                else {
+                    throw SyncError.corruptServerState("upload recorded as entry \(applied), which is missing")
+                }
+                results.append(UploadResult(entry: entry, wasAlreadyApplied: true))
+            } else if let entry = fresh.next() {
+                results.append(UploadResult(entry: entry, wasAlreadyApplied: false))
             }
         }
-        let merge = RowMerge(change, into: &state, type: type)
-        if merge.accepted.isEmpty { return merge.accepted }
-
-        var columns = [
-            "_strata_scope", keyColumn, "_strata_state", "_strata_deleted", "_strata_created_at", "_strata_deleted_at",
-        ]
-        var expressions = ["$1", "$2::\(type.primaryKey.sqlType)", "$3::jsonb", "$4::boolean", "$5", "$6"]
-        var parameters: [String?] = [
-            scope, keyText, try SyncJSON.text(state), state.isLive ? "false" : "true", state.created?.description,
-            state.deleted?.description,
-        ]
-        for column in type.columns {
-            let text: String?
-            if let value = merge.columnValues[column.name] {
-                text = try value.flatMap { try $0.sqlText(for: column) }
-            } else if let json = merge.collectionValues[column.name] {
-                text = try SyncJSON.text(json)
-            } else {
-                continue
-            }
-            columns.append(try SQLName.quoted(column.name))
-            parameters.append(text)
-            expressions.append(column.parameterExpression(parameters.count))
-        }
-        let updates = columns.dropFirst(2).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        try await connection.query(
-            PostgresQuery(
-                unsafeSQL: """
-                    INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES (\(expressions.joined(separator: ", ")))
-                    ON CONFLICT (_strata_scope, \(keyColumn)) DO UPDATE SET \(updates)
-                    """, binds: Self.binds(parameters)), logger: logger)
-        return merge.accepted
+        return results
     }
 
     /// The entries of `scope`'s change log after sequence `after`, at most `limit` of them, in sequence order.
@@ -209,12 +227,5 @@ public struct ServerMerge: Sendable {
                     changes: decoded))
         }
         return entries
-    }
-
-    /// Text parameters (nil: NULL), which the statement casts where the column is not text.
-    private static func binds(_ values: [String?]) -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: values.count)
-        for value in values { bindings.append(value) }
-        return bindings
     }
 }

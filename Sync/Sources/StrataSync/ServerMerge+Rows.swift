@@ -1,0 +1,177 @@
+import Logging
+import PostgresNIO
+
+/// The rows a batched merge touches: locked and read with one statement per type, merged in memory in upload
+/// order, and written back with one multi-row upsert per type and column set.
+struct MergedRows {
+    /// A row of a synced table: its type and primary key.
+    struct RowID: Hashable {
+        var type: String
+        var key: SyncValue
+    }
+
+    /// What a batch has done to one row so far: its merge state and the columns to write.
+    struct Row {
+        var state = RowState()
+        var isChanged = false
+        var columnValues: [String: SyncValue?] = [:]
+        var collectionValues: [String: PlainJSON] = [:]
+    }
+
+    let schema: ServerSchema
+    let scope: String
+    private var rows: [RowID: Row] = [:]
+    /// The changed rows in the order they were first changed (deterministic statements).
+    private var changedOrder: [RowID] = []
+
+    /// Locks (`FOR UPDATE`, in key order per table) and reads the rows of every object the changes name.
+    init(
+        locking changes: some Sequence<ObjectChange>, schema: ServerSchema, scope: String,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        self.schema = schema
+        self.scope = scope
+        var keysByType: [String: [SyncValue]] = [:]
+        var seen = Set<RowID>()
+        for change in changes where seen.insert(RowID(type: change.objectType, key: change.primaryKey)).inserted {
+            keysByType[change.objectType, default: []].append(change.primaryKey)
+        }
+        for typeName in keysByType.keys.sorted() {
+            let keys = keysByType[typeName]!
+            let type = try schema.type(typeName)
+            let table = try schema.qualified(type.className)
+            let keyColumn = try SQLName.quoted(type.primaryKey.name)
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(scope)
+            bindings.append(try keys.map { try $0.primaryKeySQLText() })
+            let found = try await connection.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT k.i, t._strata_state::text FROM \(table) t
+                        JOIN unnest($2::text[]) WITH ORDINALITY AS k(v, i)
+                            ON t.\(keyColumn) = k.v::\(type.primaryKey.sqlType)
+                        WHERE t._strata_scope = $1 ORDER BY t.\(keyColumn) FOR UPDATE OF t
+                        """, binds: bindings), logger: logger)
+            for try await (ordinal, stateText) in found.decode((Int64, String).self) {
+                let key = keys[Int(ordinal) - 1]
+                do {
+                    rows[RowID(type: typeName, key: key)] = Row(
+                        state: try SyncJSON.decode(RowState.self, from: stateText))
+                } catch {
+                    throw SyncError.corruptServerState(
+                        "the _strata_state of \(type.className) \(try key.primaryKeySQLText()) is unreadable: \(error)")
+                }
+            }
+        }
+    }
+
+    /// Merges `change` (validated) into its row as it stands after the earlier changes of the batch; returns
+    /// the accepted part.
+    mutating func merge(_ change: ObjectChange) throws -> ObjectChange {
+        let type = try schema.type(change.objectType)
+        let id = RowID(type: change.objectType, key: change.primaryKey)
+        var row = rows[id] ?? Row()
+        let merge = RowMerge(change, into: &row.state, type: type)
+        if merge.accepted.isEmpty { return merge.accepted }
+        if !row.isChanged {
+            row.isChanged = true
+            changedOrder.append(id)
+        }
+        row.columnValues.merge(merge.columnValues) { _, later in later }
+        row.collectionValues.merge(merge.collectionValues) { _, later in later }
+        rows[id] = row
+        return merge.accepted
+    }
+
+    /// Writes every changed row: one `INSERT … ON CONFLICT DO UPDATE` per type and set of changed columns,
+    /// with as many rows per statement as PostgreSQL's limit of bind parameters allows.
+    func write(on connection: PostgresConnection, logger: Logger) async throws {
+        struct Group: Hashable {
+            var type: String
+            var columns: [String]
+        }
+        var groups: [Group: [RowID]] = [:]
+        var groupOrder: [Group] = []
+        for id in changedOrder {
+            let row = rows[id]!
+            let type = try schema.type(id.type)
+            let columns = type.columns.map(\.name).filter {
+                row.columnValues[$0] != nil || row.collectionValues[$0] != nil
+            }
+            let group = Group(type: id.type, columns: columns)
+            if groups[group] == nil { groupOrder.append(group) }
+            groups[group, default: []].append(id)
+        }
+        for group in groupOrder {
+            let type = try schema.type(group.type)
+            let parametersPerRow = 6 + group.columns.count
+            let rowsPerStatement = max(1, Self.maximumBindings / parametersPerRow)
+            let ids = groups[group]!
+            var start = 0
+            while start < ids.count {
+                let end = min(ids.count, start + rowsPerStatement)
+                try await upsert(ids[start..<end], type: type, columns: group.columns, on: connection, logger: logger)
+                start = end
+            }
+        }
+    }
+
+    /// PostgreSQL takes at most 65,535 bind parameters per statement; this leaves room.
+    private static let maximumBindings = 60_000
+
+    private func upsert(
+        _ ids: ArraySlice<RowID>, type: SyncedType, columns: [String], on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        let table = try schema.qualified(type.className)
+        let keyColumn = try SQLName.quoted(type.primaryKey.name)
+        var names = [
+            "_strata_scope", keyColumn, "_strata_state", "_strata_deleted", "_strata_created_at", "_strata_deleted_at",
+        ]
+        let serverColumns = try columns.map { name in
+            guard let column = type.column(named: name) else {
+                throw SyncError.unknownProperty(type: type.className, property: name)
+            }
+            return column
+        }
+        for column in serverColumns { names.append(try SQLName.quoted(column.name)) }
+        var bindings = PostgresBindings(capacity: ids.count * names.count)
+        var tuples: [String] = []
+        tuples.reserveCapacity(ids.count)
+        var index = 0
+        func next() -> Int {
+            index += 1
+            return index
+        }
+        for id in ids {
+            let row = rows[id]!
+            let state = row.state
+            for value in [
+                scope, try id.key.primaryKeySQLText(), try SyncJSON.text(state), state.isLive ? "false" : "true",
+                state.created?.description, state.deleted?.description,
+            ] { bindings.append(value) }
+            var expressions = [
+                "$\(next())", "$\(next())::\(type.primaryKey.sqlType)", "$\(next())::jsonb", "$\(next())::boolean",
+                "$\(next())", "$\(next())",
+            ]
+            for column in serverColumns {
+                let text: String?
+                if let value = row.columnValues[column.name] {
+                    text = try value.flatMap { try $0.sqlText(for: column) }
+                } else {
+                    text = try SyncJSON.text(row.collectionValues[column.name]!)
+                }
+                bindings.append(text)
+                expressions.append(column.parameterExpression(next()))
+            }
+            tuples.append("(" + expressions.joined(separator: ", ") + ")")
+        }
+        let updates = names.dropFirst(2).map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    INSERT INTO \(table) (\(names.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", "))
+                    ON CONFLICT (_strata_scope, \(keyColumn)) DO UPDATE SET \(updates)
+                    """, binds: bindings), logger: logger)
+    }
+}
