@@ -8,11 +8,13 @@ import PostgresNIO
 /// Creating a client turns change capture on for the file (in this process): from then on every write
 /// transaction that creates, changes or deletes objects of the synced types appends one entry to the upload
 /// queue inside the file, in the same commit. The client then
-/// - uploads the entries in order, each as one ``UploadBatch`` numbered `(clientID, entry sequence)`, and
-///   removes an entry once the server has acknowledged it: a retry after a crash or a lost answer is applied
-///   once by the server;
-/// - pulls the log entries after the scope's checkpoint and applies each as one Strata write transaction, which
-///   also stores the new checkpoint and is not captured; observers therefore see whole server transactions.
+/// - uploads the entries in order, each as one ``UploadBatch`` numbered `(clientID, entry sequence)`, up to
+///   ``batchSize`` of them merged in one PostgreSQL transaction (each still its own log entry), and removes
+///   them once the server has acknowledged them: a retry after a crash or a lost answer is applied once by the
+///   server;
+/// - pulls the log entries after the scope's checkpoint and applies them, several whole entries (at most
+///   ``maximumChangesPerApply`` object changes) per Strata write transaction, which also stores the new
+///   checkpoint and is not captured; observers therefore see whole server transactions, never part of one.
 ///
 /// ```swift
 /// let sync = try SyncClient(
@@ -33,6 +35,9 @@ public actor SyncClient {
     public let batchSize: Int
     /// How often ``run()`` looks for local writes to upload (downloads are woken by NOTIFY as well).
     public let uploadInterval: Duration
+    /// How many object changes one local write transaction applies at most when it applies several downloaded
+    /// log entries together (always whole entries: one larger than this is applied alone).
+    public let maximumChangesPerApply: Int
     private let configuration: Realm.Configuration
     private let schema: ServerSchema
     private let merge: ServerMerge
@@ -41,17 +46,20 @@ public actor SyncClient {
 
     /// A client for the file of `configuration` and the types of `schema` (migrated with
     /// ``ServerSchema/migrate(_:logger:)``), through `client` (which the caller runs). Turns capture on.
-    /// `batchSize` and `uploadInterval` set ``batchSize`` and ``uploadInterval``.
+    /// `batchSize`, `uploadInterval` and `maximumChangesPerApply` set ``batchSize``, ``uploadInterval`` and
+    /// ``maximumChangesPerApply``.
     ///
     /// - Throws: ``SyncError/invalidName(_:reason:)`` for a scope that is not 1–48 letters, digits and
     ///   underscores.
     public init(
         configuration: Realm.Configuration, schema: ServerSchema, client: PostgresClient, scope: String,
-        clientID: String, clock: HybridLogicalClock? = nil, batchSize: Int = 200,
-        uploadInterval: Duration = .milliseconds(20), logger: Logger = Logger(label: "strata-sync")
+        clientID: String, clock: HybridLogicalClock? = nil, batchSize: Int = 500,
+        uploadInterval: Duration = .milliseconds(20), maximumChangesPerApply: Int = 10_000,
+        logger: Logger = Logger(label: "strata-sync")
     ) throws {
         self.batchSize = max(1, batchSize)
         self.uploadInterval = uploadInterval
+        self.maximumChangesPerApply = max(1, maximumChangesPerApply)
         try SQLName.check(scope: scope)
         self.configuration = configuration
         self.schema = schema
@@ -76,8 +84,9 @@ public actor SyncClient {
         try await downloadPending()
     }
 
-    /// Uploads the queued entries in order; returns how many. An entry leaves the queue once the server has
-    /// applied it; one that fails stays, and is sent again (with the same number) next time.
+    /// Uploads the queued entries in order, ``batchSize`` at a time merged together (see
+    /// `ServerMerge.apply(_: [UploadBatch])`); returns how many. Entries leave the queue once the server has
+    /// applied them; those that fail stay, and are sent again (with the same numbers) next time.
     @discardableResult
     public func uploadPending() async throws -> Int {
         let configuration = configuration
@@ -90,14 +99,17 @@ public actor SyncClient {
                 return try realm.syncQueue(limit: limit)
             }
             guard let last = entries.last else { return uploaded }
-            for entry in entries {
-                let batch = UploadBatch(
+            let batches = try entries.map { entry in
+                UploadBatch(
                     scope: scope, clientID: clientID, clientSequence: entry.sequence,
                     changes: try entry.objectChanges(schema: schema))
-                let result = try await merge.apply(batch)
-                logger.debug(
-                    "uploaded", metadata: ["sequence": "\(entry.sequence)", "retry": "\(result.wasAlreadyApplied)"])
             }
+            let results = try await merge.apply(batches)
+            logger.debug(
+                "uploaded",
+                metadata: [
+                    "through": "\(last.sequence)", "retries": "\(results.filter(\.wasAlreadyApplied).count)",
+                ])
             try await RealmThread.run {
                 let realm = try Realm(configuration: configuration)
                 try realm.write { try realm.removeSyncQueue(through: last.sequence) }
@@ -106,8 +118,9 @@ public actor SyncClient {
         }
     }
 
-    /// Pulls the log entries after the scope's checkpoint and applies each as one write transaction (with the
-    /// new checkpoint, not captured); returns how many.
+    /// Pulls the log entries after the scope's checkpoint and applies them, whole entries together in write
+    /// transactions of at most ``maximumChangesPerApply`` object changes (each with the new checkpoint, not
+    /// captured); returns how many entries.
     @discardableResult
     public func downloadPending() async throws -> Int {
         let configuration = configuration
@@ -124,24 +137,49 @@ public actor SyncClient {
             }
             let schema = schema
             let clientID = clientID
+            let writes = Self.applyGroups(entries, maximumChanges: maximumChangesPerApply)
             try await RealmThread.run {
                 let realm = try Realm(configuration: configuration)
-                for entry in entries {
+                for group in writes {
                     try realm.write {
                         try realm.markApplyingSyncChanges()
-                        // A concurrent client of the same file may have applied it meanwhile.
-                        guard try realm.syncCheckpoint(scope: scope) < entry.sequence else { return }
+                        // A concurrent client of the same file may have applied some of them meanwhile.
+                        let checkpoint = try realm.syncCheckpoint(scope: scope)
+                        let missing = group.filter { $0.sequence > checkpoint }
+                        guard let last = missing.last else { return }
                         // This replica's own uploads are in its file already (or superseded by later local writes).
-                        if entry.clientID != clientID {
+                        let others = missing.filter { $0.clientID != clientID }
+                        if !others.isEmpty {
                             let apply = try LocalApply(realm: realm, schema: schema)
-                            for change in entry.changes { try apply.apply(change) }
+                            for entry in others {
+                                for change in entry.changes { try apply.apply(change) }
+                            }
                         }
-                        try realm.setSyncCheckpoint(entry.sequence, scope: scope)
+                        try realm.setSyncCheckpoint(last.sequence, scope: scope)
                     }
                 }
             }
             applied += entries.count
         }
+    }
+
+    /// `entries` cut into runs of whole entries, each of at most `maximumChanges` object changes (an entry with more
+    /// makes a run of its own): each run is applied as one local write transaction.
+    static func applyGroups(_ entries: [ChangeLogEntry], maximumChanges: Int) -> [[ChangeLogEntry]] {
+        var groups: [[ChangeLogEntry]] = []
+        var group: [ChangeLogEntry] = []
+        var changes = 0
+        for entry in entries {
+            if !group.isEmpty, changes + entry.changes.count > maximumChanges {
+                groups.append(group)
+                group = []
+                changes = 0
+            }
+            group.append(entry)
+            changes += entry.changes.count
+        }
+        if !group.isEmpty { groups.append(group) }
+        return groups
     }
 
     /// Syncs until the task is cancelled: at start, whenever PostgreSQL notifies the scope's channel (a commit

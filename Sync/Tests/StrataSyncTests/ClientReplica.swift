@@ -41,7 +41,7 @@ final class ClientReplica: Sendable {
 
     init(
         _ id: String, in directory: URL, database: TestDatabase, schema: ServerSchema, batchSize: Int = 200,
-        objectTypes: [ObjectBase.Type] = [ClientDog.self, ClientPerson.self]
+        maximumChangesPerApply: Int = 10_000, objectTypes: [ObjectBase.Type] = [ClientDog.self, ClientPerson.self]
     ) throws {
         self.id = id
         let wall = ManualWallClock(1_764_000_000_000)
@@ -57,7 +57,7 @@ final class ClientReplica: Sendable {
         sync = try SyncClient(
             configuration: configuration, schema: schema, client: database.client, scope: "main", clientID: id,
             clock: HybridLogicalClock(replica: id, wallClock: { wall.withLock { $0 } }), batchSize: batchSize,
-            logger: database.logger)
+            maximumChangesPerApply: maximumChangesPerApply, logger: database.logger)
     }
 
     /// Runs `body` in a write transaction of a Realm opened on this thread for the replica's file.

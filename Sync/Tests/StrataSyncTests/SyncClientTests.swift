@@ -14,7 +14,7 @@ import Testing
 
     /// Runs `body` with `count` replicas named a, b, c, … on a fresh PostgreSQL schema.
     private func withReplicas(
-        _ count: Int, _ body: ([ClientReplica], TestDatabase) async throws -> Void
+        _ count: Int, maximumChangesPerApply: Int = 10_000, _ body: ([ClientReplica], TestDatabase) async throws -> Void
     ) async throws {
         try await TestDatabase.with { database in
             let schema = try await database.migratedSchema(Self.classes)
@@ -22,7 +22,8 @@ import Testing
             let replicas = try ["a", "b", "c"].prefix(count).map {
                 // b pulls in small batches: catching up takes several pulls.
                 try ClientReplica(
-                    $0, in: directory.url, database: database, schema: schema, batchSize: $0 == "b" ? 7 : 200)
+                    $0, in: directory.url, database: database, schema: schema, batchSize: $0 == "b" ? 7 : 200,
+                    maximumChangesPerApply: maximumChangesPerApply)
             }
             defer { for replica in replicas { replica.configuration.stopSyncCapture() } }
             try await body(replicas, database)
@@ -193,7 +194,8 @@ import Testing
     }
 
     @Test func aDownloadedServerTransactionIsOneLocalCommitWithItsCheckpoint() async throws {
-        try await withReplicas(2) { replicas, _ in
+        // At most 3 object changes per local commit: the entries of 3 and 1 changes cannot share one.
+        try await withReplicas(2, maximumChangesPerApply: 3) { replicas, _ in
             let (a, b) = (replicas[0], replicas[1])
             try a.write { realm in
                 for id in 1...3 { realm.create(ClientDog.self, value: ["id": id, "name": "Dog \(id)"]) }
@@ -211,7 +213,8 @@ import Testing
             defer { token.invalidate() }
             let before = b.commits.value
             #expect(try await b.sync.downloadPending() == 2)
-            // Two log entries, two commits of b's file: each applied whole, the checkpoint with it.
+            // Two log entries that do not fit one commit: two commits of b's file, each entry applied whole with
+            // its checkpoint.
             #expect(b.commits.value - before == 2)
             realm.refresh()
             #expect(dogs.count == 4)
@@ -220,6 +223,55 @@ import Testing
             // Applied changes are not captured: nothing goes back to the server.
             #expect(try b.queued() == 0)
         }
+    }
+}
+
+extension SyncClientTests {
+    @Test func severalDownloadedServerTransactionsShareOneLocalCommitWhole() async throws {
+        try await withReplicas(2, maximumChangesPerApply: 5) { replicas, _ in
+            let (a, b) = (replicas[0], replicas[1])
+            // Five server transactions of two dogs each: at most five changes per commit makes commits of two
+            // entries (four changes), two entries, and one entry — never an entry cut in two.
+            for first in stride(from: 1, through: 9, by: 2) {
+                try a.write { realm in
+                    for id in first...first + 1 {
+                        realm.create(ClientDog.self, value: ["id": id, "name": "Dog \(id)"])
+                    }
+                }
+            }
+            try await a.sync.uploadPending()
+            let realm = try Realm(configuration: b.configuration)
+            let dogs = realm.objects(ClientDog.self)
+            let seen = SeenCounts()
+            let token = dogs.observe { change in
+                if case .update(let dogs, _, _, _) = change { seen.append(dogs.count) }
+            }
+            defer { token.invalidate() }
+            let before = b.commits.value
+            #expect(try await b.sync.downloadPending() == 5)
+            #expect(b.commits.value - before == 3)
+            realm.refresh()
+            #expect(dogs.count == 10)
+            #expect(seen.counts.allSatisfy { [4, 8, 10].contains($0) }, "observed \(seen.counts)")
+            #expect(try realm.syncCheckpoint(scope: "main") == 5)
+            #expect(try b.queued() == 0)
+        }
+    }
+
+    @Test func applyGroupsKeepEntriesWholeAndInOrder() {
+        func entry(_ sequence: Int64, changes: Int) -> ChangeLogEntry {
+            ChangeLogEntry(
+                scope: "main", sequence: sequence, clientID: "a", clientSequence: sequence,
+                changes: (0..<changes).map { ObjectChange(objectType: "ClientDog", primaryKey: .int(Int64($0))) })
+        }
+        let entries = [
+            entry(1, changes: 2), entry(2, changes: 2), entry(3, changes: 7), entry(4, changes: 0),
+            entry(5, changes: 1),
+        ]
+        let groups = SyncClient.applyGroups(entries, maximumChanges: 4)
+        // The entry of 7 changes, more than the bound, is applied alone; an empty entry joins the next run.
+        #expect(groups.map { $0.map(\.sequence) } == [[1, 2], [3], [4, 5]])
+        #expect(SyncClient.applyGroups([], maximumChanges: 4).isEmpty)
     }
 }
 
