@@ -107,7 +107,7 @@ enum DamageProbeData {
 
     static func configuration(_ path: String, readOnly: Bool = false) -> Realm.Configuration {
         Realm.Configuration(
-            fileURL: URL(fileURLWithPath: path), readOnly: readOnly,
+            fileURL: URL(fileURLWithPath: path), encryptionKey: encryption.key.map { Data($0) }, readOnly: readOnly,
             objectTypes: [ProbeOwner.self, ProbePet.self, ProbeAddress.self, ProbeEvent.self])
     }
 

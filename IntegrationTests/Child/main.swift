@@ -26,7 +26,9 @@ import StrataTestSupport
 //   outbox-crash PATH       consume the Reading outbox: acknowledge the first delivery, print "received V" for
 //                           the second and crash before acknowledging it
 //
-// Output is line-buffered and flushed after every line so that the parent sees acknowledgements at once.
+// Output is line-buffered and flushed after every line so that the parent sees acknowledgements at once. The
+// commit-loop, increment, reopen, pin and damaged-file-probe modes open their files with the test key when the
+// parent sets STRATA_TEST_ENCRYPTION=encrypted (``FileEncryption``).
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -43,6 +45,9 @@ func fail(_ message: String) -> Never {
     _ = text.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
     exit(2)
 }
+
+/// Whether the parent's files are encrypted (``FileEncryption/environmentVariable``).
+let encryption = FileEncryption.inherited
 
 /// The value stored under crash-loop key `n`: recognisable, so the parent can check it byte for byte.
 func crashValue(_ n: UInt64) -> [UInt8] { (0..<48).map { UInt8(truncatingIfNeeded: n &* 31 &+ UInt64($0)) } }
@@ -140,7 +145,8 @@ func run() throws {
     case "write-ledger": try writeLedger(path: path)
     case "group-commit-loop": try runGroupCommitLoop(path: path, writers: Int(arguments[3]) ?? 8)
     case "commit-loop":
-        let store = try Store.open(path: path, options: StoreOptions(pageSize: 1024, durability: .full))
+        let store = try Store.open(
+            path: path, options: encryption.options(StoreOptions(pageSize: 1024, durability: .full)))
         var generator = SeededGenerator(seed: UInt64(arguments.count > 3 ? arguments[3] : "1") ?? 1)
         var next = UInt64(try store.read().tree(named: "acked")?.count ?? 0)
         while true {
@@ -178,21 +184,21 @@ func run() throws {
         say("done")
     case "increment":
         guard arguments.count >= 4, let count = Int(arguments[3]) else { fail("increment needs a count") }
-        let store = try Store.open(path: path, options: StoreOptions(durability: .none))
+        let store = try Store.open(path: path, options: encryption.options(StoreOptions(durability: .none)))
         for _ in 0..<count { try incrementCounter(store) }
         say("done")
     case "reopen":
         guard arguments.count >= 4, let count = Int(arguments[3]) else { fail("reopen needs a count") }
         var last: UInt64 = 0
         for _ in 0..<count {
-            let store = try Store.open(path: path, options: StoreOptions(durability: .none))
+            let store = try Store.open(path: path, options: encryption.options(StoreOptions(durability: .none)))
             let value = try readCounter(store)
             if value < last { fail("the counter went back from \(last) to \(value)") }
             last = value
         }
         say("done")
     case "pin":
-        let store = try Store.open(path: path)
+        let store = try Store.open(path: path, options: encryption.options())
         let snapshot = try store.read()
         func checksum() throws -> UInt64 {
             var sum: UInt64 = 0

@@ -4,19 +4,21 @@ import Testing
 
 /// A child process commits in a loop and is killed with SIGKILL at random moments. After each kill the file must
 /// open, pass `verify`, and hold every commit the child acknowledged (through its stdout pipe). The child resumes
-/// on the same file after each kill, so later rounds crash into files with a history of crashes.
+/// on the same file after each kill, so later rounds crash into files with a history of crashes. Runs on a plain
+/// and on an encrypted file (an encrypted file has no commit log yet: its durable commits sync the main file).
 @Suite("Crash (SIGKILL) recovery", .serialized)
 struct CrashTests {
     static var kills: Int { soak ? 500 : 24 }
 
-    @Test func killedWriterLosesNoAcknowledgedCommit() throws {
+    @Test(arguments: FileEncryption.allCases)
+    func killedWriterLosesNoAcknowledgedCommit(_ encryption: FileEncryption) throws {
         let directory = TemporaryDirectory()
         let path = directory.file("crash.strata")
         var generator = SystemRandomNumberGenerator()
         var acknowledged: UInt64?  // highest acknowledged key so far
         var recoveredVersions: Set<UInt64> = []
         for round in 0..<Self.kills {
-            let child = try Child(["commit-loop", path, "\(round + 1)"])
+            let child = try Child(["commit-loop", path, "\(round + 1)"], encryption: encryption)
             // Let it run for a random number of commits, then kill it wherever it is.
             let target = Int.random(in: 1...40, using: &generator)
             for _ in 0..<target {
@@ -26,7 +28,7 @@ struct CrashTests {
             }
             child.kill()
 
-            let store = try Store.open(path: path, options: StoreOptions(pageSize: 1024))
+            let store = try Store.open(path: path, options: encryption.options(StoreOptions(pageSize: 1024)))
             let report = try store.verify()
             #expect(report.isValid, "round \(round): \(report)")
             let snapshot = try store.read()

@@ -50,10 +50,10 @@ struct FileDamageCorpus {
     /// The tree (branch and leaf) pages among them.
     let treePages: [Int]
 
-    init(base: [UInt8], previous: [UInt8], path: String) throws {
+    init(base: [UInt8], previous: [UInt8], path: String, encryption: FileEncryption = .plain) throws {
         self.base = base
         self.previous = previous
-        let store = try Store.open(path: path, options: StoreOptions(readOnly: true))
+        let store = try Store.open(path: path, options: encryption.options(StoreOptions(readOnly: true)))
         pageSize = store.pageSize
         newestVersion = store.latestVersion
         live = [0, 1] + (try store.reachablePages().map(Int.init).filter { $0 >= 2 })

@@ -11,10 +11,17 @@ import Testing
 /// several versions) damaged in a few thousand seeded ways (``FileDamageKind``). Each variant is opened, read in
 /// full, queried, written and read back through a Realm in a child process (`damaged-file-probe` in
 /// IntegrationTests/Child/DamagedFileProbe.swift), which must end every variant with a clean result or a typed
-/// error: no signal, no hang, no wrong data without an error.
+/// error: no signal, no hang, no wrong data without an error. Runs on a plain and on an encrypted file (fewer
+/// variants: on an encrypted file every damage to a page's bytes is a failed tag, so the kinds differ less).
 @Suite("Damaged files", .serialized)
 struct DamagedFileTests {
-    static var variants: Int { soak ? 20_000 : 2_000 }
+    /// Variants probed for a plain or an encrypted file.
+    static func variants(_ encryption: FileEncryption) -> Int {
+        switch encryption {
+        case .plain: soak ? 20_000 : 2_000
+        case .encrypted: soak ? 5_000 : 500
+        }
+    }
     /// `STRATA_DAMAGE_VARIANTS=12,345`: probe only these variants (to reproduce one; the totals are not checked).
     static var chosen: [Int]? {
         ProcessInfo.processInfo.environment["STRATA_DAMAGE_VARIANTS"].map {
@@ -72,7 +79,8 @@ struct DamagedFileTests {
     /// Probes `variants` in one child after another: a child that dies or hangs is replaced at the next
     /// variant.
     static func probe(
-        _ variants: [Int], corpus: FileDamageCorpus, digests: [String], directory: String, shard: Int
+        _ variants: [Int], corpus: FileDamageCorpus, digests: [String], directory: String, shard: Int,
+        encryption: FileEncryption
     ) throws -> [Int: (kind: FileDamageKind, outcome: Outcome)] {
         var results: [Int: (kind: FileDamageKind, outcome: Outcome)] = [:]
         var child: TimedChild?
@@ -89,7 +97,8 @@ struct DamagedFileTests {
             }
             if child == nil {
                 child = try TimedChild(
-                    ["damaged-file-probe", "probe"] + digests, errorPath: "\(directory)/shard-\(shard).err")
+                    ["damaged-file-probe", "probe"] + digests, errorPath: "\(directory)/shard-\(shard).err",
+                    encryption: encryption)
                 probedByChild = 0
             }
             probedByChild += 1
@@ -131,9 +140,10 @@ struct DamagedFileTests {
 
     /// Builds the probe file in `directory`, then probes the variants, `shards` children at a time. Blocks for
     /// minutes.
-    static func run(in directory: String) throws -> Run {
+    static func run(in directory: String, encryption: FileEncryption) throws -> Run {
         var run = Run()
-        let builder = try TimedChild(["damaged-file-probe", "build", directory], errorPath: directory + "/build.err")
+        let builder = try TimedChild(
+            ["damaged-file-probe", "build", directory], errorPath: directory + "/build.err", encryption: encryption)
         guard case .line(let built) = builder.readLine(within: 300), built.hasPrefix("built ") else {
             run.buildFailure = "\(builder.termination()) \(builder.stopMessage())"
             return run
@@ -144,9 +154,9 @@ struct DamagedFileTests {
         let corpus = try FileDamageCorpus(
             base: Array(try Data(contentsOf: URL(fileURLWithPath: basePath))),
             previous: Array(try Data(contentsOf: URL(fileURLWithPath: directory + "/previous.strata"))),
-            path: basePath)
+            path: basePath, encryption: encryption)
         // Variant -1 - shard is the undamaged file: it must come out clean.
-        let indices = chosen ?? Array(0..<variants)
+        let indices = chosen ?? Array(0..<variants(encryption))
         let shardIndices = (0..<shards).map { shard in
             [-1 - shard] + Array(stride(from: shard, to: indices.count, by: shards).map { indices[$0] })
         }
@@ -156,7 +166,8 @@ struct DamagedFileTests {
         DispatchQueue.concurrentPerform(iterations: shards) { shard in
             do {
                 let results = try probe(
-                    shardIndices[shard], corpus: corpus, digests: digests, directory: directory, shard: shard)
+                    shardIndices[shard], corpus: corpus, digests: digests, directory: directory, shard: shard,
+                    encryption: encryption)
                 collected.withLock { $0.merge(results) { first, _ in first } }
             } catch {
                 failures.withLock { $0.append("shard \(shard): \(error)") }
@@ -175,12 +186,13 @@ struct DamagedFileTests {
         }
     }
 
-    @Test func damagedFilesEndInTypedErrorsNeverTrapsHangsOrWrongReads() async throws {
+    @Test(arguments: FileEncryption.allCases)
+    func damagedFilesEndInTypedErrorsNeverTrapsHangsOrWrongReads(_ encryption: FileEncryption) async throws {
         // A child that dies must not take the test with it when it is sent its next line.
         signal(SIGPIPE, SIG_IGN)
         let directory = Self.scratchDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let run = try await Self.offThePool { try Self.run(in: directory) }
+        let run = try await Self.offThePool { try Self.run(in: directory, encryption: encryption) }
         if let failure = run.buildFailure {
             Issue.record("the probe file was not built: \(failure)")
             return
@@ -203,7 +215,7 @@ struct DamagedFileTests {
         let (variants, traps, hangs, untyped, pathless, wrong) = (
             report.variants, report.traps, report.hangs, report.untyped, report.pathless, report.wrong
         )
-        #expect(variants == (Self.chosen?.count ?? Self.variants))
+        #expect(variants == (Self.chosen?.count ?? Self.variants(encryption)))
         #expect(traps.count == 0, "variants that trapped, e.g. \(traps.prefix(5))")
         #expect(hangs.count == 0, "variants that hung: \(hangs.prefix(20))")
         #expect(untyped.count == 0, "errors that are not a Realm.Error: \(untyped.prefix(5))")

@@ -3,16 +3,19 @@ import StrataStorage
 import Synchronization
 import Testing
 
-/// Several processes on one file: the writer lock and the shared reader table of the `.lock` file.
+/// Several processes on one file: the writer lock and the shared reader table of the `.lock` file. Every test runs
+/// on a plain and on an encrypted file: each process has its own decrypted copy of the pages, kept current by the
+/// nonces of the pages other processes rewrite.
 @Suite("Multiple processes", .serialized)
 struct MultiProcessTests {
     /// Two child processes and this process increment one counter concurrently; no increment is lost.
-    @Test func concurrentIncrementsFromThreeProcesses() throws {
+    @Test(arguments: FileEncryption.allCases)
+    func concurrentIncrementsFromThreeProcesses(_ encryption: FileEncryption) throws {
         let directory = TemporaryDirectory()
         let path = directory.file("counter.strata")
         let perProcess = soak ? 3000 : 400
-        let store = try Store.open(path: path, options: StoreOptions(durability: .none))
-        let children = try (0..<2).map { _ in try Child(["increment", path, "\(perProcess)"]) }
+        let store = try Store.open(path: path, options: encryption.options(StoreOptions(durability: .none)))
+        let children = try (0..<2).map { _ in try Child(["increment", path, "\(perProcess)"], encryption: encryption) }
         for _ in 0..<perProcess { try incrementCounter(store) }
         for child in children {
             let line = child.readLine()
@@ -26,13 +29,16 @@ struct MultiProcessTests {
     /// Opening a file while other processes commit as fast as it can: the opener's first look at the metas
     /// races with commits that extend the file and reuse the pages older metas named, so it must recognise a
     /// moving file (the lock file's change counter) and look again instead of calling the file damaged.
-    @Test func openingWhileOtherProcessesCommit() throws {
+    @Test(arguments: FileEncryption.allCases)
+    func openingWhileOtherProcessesCommit(_ encryption: FileEncryption) throws {
         let directory = TemporaryDirectory()
         let path = directory.file("reopen.strata")
-        let store = try Store.open(path: path, options: StoreOptions(durability: .none))
+        let store = try Store.open(path: path, options: encryption.options(StoreOptions(durability: .none)))
         try incrementCounter(store)
         // More runnable threads than cores, so that openers are preempted in the middle of their look.
-        let openers = try (0..<3).map { _ in try Child(["reopen", path, soak ? "5000" : "400"]) }
+        let openers = try (0..<3).map { _ in
+            try Child(["reopen", path, soak ? "5000" : "400"], encryption: encryption)
+        }
         let finished = Atomic<Bool>(false)
         let stopped = DispatchSemaphore(value: 0)
         Thread {
@@ -52,10 +58,11 @@ struct MultiProcessTests {
     /// Read-only opens (the `strata` tool) while another process commits small durable commits through the
     /// commit log: a commit appended to the log but not yet published is the writer's, not a crash's leftover,
     /// so the open reads the newest published version instead of refusing the file.
-    @Test func readOnlyOpensWhileAWriterCommitsThroughTheLog() throws {
+    @Test(arguments: FileEncryption.allCases)
+    func readOnlyOpensWhileAWriterCommitsThroughTheLog(_ encryption: FileEncryption) throws {
         let directory = TemporaryDirectory()
         let path = directory.file("logged.strata")
-        let writer = try Child(["commit-loop", path, "7"])
+        let writer = try Child(["commit-loop", path, "7"], encryption: encryption)
         defer { writer.kill() }
         let acknowledged = Atomic<Int>(-1)
         // Drain the writer's output on a thread of its own so that it never blocks on a full pipe. From here on
@@ -69,9 +76,13 @@ struct MultiProcessTests {
             }
         }.start()
         while acknowledged.load(ordering: .acquiring) < 0 {}
-        for _ in 0..<(soak ? 20_000 : 1500) {
+        // An encrypted open costs about ten times a plain one here (20 ms against 2, debug build, loaded machine):
+        // fewer rounds keep the suite's time modest.
+        let opens = encryption == .plain ? 1500 : 300
+        for _ in 0..<(soak ? 20_000 : opens) {
             let before = acknowledged.load(ordering: .acquiring)
-            let store = try Store.open(path: path, options: StoreOptions(pageSize: 1024, readOnly: true))
+            let store = try Store.open(
+                path: path, options: encryption.options(StoreOptions(pageSize: 1024, readOnly: true)))
             let count = try store.read().tree(named: "acked")?.count ?? 0
             #expect(count >= before + 1, "\(count) keys, \(before) acknowledged")
         }
@@ -89,12 +100,13 @@ struct MultiProcessTests {
 
     /// A reader in another process pins a version: this process's writes must not reuse its pages (its snapshot
     /// stays byte-identical), and once it is gone, pages are recycled again.
-    @Test func pinInAnotherProcessProtectsItsPages() throws {
+    @Test(arguments: FileEncryption.allCases)
+    func pinInAnotherProcessProtectsItsPages(_ encryption: FileEncryption) throws {
         let directory = TemporaryDirectory()
         let path = directory.file("pin.strata")
-        let store = try Store.open(path: path, options: StoreOptions(durability: .none))
+        let store = try Store.open(path: path, options: encryption.options(StoreOptions(durability: .none)))
         try writeRound(store, 0)
-        let reader = try Child(["pin", path])
+        let reader = try Child(["pin", path], encryption: encryption)
         let pinned = try #require(reader.readLine())
         #expect(pinned.hasPrefix("pinned 1 "))
         for round in 1...30 { try writeRound(store, round) }
@@ -114,22 +126,23 @@ struct MultiProcessTests {
 
     /// Compaction on launch replaces the file, so it must not happen while another process has it open; once the
     /// other process is gone it does, and the copy holds the same data.
-    @Test func compactionOnLaunchWaitsForOtherProcessesToClose() throws {
+    @Test(arguments: FileEncryption.allCases)
+    func compactionOnLaunchWaitsForOtherProcessesToClose(_ encryption: FileEncryption) throws {
         let directory = TemporaryDirectory()
         let path = directory.file("compact.strata")
         do {
-            let store = try Store.open(path: path, options: StoreOptions(durability: .none))
+            let store = try Store.open(path: path, options: encryption.options(StoreOptions(durability: .none)))
             for round in 0..<20 { try writeRound(store, round) }
             try store.write { txn in
                 let data = try txn.tree(named: "data")!
                 for k in 0..<190 { _ = try txn.delete(bigEndian(UInt64(k)), in: data) }
             }
         }
-        let reader = try Child(["pin", path])
+        let reader = try Child(["pin", path], encryption: encryption)
         let pinned = try #require(reader.readLine())
         var asked = 0
         #expect(
-            try !Store.compactOnLaunch(path: path) { _, _ in
+            try !Store.compactOnLaunch(path: path, options: encryption.options()) { _, _ in
                 asked += 1
                 return true
             })
@@ -139,12 +152,12 @@ struct MultiProcessTests {
         #expect(reader.wait() == 0)
         var sizes: (total: Int, used: Int) = (0, 0)
         #expect(
-            try Store.compactOnLaunch(path: path) { total, used in
+            try Store.compactOnLaunch(path: path, options: encryption.options()) { total, used in
                 sizes = (total, used)
                 return used < total / 2
             })
         #expect(sizes.used < sizes.total / 2, "\(sizes)")
-        let store = try Store.open(path: path)
+        let store = try Store.open(path: path, options: encryption.options())
         #expect(try store.read().pageCount * store.pageSize <= sizes.used)
         #expect(try store.read().tree(named: "data")?.count == 10)
         #expect(try store.verify().isValid)
@@ -153,12 +166,13 @@ struct MultiProcessTests {
 
     /// A reader process killed while pinning an old version must not hold pages back forever: its slot's lock
     /// died with it.
-    @Test func killedReaderDoesNotPinForever() throws {
+    @Test(arguments: FileEncryption.allCases)
+    func killedReaderDoesNotPinForever(_ encryption: FileEncryption) throws {
         let directory = TemporaryDirectory()
         let path = directory.file("dead-reader.strata")
-        let store = try Store.open(path: path, options: StoreOptions(durability: .none))
+        let store = try Store.open(path: path, options: encryption.options(StoreOptions(durability: .none)))
         try writeRound(store, 0)
-        let reader = try Child(["pin", path])
+        let reader = try Child(["pin", path], encryption: encryption)
         _ = reader.readLine()
         #expect(try store.statistics().otherProcesses.count == 1)
         reader.kill()

@@ -28,9 +28,11 @@ final class Child {
     private let errors = Pipe()
     private lazy var lines = OutputLines(output.fileHandleForReading)
 
-    init(_ arguments: [String]) throws {
+    /// Starts the child with `arguments`, its files plain or encrypted as `encryption` says.
+    init(_ arguments: [String], encryption: FileEncryption = .plain) throws {
         process.executableURL = childExecutable
         process.arguments = arguments
+        process.environment = encryption.childEnvironment
         process.standardOutput = output
         process.standardInput = input
         process.standardError = errors

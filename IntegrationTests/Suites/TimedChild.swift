@@ -15,8 +15,8 @@ final class TimedChild {
     let errorPath: String
 
     /// Starts the child with `arguments`. Its runtime prints no backtrace when it traps, which would take
-    /// seconds each time.
-    init(_ arguments: [String], errorPath: String) throws {
+    /// seconds each time. Its files are plain or encrypted as `encryption` says.
+    init(_ arguments: [String], errorPath: String, encryption: FileEncryption = .plain) throws {
         self.errorPath = errorPath
         _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
         process.executableURL = childExecutable
@@ -24,7 +24,7 @@ final class TimedChild {
         process.standardOutput = output
         process.standardInput = input
         process.standardError = FileHandle(forWritingAtPath: errorPath)
-        var environment = ProcessInfo.processInfo.environment
+        var environment = encryption.childEnvironment
         environment["SWIFT_BACKTRACE"] = "enable=no"
         process.environment = environment
         try process.run()

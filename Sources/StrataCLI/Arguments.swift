@@ -11,9 +11,11 @@ struct CommandLineArguments {
     var wantsHelp = false
 
     /// Options that take a value; `--arg` may repeat, the others may not.
-    static let valued: Set<String> = ["--where", "--arg", "--limit", "--count", "--dir", "--schema-from"]
+    static let valued: Set<String> = [
+        "--where", "--arg", "--limit", "--count", "--dir", "--schema-from", "--key-file",
+    ]
     /// Options without a value.
-    static let switches: Set<String> = ["--json"]
+    static let switches: Set<String> = ["--json", "--decrypt"]
 
     init(_ arguments: [String]) {
         var remaining = arguments[...]

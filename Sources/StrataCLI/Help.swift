@@ -153,9 +153,14 @@ let commands: [CommandHelp] = [
                        null), objectSchema {readable, classes (a count, or null), error (or null)}
             """),
     CommandHelp(
-        name: "compact", synopsis: "FILE OUT",
+        name: "compact", synopsis: "FILE OUT [--decrypt]",
         summary: "Writes the live data of FILE's newest version into a new, minimal file OUT.",
-        details: "OUT must not exist. FILE is only read."),
+        details: """
+            OUT must not exist. FILE is only read. The copy of an encrypted FILE is encrypted with the same key
+            (and a file id of its own).
+
+            --decrypt  write OUT unencrypted (FILE must be encrypted)
+            """),
     CommandHelp(
         name: "bench", synopsis: "[--count N] [--dir DIR]",
         summary: "A quick self-benchmark of the storage engine in a scratch file.",
@@ -175,6 +180,11 @@ let usage: String = {
 
         Every command but load opens FILE read-only and never creates it, and works without the app's
         model classes, at whatever schema version the file carries.
+
+        ENCRYPTED FILES
+          Give the 64-byte key in the environment, STRATA_ENCRYPTION_KEY=<128 hex characters>, or with
+          --key-file PATH (a file holding the key, raw or as 128 hex characters), to any command; never as
+          an argument. A missing or wrong key is refused with exit status 2 and nothing is written.
 
         USAGE
 

@@ -8,7 +8,8 @@ import StrataStorage
     import Darwin
 #endif
 
-// Every command opens its file read-only and never creates one. A file that cannot be opened ends the process
+// Every command opens its file read-only and never creates one (`load` excepted), with the encryption key given in
+// the environment or a key file (EncryptionKeyOption.swift). A file that cannot be opened ends the process
 // with exit status 2 and one line saying why, in the user's terms: missing, not readable, not a Strata file,
 // locked.
 
@@ -43,6 +44,11 @@ func openFailure(_ error: StorageError, path: String) -> String {
     case .io(_, _, let code) where code == EAGAIN || code == EWOULDBLOCK:
         "cannot open \(path): it is locked by another process; try again when that process is done"
     case .io(_, let operation, let code): "cannot open \(path): \(String(cString: strerror(code))) (\(operation))"
+    case .encryptionKeyRequired:
+        "cannot open \(path): it is encrypted: give its key in \(encryptionKeyVariable) (128 hex characters) or "
+            + "with --key-file PATH"
+    case .wrongEncryptionKey: "cannot open \(path): it is encrypted with another key than the one given"
+    case .notEncrypted: "cannot open \(path): it is not encrypted: give no encryption key"
     default: "cannot open \(path): \(error)"
     }
 }
@@ -51,7 +57,8 @@ func openFailure(_ error: StorageError, path: String) -> String {
 func openStore(_ path: String) -> Store {
     checkReadableFile(path)
     do {
-        return try Store.open(path: path, options: StoreOptions(readOnly: true, createIfMissing: false))
+        return try Store.open(
+            path: path, options: StoreOptions(readOnly: true, createIfMissing: false, encryptionKey: fileEncryptionKey))
     } catch {
         fail(openFailure(error, path: path), status: ExitStatus.usage)
     }
@@ -65,7 +72,8 @@ func openStore(_ path: String) -> Store {
 /// nothing needs migrating: it opens the file at the version the file carries, which the refusal names. A file
 /// migrated again between the two opens (by an app running meanwhile) names a newer version: the open follows it.
 func openRealm(_ path: String, readOnly: Bool = true) throws -> Realm {
-    var configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), readOnly: readOnly)
+    var configuration = Realm.Configuration(
+        fileURL: URL(fileURLWithPath: path), encryptionKey: fileEncryptionKey.map { Data($0) }, readOnly: readOnly)
     while true {
         do {
             return try Realm(configuration: configuration)

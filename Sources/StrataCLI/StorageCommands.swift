@@ -151,11 +151,15 @@ private func treesJSON(_ path: String, snapshot: ReadTransaction, tree: String?,
     return ExitStatus.ok
 }
 
-/// `strata compact FILE OUT`: writes the newest version's live data into a new, minimal file.
-func compact(_ path: String, to output: String) -> Int32 {
+/// `strata compact FILE OUT [--decrypt]`: writes the newest version's live data into a new, minimal file, encrypted
+/// with FILE's key when FILE is encrypted, or plain with `--decrypt`.
+func compact(_ path: String, to output: String, decrypt: Bool) -> Int32 {
     let store = openStore(path)
+    if decrypt && store.options.encryptionKey == nil {
+        usageError("--decrypt copies an encrypted file; \(path) is not")
+    }
     do {
-        let result = try store.compact(to: output)
+        let result = try store.compact(to: output, encryptionKey: decrypt ? nil : store.options.encryptionKey)
         print("compacted version \(result.version): \(result.sourcePages) pages -> \(result.compactedPages) pages")
         print("wrote \(output)")
         return ExitStatus.ok

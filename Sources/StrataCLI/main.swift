@@ -30,15 +30,15 @@ func requireArguments(_ count: ClosedRange<Int>, _ name: String) {
 let status: Int32
 switch positional.first {
 case "info":
-    command.accept(["--json"], for: "info")
+    command.accept(["--json", "--key-file"], for: "info")
     requireArguments(1...1, "info")
     status = info(positional[1], json: command.has("--json"))
 case "schema":
-    command.accept(["--json"], for: "schema")
+    command.accept(["--json", "--key-file"], for: "schema")
     requireArguments(1...1, "schema")
     status = schema(positional[1], json: command.has("--json"))
 case "dump":
-    command.accept(["--where", "--arg", "--limit"], for: "dump")
+    command.accept(["--where", "--arg", "--limit", "--key-file"], for: "dump")
     if positional.count == 2 {
         usageError(
             "dump needs a class: strata dump \(positional[1]) CLASS (list the classes with `strata schema \(positional[1])`)"
@@ -56,24 +56,24 @@ case "dump":
         positional[1], className: positional[2], query: command.options["--where"],
         arguments: command.queryArguments.map(parseQueryArgument), limit: command.count("--limit"))
 case "load":
-    command.accept(["--schema-from"], for: "load")
+    command.accept(["--schema-from", "--key-file"], for: "load")
     guard positional.count >= 3 else { usageError("usage: strata load \(help(for: "load")!.synopsis)") }
     status = load(
         into: positional[1], inputs: Array(positional[2...]), schemaSource: command.options["--schema-from"])
 case "trees":
-    command.accept(["--limit", "--json"], for: "trees")
+    command.accept(["--limit", "--json", "--key-file"], for: "trees")
     requireArguments(1...2, "trees")
     status = trees(
         positional[1], tree: positional.count == 3 ? positional[2] : nil, limit: command.count("--limit") ?? 100,
         json: command.has("--json"))
 case "verify":
-    command.accept(["--json"], for: "verify")
+    command.accept(["--json", "--key-file"], for: "verify")
     requireArguments(1...1, "verify")
     status = verify(positional[1], json: command.has("--json"))
 case "compact":
-    command.accept([], for: "compact")
+    command.accept(["--key-file", "--decrypt"], for: "compact")
     requireArguments(2...2, "compact")
-    status = compact(positional[1], to: positional[2])
+    status = compact(positional[1], to: positional[2], decrypt: command.has("--decrypt"))
 case "bench":
     command.accept(["--count", "--dir"], for: "bench")
     requireArguments(0...0, "bench")

@@ -72,8 +72,8 @@ func strata(_ arguments: String...) throws -> ToolRun { try strata(arguments: ar
 let setpriv = "/usr/bin/setpriv"
 
 /// Runs `strata arguments` to completion (see ``strata(_:)``), as user and group `user` when given (the caller
-/// must be root).
-func strata(arguments: [String], as user: Int? = nil) throws -> ToolRun {
+/// must be root), with `environment` added to this process's (whose own `STRATA_ENCRYPTION_KEY` is left out).
+func strata(arguments: [String], as user: Int? = nil, environment: [String: String] = [:]) throws -> ToolRun {
     let scratch = TemporaryDirectory()
     try Data().write(to: URL(fileURLWithPath: scratch.file("out")))
     try Data().write(to: URL(fileURLWithPath: scratch.file("err")))
@@ -88,6 +88,9 @@ func strata(arguments: [String], as user: Int? = nil) throws -> ToolRun {
         process.executableURL = strataExecutable
         process.arguments = arguments
     }
+    var inherited = ProcessInfo.processInfo.environment
+    inherited["STRATA_ENCRYPTION_KEY"] = nil
+    process.environment = inherited.merging(environment) { $1 }
     process.standardOutput = output
     process.standardError = errors
     try process.run()

@@ -6,7 +6,8 @@ import Testing
 /// Stores on encrypted files (issue 26): what is written comes back after a reopen, across many pages and with
 /// overflow values; the file's bytes hold no plaintext; another key, after data exists, is a wrong key; a changed
 /// byte in any page is damage or goes unread, never a wrong value; and two independent handles on one file (each
-/// with its own decrypted pages, coordinating through the file as two processes do) see each other's commits.
+/// with its own decrypted pages, coordinating through the file as two processes do) see each other's commits;
+/// copies encrypt, decrypt and re-key; `verify` checks an encrypted file; compacting on launch compacts one.
 @Suite("Encrypted stores")
 struct EncryptedStoreTests {
     private let key = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 3) }
@@ -173,30 +174,114 @@ struct EncryptedStoreTests {
         #expect(try tree.get(keyBytes(2)) == Array("first 2".utf8))
     }
 
-    @Test func verifyAndCompactRefuseAnEncryptedFile() throws {
+    /// Copies encrypt, decrypt and re-key (``Store/compact(to:encryptionKey:)``): plain → encrypted → re-keyed →
+    /// plain, every record equal at each step; each encrypted copy opens only with its own key (typed errors
+    /// otherwise) and holds no plaintext; `compact(to:)` keeps the source's key; a bad key writes nothing.
+    @Test func copiesEncryptDecryptAndRekey() throws {
+        let directory = TemporaryDirectory()
+        let plain = directory.file("plain.strata")
+        try writeRecords(try Store.open(path: plain, options: StoreOptions(durability: .none)), 0..<1500)
+        let encrypted = directory.file("encrypted.strata")
+        try Store.open(path: plain, options: StoreOptions()).compact(to: encrypted, encryptionKey: key)
+        let rekeyed = directory.file("rekeyed.strata")
+        try Store.open(path: encrypted, options: options()).compact(to: rekeyed, encryptionKey: otherKey)
+        let sameKey = directory.file("same-key.strata")
+        try Store.open(path: rekeyed, options: StoreOptions(encryptionKey: otherKey)).compact(to: sameKey)
+        let decrypted = directory.file("decrypted.strata")
+        try Store.open(path: sameKey, options: StoreOptions(encryptionKey: otherKey))
+            .compact(to: decrypted, encryptionKey: nil)
+
+        try expectRecords(try Store.open(path: encrypted, options: options()), 0..<1500)
+        try expectRecords(try Store.open(path: rekeyed, options: StoreOptions(encryptionKey: otherKey)), 0..<1500)
+        try expectRecords(try Store.open(path: sameKey, options: StoreOptions(encryptionKey: otherKey)), 0..<1500)
+        try expectRecords(try Store.open(path: decrypted, options: StoreOptions()), 0..<1500)
+        for path in [encrypted, rekeyed, sameKey] {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            #expect(bytes.range(of: Data(Self.marker.utf8)) == nil, "\(path) holds plaintext")
+        }
+        #expect(throws: StorageError.encryptionKeyRequired(path: rekeyed)) {
+            try Store.open(path: rekeyed, options: StoreOptions())
+        }
+        #expect(throws: StorageError.wrongEncryptionKey(path: rekeyed)) {
+            try Store.open(path: rekeyed, options: options())
+        }
+        #expect(throws: StorageError.notEncrypted(path: decrypted)) {
+            try Store.open(path: decrypted, options: options())
+        }
+
+        let refused = directory.file("refused.strata")
+        #expect(throws: StorageError.self) {
+            try Store.open(path: encrypted, options: options()).compact(to: refused, encryptionKey: Array(key[0..<32]))
+        }
+        #expect(!FileManager.default.fileExists(atPath: refused))
+    }
+
+    /// `verify` authenticates and checks every page of an encrypted file: an intact file passes, and a byte
+    /// changed in any reachable page is reported as damage on that page.
+    @Test func verifyChecksEveryPageOfAnEncryptedFileAndReportsATamperedOne() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("encrypted.strata")
-        let store = try Store.open(path: path, options: options())
-        try writeRecords(store, 0..<10)
-        for operation in ["verify", "compact"] {
-            do {
-                if operation == "verify" {
-                    _ = try store.verify()
-                } else {
-                    _ = try store.compact(to: directory.file("copy.strata"))
-                }
-                Issue.record("\(operation) of an encrypted file succeeded")
-            } catch {
-                guard case .invalidArgument(let message) = error else {
-                    Issue.record("expected invalidArgument, got \(error)")
-                    continue
-                }
-                #expect(message.contains("encrypted"), "\(message)")
+        let reachable: [PageNumber]
+        do {
+            let store = try Store.open(path: path, options: options(durability: .none))
+            try writeRecords(store, 0..<600, batch: 600)
+            let before = Set(try store.reachablePages())
+            // A last small commit: a page it wrote being damaged would make recovery drop it, and verify would
+            // check the version before; the pages both versions reach are the ones to damage.
+            try store.write { transaction in
+                let tree = try #require(try transaction.tree(named: "last", create: .keyed))
+                try transaction.put(Array("k".utf8), Array("v".utf8), in: tree)
+            }
+            let report = try store.verify()
+            #expect(report.isValid, "\(report)")
+            #expect(report.entryCount >= 601)
+            #expect(report.metaSlots.contains { $0.contains("version") }, "\(report.metaSlots)")
+            reachable = try store.reachablePages().filter { $0 >= 2 && before.contains($0) }
+            #expect(reachable.count > 10)
+        }
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        for page in reachable.prefix(12) {
+            var damaged = original
+            damaged[Int(page) * 4096 + 200] ^= 0x01
+            let copy = directory.file("damaged-\(page).strata")
+            try damaged.write(to: URL(fileURLWithPath: copy))
+            let checked = Result { () throws(StorageError) in
+                try Store.open(path: copy, options: options(durability: .none)).verify()
+            }
+            switch checked {
+            case .success(let report):
+                #expect(report.problems.contains { $0.page == page }, "page \(page): \(report)")
+            case .failure(.corruptPage(_, let found, _)):
+                // A root page is checked by the open itself, which refuses the file as damaged.
+                #expect(found == page)
+            case .failure(let error):
+                Issue.record("page \(page): unexpected \(error)")
             }
         }
-        #expect(!FileManager.default.fileExists(atPath: directory.file("copy.strata")))
-        // Compacting on launch leaves an encrypted file alone instead of failing its open.
-        #expect(try Store.compactOnLaunch(path: path, options: options()) { _, _ in true } == false)
+    }
+
+    /// Compacting on launch compacts an encrypted file, which stays encrypted with the same key.
+    @Test func compactOnLaunchCompactsAnEncryptedFile() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("encrypted.strata")
+        do {
+            let store = try Store.open(path: path, options: options(durability: .none))
+            try writeRecords(store, 0..<2000)
+            try store.write { transaction in
+                let tree = try #require(try transaction.tree(named: "records", create: .keyed))
+                for index in 500..<2000 { _ = try transaction.delete(keyBytes(index), in: tree) }
+            }
+        }
+        let before = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        #expect(try Store.compactOnLaunch(path: path, options: options()) { _, _ in true })
+        let after = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        #expect(after < before)
+        let store = try Store.open(path: path, options: options())
+        try expectRecords(store, 0..<500)
+        #expect(try store.verify().isValid)
+        #expect(throws: StorageError.encryptionKeyRequired(path: path)) {
+            try Store.open(path: path, options: StoreOptions())
+        }
     }
 }
 

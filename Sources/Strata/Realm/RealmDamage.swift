@@ -52,7 +52,7 @@ extension Realm {
     /// empty string, a query matching nothing; a collection still hands out `count` elements, those it could not
     /// read being defaults (objects: ones that read as invalidated). The damage is then recorded for the file, for every
     /// Realm on it in this process, and every later call that can throw (opening the file, ``write(_:)``,
-    /// ``beginWrite()``, ``commitWrite()``, `asyncWrite(_:)`, `checkedFilter`, ``writeCopy(toFile:)``)
+    /// ``beginWrite()``, ``commitWrite()``, `asyncWrite(_:)`, `checkedFilter`, ``writeCopy(toFile:encryptionKey:)``)
     /// throws it, so nothing built on what was read can be committed. A write transaction in progress when the
     /// damage is found rolls back whole.
     ///

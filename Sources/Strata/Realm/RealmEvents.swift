@@ -19,7 +19,7 @@ extension Realm {
         case committed(Commit)
         /// The commit log was folded into the main file (see ``Checkpoint``).
         case checkpointed(Checkpoint)
-        /// A copy of the file advanced: ``Realm/writeCopy(toFile:)`` or compaction on launch (see ``CopyProgress``).
+        /// A copy of the file advanced: ``Realm/writeCopy(toFile:encryptionKey:)`` or compaction on launch (see ``CopyProgress``).
         case copyProgress(CopyProgress)
         /// A reader keeps many old versions alive (see ``PinnedVersions``).
         case pinnedVersions(PinnedVersions)

@@ -32,9 +32,11 @@ extension Realm {
     }
 
     /// Writes a compacted copy of the Realm's newest committed version to `configuration`'s file, which must not
-    /// exist, as the SDK's `writeCopy(configuration:)`; open the copy with that configuration. An in-memory
+    /// exist, as the SDK's `writeCopy(configuration:)`; open the copy with that configuration (encrypted with its
+    /// ``Configuration/encryptionKey``, plain without one). An in-memory
     /// configuration is an error, as in the SDK (there is no file to write): it throws
-    /// ``RealmError/fileAccess(path:reason:)`` and writes nothing. Other errors as ``writeCopy(toFile:)``'s.
+    /// ``RealmError/fileAccess(path:reason:)`` and writes nothing. Other errors as
+    /// ``writeCopy(toFile:encryptionKey:)``'s.
     public func writeCopy(configuration: Configuration) throws {
         guard configuration.inMemoryIdentifier == nil else {
             throw Realm.Error.fileAccess(
@@ -42,12 +44,8 @@ extension Realm {
                 reason: "writeCopy(configuration:) writes a file: the configuration must have a fileURL, not an "
                     + "inMemoryIdentifier")
         }
-        guard configuration.encryptionKey == nil else {
-            // An unencrypted copy of what the key should protect would be worse than no copy.
-            throw Realm.Error.fileAccess(
-                path: configuration.path, reason: "writing an encrypted copy (encryptionKey) is not supported yet")
-        }
-        try writeCopy(toFile: configuration.fileURL ?? Configuration.defaultFileURL)
+        try writeCopy(
+            toFile: configuration.fileURL ?? Configuration.defaultFileURL, encryptionKey: configuration.encryptionKey)
     }
 
     /// The object of the stored class `typeName` whose primary key is `key`, or nil, as the SDK's
@@ -94,17 +92,26 @@ extension Realm {
         }
     }
 
-    /// Writes a compacted copy of the Realm's newest committed version to `fileURL`, which must not exist.
+    /// Writes a compacted copy of the Realm's newest committed version to `fileURL`, which must not exist, as the
+    /// SDK's `writeCopy(toFile:encryptionKey:)`: encrypted with `encryptionKey` (64 bytes, as
+    /// ``Configuration/encryptionKey``), or plain when it is nil, whether this Realm's file is encrypted or not.
+    /// So a copy encrypts a plain Realm, decrypts an encrypted one or re-keys it.
+    ///
+    /// ```swift
+    /// try realm.writeCopy(toFile: backupURL, encryptionKey: newKey)
+    /// ```
+    ///
+    /// A key of another length throws ``RealmError/fileAccess(path:reason:)``, as opening does, and writes nothing.
     /// Throws the file's ``damage`` if a read found it damaged; damage the copy runs into is thrown (and
     /// recorded) as ``RealmError/incompatibleFile(path:reason:)`` naming this Realm's file and the page.
-    public func writeCopy(toFile fileURL: URL) throws {
+    public func writeCopy(toFile fileURL: URL, encryptionKey: Data? = nil) throws {
         try checkThreadThrowing()
         try throwIfDamaged()
         guard !FileManager.default.fileExists(atPath: fileURL.path) else {
             throw Realm.Error.fileAccess(path: fileURL.path, reason: "the file already exists")
         }
         do {
-            _ = try store.compact(to: fileURL.path)
+            _ = try store.compact(to: fileURL.path, encryptionKey: encryptionKey.map { Array($0) })
         } catch {
             if let damage = damage(in: error) {
                 recordFileDamage(damage, cause: error)

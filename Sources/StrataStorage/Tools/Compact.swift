@@ -31,25 +31,41 @@ extension Store {
     /// file), and it gets no lock file and no commit log (nobody has written it yet; its first writer makes them).
     ///
     /// With ``StoreOptions/events``, the copy reports its progress (``StoreEvent/copyProgress(_:)``).
+    ///
+    /// The copy of an encrypted file is encrypted with the same key (see ``compact(to:encryptionKey:)`` to choose).
     @discardableResult
     public func compact(to path: String) throws(StorageError) -> CompactionResult {
-        try compact(to: path, operation: .copy)
+        try compact(to: path, encryptionKey: options.encryptionKey, operation: .copy)
     }
 
-    /// ``compact(to:)``, reporting progress as `operation`.
+    /// ``compact(to:)``, the copy encrypted with `encryptionKey` (64 bytes, as ``StoreOptions/encryptionKey``) or
+    /// plain when it is nil, whether this file is encrypted or not: so a file is encrypted, decrypted or re-keyed
+    /// into the new one. The new file gets a file id of its own. A key of another length throws
+    /// ``StorageError/invalidArgument(_:)``, as opening does, before anything is written.
+    ///
+    /// ```swift
+    /// try store.compact(to: "/tmp/rekeyed.strata", encryptionKey: newKey)
+    /// ```
     @discardableResult
-    func compact(to path: String, operation: StoreEvent.CopyProgress.Operation) throws(StorageError)
-        -> CompactionResult
+    public func compact(to path: String, encryptionKey: [UInt8]?) throws(StorageError) -> CompactionResult {
+        try compact(to: path, encryptionKey: encryptionKey, operation: .copy)
+    }
+
+    /// ``compact(to:encryptionKey:)``, reporting progress as `operation`.
+    @discardableResult
+    func compact(to path: String, encryptionKey: [UInt8]?, operation: StoreEvent.CopyProgress.Operation)
+        throws(StorageError) -> CompactionResult
     {
         guard access(path, F_OK) != 0 else { throw .invalidArgument("\(path) already exists") }
-        try refuseIfEncrypted("copying or compacting")
+        // A bad key (or no cryptography on this machine) fails here, before anything is created.
+        _ = try encryptionKey.map { (key) throws(StorageError) in try BlockCipher(key: key) }
         let source = try read()
         let temporary = path + ".writing-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         defer { for file in [temporary, temporary + ".lock", temporary + ".log"] { unlink(file) } }
         let progress = try events.map { (events) throws(StorageError) in
             try CopyProgressCounter(events: events, source: source, destination: path, operation: operation)
         }
-        let pages = try Self.writeCopy(of: source, to: temporary, progress: progress)
+        let pages = try Self.writeCopy(of: source, to: temporary, encryptionKey: encryptionKey, progress: progress)
         if link(temporary, path) != 0 {
             if errno == EEXIST { throw .invalidArgument("\(path) already exists") }
             throw Errno.error("link", path: path)
@@ -62,11 +78,14 @@ extension Store {
 
     /// Copies the live data of `source` into a new store at `path` in one transaction, syncs it and returns its
     /// page count. The store is opened without durability, so it never makes a commit log; the one sync at the end
-    /// makes the copy durable.
-    private static func writeCopy(of source: ReadTransaction, to path: String, progress: CopyProgressCounter?)
-        throws(StorageError) -> Int
-    {
-        let target = try Store.open(path: path, options: StoreOptions(pageSize: source.pageSize, durability: .none))
+    /// makes the copy durable. With a key, the new store seals its pages as it writes them, and the entries read
+    /// from the source (decrypted if it is encrypted) are laid out again for its pages' usable size.
+    private static func writeCopy(
+        of source: ReadTransaction, to path: String, encryptionKey: [UInt8]?, progress: CopyProgressCounter?
+    ) throws(StorageError) -> Int {
+        let target = try Store.open(
+            path: path,
+            options: StoreOptions(pageSize: source.pageSize, durability: .none, encryptionKey: encryptionKey))
         defer { target.close() }
         let transaction = try target.beginWrite()
         do {
@@ -146,8 +165,7 @@ extension Store {
         path: String, options: StoreOptions = StoreOptions(),
         shouldCompact: (_ totalBytes: Int, _ usedBytes: Int) -> Bool
     ) throws(StorageError) -> Bool {
-        // An encrypted file is not compacted yet (its copy would have to be encrypted too): it opens as it is.
-        guard !options.readOnly, options.encryptionKey == nil, access(path, F_OK) == 0, !SharedFile.isOpen(path: path)
+        guard !options.readOnly, access(path, F_OK) == 0, !SharedFile.isOpen(path: path)
         else { return false }
         let store = try Store.open(path: path, options: options)
         defer { store.close() }
@@ -164,7 +182,8 @@ extension Store {
             let temporary = path + ".compacting"
             for file in [temporary, temporary + ".lock", temporary + ".log"] { unlink(file) }
             do throws(StorageError) {
-                try store.compact(to: temporary, operation: .compactOnLaunch)
+                // An encrypted file's copy is sealed with the same key, so it opens as the file did.
+                try store.compact(to: temporary, encryptionKey: options.encryptionKey, operation: .compactOnLaunch)
             } catch {
                 for file in [temporary, temporary + ".lock", temporary + ".log"] { unlink(file) }
                 throw error

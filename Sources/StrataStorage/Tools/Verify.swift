@@ -151,7 +151,14 @@ struct Verifier {
     /// its structure holds (when not, the walk goes on with the bounds-checked accessors, but their errors would
     /// only repeat what was reported).
     private mutating func checkPage(_ page: PageNumber, tree: String) -> (base: UnsafeRawPointer, sound: Bool)? {
-        guard let base = try? source.page(page) else { return nil }
+        let base: UnsafeRawPointer
+        do {
+            base = try source.page(page)
+        } catch {
+            // Outside the file (``claim(_:tree:)`` said so already), or an encrypted page that fails its tag.
+            if case .corruptPage(_, _, let reason) = error { report.add(tree, page, reason) }
+            return nil
+        }
         if !PageChecksum.verify(base, page: page, pageSize: meta.pageSize) {
             report.add(tree, page, "checksum mismatch")
         }
@@ -411,7 +418,6 @@ extension Store {
     /// let report = try store.verify(rowTrees: { $0.hasPrefix("o:") })
     /// ```
     public func verify(rowTrees: @escaping (_ name: String) -> Bool) throws(StorageError) -> VerifyReport {
-        try refuseIfEncrypted("verifying")
         let transaction = try read()
         var verifier = Verifier(transaction: transaction, rowTrees: rowTrees)
         let report = verifier.run(metaSlots: metaSlotDescriptions(transaction))
@@ -435,28 +441,35 @@ extension Store {
         let mapping = transaction.mapping
         let size = Int(transaction.meta.pageCount) * transaction.meta.pageSize
         return (0..<2).map { slot in
-            switch Meta.decode(mapping.base + slot * transaction.meta.pageSize, slot: PageNumber(slot), available: size)
-            {
-            case .success(let meta): "meta \(slot): version \(meta.version), \(meta.pageCount) pages"
-            case .failure(let rejection): "meta \(slot): unusable (\(rejection))"
+            let page = mapping.base + slot * transaction.meta.pageSize
+            switch Result(catching: { () throws(StorageError) in
+                try shared.metaCodec.decode(page, slot: PageNumber(slot), available: size)
+            }) {
+            case .success(.success(let meta)): return "meta \(slot): version \(meta.version), \(meta.pageCount) pages"
+            case .success(.failure(let rejection)): return "meta \(slot): unusable (\(rejection))"
+            case .failure(let error): return "meta \(slot): unusable (\(error))"
             }
         }
     }
 }
 
 /// The pages of a version with bounds checks only: the integrity check validates each page itself, so that it
-/// can report every problem instead of stopping at the first.
+/// can report every problem instead of stopping at the first. An encrypted file's pages are authenticated and
+/// decrypted all the same (a page that fails its tag throws ``StorageError/corruptPage(path:page:reason:)``): what
+/// is checked is what the key's holder would read.
 private struct UncheckedPages: PageSource {
     let base: UnsafeRawPointer
     let pageCount: UInt64
     let geometry: PageGeometry
     unowned(unsafe) let file: PathRef
+    unowned(unsafe) let decrypted: DecryptedPages?
 
     init(_ pages: SnapshotPages) {
         base = pages.base
         pageCount = pages.pageCount
         geometry = pages.geometry
         file = pages.file
+        decrypted = pages.decrypted
     }
 
     var pageLimit: UInt64 { pageCount }
@@ -465,6 +478,8 @@ private struct UncheckedPages: PageSource {
         guard number >= 2, UInt64(number) < pageCount else {
             throw file.corrupt(number, "reference to page \(number) outside the version's \(pageCount) pages")
         }
-        return (base + Int(number) &* geometry.pageSize, nil)
+        let page = base + Int(number) &* geometry.pageSize
+        guard let decrypted else { return (page, nil) }
+        return (try decrypted.page(number, sealed: page, file: file), nil)
     }
 }
