@@ -81,6 +81,36 @@ package struct BlockCipher: Sendable {
         return true
     }
 
+    /// Writes the ``tagSize``-byte tag of `data`, stored in the clear, to `tag`: the HMAC-SHA-256 of the associated
+    /// data's length and bytes, then `data` (no nonce, nothing encrypted). For what only needs authenticating, such
+    /// as a commit log record whose pages are sealed already; `associated` must tell it from a sealed block.
+    package func tag(
+        of data: UnsafeRawBufferPointer, associated: UnsafeRawBufferPointer, into tag: UnsafeMutableRawPointer
+    ) throws(StorageError) {
+        try authenticate(data, [], associated, tag)
+    }
+
+    /// Whether `tag` is the tag of `data` (see ``tag(of:associated:into:)``), compared in constant time.
+    package func authenticates(
+        _ data: UnsafeRawBufferPointer, associated: UnsafeRawBufferPointer, tag: UnsafeRawPointer
+    ) throws(StorageError) -> Bool {
+        var expected = [UInt8](repeating: 0, count: Self.tagSize)
+        let failure: StorageError? = expected.withUnsafeMutableBytes { buffer -> StorageError? in
+            do throws(StorageError) {
+                try authenticate(data, [], associated, buffer.baseAddress!)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+        var difference: UInt8 = 0
+        for index in 0..<Self.tagSize {
+            difference |= expected[index] ^ tag.load(fromByteOffset: index, as: UInt8.self)
+        }
+        return difference == 0
+    }
+
     private func crypt(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, nonce: [UInt8])
         throws(StorageError)
     {

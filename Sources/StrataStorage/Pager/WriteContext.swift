@@ -374,7 +374,11 @@ final class WriteContext {
         if logged {
             // Redo-logged commit: one sequential append and one sync of the log, the pages written into the main
             // file meanwhile (unsynced); the main file is synced at checkpoints.
-            durableWait = try shared.commitLogged(meta, pages: pages, runs: runs, base: base)
+            // An encrypted file logs its pages sealed, as the main file stores them (replay copies, never decrypts).
+            let images =
+                sealed.map { sealed in pages.enumerated().map { (page: $1.page, buffer: sealed + $0 * pageSize) } }
+                ?? pages
+            durableWait = try shared.commitLogged(meta, pages: images, runs: runs, base: base)
             recordValidated(pages)
             return meta
         }
