@@ -41,8 +41,10 @@ package struct BlockCipher: Sendable {
 
     /// A fresh random nonce.
     package static func randomNonce() -> [UInt8] {
+        // Two draws from the system generator, not twelve: a page is sealed on every write.
         var generator = SystemRandomNumberGenerator()
-        return (0..<nonceSize).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var bits = (generator.next() as UInt64, generator.next() as UInt32)
+        return withUnsafeBytes(of: &bits) { Array($0[0..<nonceSize]) }
     }
 
     /// Encrypts `plaintext` into `ciphertext` (which may be the same memory, at least as long) and writes the tag
@@ -116,9 +118,14 @@ package struct BlockCipher: Sendable {
     {
         precondition(nonce.count == Self.nonceSize, "a nonce has \(Self.nonceSize) bytes")
         precondition(input.count <= Self.maximumBlockSize, "a block is at most \(Self.maximumBlockSize) bytes")
-        let counter = nonce + [0, 0, 0, 0]
+        // The counter block: the nonce, then a 32-bit block counter from zero. On the stack: a page is sealed on
+        // every write and opened on every miss.
+        var block: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &block) { block in
+            nonce.withUnsafeBytes { block.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: Self.nonceSize) }
+        }
         let failure: StorageError? = key.withUnsafeBytes { key in
-            counter.withUnsafeBytes { counter -> StorageError? in
+            withUnsafeBytes(of: &block) { counter -> StorageError? in
                 do throws(StorageError) {
                     #if canImport(CommonCrypto)
                         try CryptoPrimitives.aes256CTR(

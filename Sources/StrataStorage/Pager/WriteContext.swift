@@ -335,6 +335,8 @@ final class WriteContext {
             if let sealer, let sealed {
                 try sealer.seal(buffer, page: page, into: sealed + index * pageSize)
                 stored = UnsafeRawPointer(sealed + index * pageSize)
+                // Readers after this commit find the page decrypted already.
+                shared.decrypted?.store(page, clear: UnsafeRawPointer(buffer), sealed: stored)
             }
             let view = UnsafeRawBufferPointer(start: stored, count: pageSize)
             if let last = runs.last, last.start + PageNumber(last.buffers.count) == page {
