@@ -12,7 +12,7 @@ usage() {
     cat <<'EOF'
 usage: bash Benchmarks/run.sh [--sizes 10000,100000,1000000] [--repeat R] [--output PATH] [--quick]
                               [--benchmarks storage,objects,queries,notify] [--dir DIRECTORY]
-                              [--only strata,lmdb,sqlite] [--commits 1000] [--no-warmup]
+                              [--only strata,lmdb,sqlite] [--commits 1000] [--no-warmup] [--encrypted]
 
   --sizes       sizes to run every benchmark at, comma-separated (default 10000,100000,1000000): keys for the
                 storage engine, objects for the object and query benchmarks (one query run per size), objects
@@ -27,8 +27,9 @@ usage: bash Benchmarks/run.sh [--sizes 10000,100000,1000000] [--repeat R] [--out
   --benchmarks  which benchmarks to run, comma-separated: storage, objects, queries, notify (default all)
   --dir         where the benchmarks create their temporary databases (default: the system temporary
                 directory); it must be on a real disk, not tmpfs, for durable commits to mean anything
-  --only, --commits, --no-warmup
-                passed to the storage benchmark (strata-bench --help)
+  --only, --commits, --no-warmup, --encrypted
+                passed to the storage benchmark (strata-bench --help); --encrypted adds Strata on an
+                encrypted file beside plain Strata
 
 Exit status: 0 when every benchmark passed its checks; 1 when one failed, printed a MISMATCH or a FAILURE
 (the report is still written and says which); 2 for bad usage.
@@ -60,7 +61,7 @@ while [ $# -gt 0 ]; do
         --only | --commits)
             [ $# -ge 2 ] || fail_usage "$1 needs a value"
             storage_options+=("$1" "$2"); shift 2 ;;
-        --no-warmup) storage_options+=("$1"); shift ;;
+        --no-warmup | --encrypted) storage_options+=("$1"); shift ;;
         --help | -h) usage; exit 0 ;;
         *) fail_usage "unknown argument '$1'" ;;
     esac

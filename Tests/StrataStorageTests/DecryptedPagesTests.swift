@@ -65,6 +65,25 @@ struct DecryptedPagesTests {
         #expect(try read(pages, file, 5) == file.contents[5])
     }
 
+    @Test func aPageStoredAtCommitIsReadWithoutDecrypting() throws {
+        let file = try SealedFile()
+        let pages = try #require(DecryptedPages(sealer: file.sealer, maximumBytes: 1 << 30))
+        #expect(try read(pages, file, 7) == file.contents[7])
+        // A commit rewrites page 7 and stores its clear bytes as it seals them.
+        try file.write(7, generation: 2)
+        file.contents[7].withUnsafeBytes { clear in
+            pages.store(7, clear: clear.baseAddress!, sealed: file.sealed(7))
+        }
+        // Damage the ciphertext without touching the nonce: only a read that does not decrypt still succeeds.
+        file.base.storeBytes(
+            of: ~file.sealed(7).load(fromByteOffset: 100, as: UInt8.self), toByteOffset: 7 * Self.pageSize + 100,
+            as: UInt8.self)
+        #expect(try read(pages, file, 7) == file.contents[7])
+        // A page rewritten again (a new nonce, another commit than the one that stored it) is decrypted again.
+        try file.write(7, generation: 3)
+        #expect(try read(pages, file, 7) == file.contents[7])
+    }
+
     @Test func aRewrittenPageIsDecryptedAgain() throws {
         let file = try SealedFile()
         let pages = try #require(DecryptedPages(sealer: file.sealer, maximumBytes: 1 << 30))

@@ -12,10 +12,13 @@ struct Options {
     static let usage = """
         usage: strata-bench [--sizes 10000,100000,1000000] [--only strata,lmdb,sqlite] [--commits 1000]
                             [--repeat 3] [--output PATH] [--dir DIRECTORY] [--no-warmup]
-                            [--tsv PATH]
+                            [--tsv PATH] [--encrypted]
 
           --sizes     key counts to run, comma-separated (default 10000,100000,1000000)
-          --only      engines to run, comma-separated: strata, lmdb, sqlite (default all)
+          --only      engines to run, comma-separated: strata, strata-encrypted, lmdb, sqlite (default strata,
+                      lmdb, sqlite)
+          --encrypted also run Strata on an encrypted file (strata-encrypted: the same workloads with a 64-byte
+                      encryptionKey), shown beside plain Strata with the encrypted/plain ratio
           --commits   number of single-put durable commits (default 1000)
           --repeat    runs of every workload per engine and size, each on fresh databases; the report shows the
                       median (default 5)
@@ -29,6 +32,7 @@ struct Options {
     static func parse(_ arguments: [String]) throws(BenchError) -> Options {
         var options = Options()
         var iterator = arguments.makeIterator()
+        var encrypted = false
         func value(for flag: String) throws(BenchError) -> String {
             guard let value = iterator.next() else { throw .usage("\(flag) needs a value\n\n\(usage)") }
             return value
@@ -48,7 +52,7 @@ struct Options {
                 options.sizes = sizes
             case "--only":
                 let list = try value(for: argument).lowercased().split(separator: ",").map(String.init)
-                for engine in list where !["strata", "lmdb", "sqlite"].contains(engine) {
+                for engine in list where !["strata", "strata-encrypted", "lmdb", "sqlite"].contains(engine) {
                     throw .usage("unknown engine '\(engine)'\n\n\(usage)")
                 }
                 guard !list.isEmpty else { throw .usage("--only is empty\n\n\(usage)") }
@@ -69,6 +73,8 @@ struct Options {
                 options.directory = try value(for: argument)
             case "--tsv":
                 options.tsv = try value(for: argument)
+            case "--encrypted":
+                encrypted = true
             case "--no-warmup":
                 options.warmup = false
             case "--help", "-h":
@@ -76,6 +82,11 @@ struct Options {
             default:
                 throw .usage("unknown argument '\(argument)'\n\n\(usage)")
             }
+        }
+        if encrypted && !options.engines.contains(EncryptedStrataEngine.slug) {
+            // Right after plain Strata, so that the two take turns closest together.
+            let index = options.engines.firstIndex(of: StrataEngine.slug).map { $0 + 1 } ?? options.engines.count
+            options.engines.insert(EncryptedStrataEngine.slug, at: index)
         }
         return options
     }

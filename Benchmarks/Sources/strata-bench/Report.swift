@@ -4,8 +4,8 @@ import Foundation
 /// Builds the Markdown report.
 enum Report {
     static let columns: [(slug: String, name: String)] = [
-        (StrataEngine.slug, StrataEngine.name), (LMDBEngine.slug, LMDBEngine.name),
-        (SQLiteEngine.slug, SQLiteEngine.name),
+        (StrataEngine.slug, StrataEngine.name), (EncryptedStrataEngine.slug, EncryptedStrataEngine.name),
+        (LMDBEngine.slug, LMDBEngine.name), (SQLiteEngine.slug, SQLiteEngine.name),
     ]
 
     static func header(options: Options, machine: MachineInfo, command: String, directory: String) -> String {
@@ -31,6 +31,9 @@ enum Report {
         lines.append("Settings:")
         lines.append("")
         lines.append("- Strata: \(StrataEngine.settings).")
+        if options.engines.contains(EncryptedStrataEngine.slug) {
+            lines.append("- Strata encrypted: \(EncryptedStrataEngine.settings).")
+        }
         lines.append("- LMDB: \(LMDBEngine.settings).")
         lines.append("- SQLite: \(SQLiteEngine.settings).")
         lines.append("")
@@ -51,12 +54,22 @@ enum Report {
         var lines: [String] = []
         lines.append("### N = \(group(size)) keys")
         lines.append("")
-        lines.append("| Workload | Strata | LMDB | SQLite | Strata/LMDB | Strata/SQLite |")
-        lines.append("|---|---:|---:|---:|---:|---:|")
+        // The encrypted column (and its ratio to plain Strata) only when it ran.
+        let encrypted = results[EncryptedStrataEngine.slug] != nil
+        let shown = columns.filter { encrypted || $0.slug != EncryptedStrataEngine.slug }
+        if encrypted {
+            lines.append(
+                "| Workload | Strata | Strata encrypted | LMDB | SQLite | encrypted/plain | Strata/LMDB | Strata/SQLite |"
+            )
+            lines.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+        } else {
+            lines.append("| Workload | Strata | LMDB | SQLite | Strata/LMDB | Strata/SQLite |")
+            lines.append("|---|---:|---:|---:|---:|---:|")
+        }
         for workload in Workload.allCases {
             let operations = workload.operations(size: size, commits: commits)
             var row = ["\(workload.title(size: size, commits: commits))"]
-            for column in columns {
+            for column in shown {
                 guard let result = results[column.slug] else {
                     row.append("—")
                     continue
@@ -68,6 +81,13 @@ enum Report {
                 }
             }
             let strata = results[StrataEngine.slug]?.times[workload]
+            if encrypted {
+                if let strata, let time = results[EncryptedStrataEngine.slug]?.times[workload] {
+                    row.append(String(format: "%.2f×", Runner.seconds(time) / Runner.seconds(strata)))
+                } else {
+                    row.append("—")
+                }
+            }
             for other in [LMDBEngine.slug, SQLiteEngine.slug] {
                 if let strata, let time = results[other]?.times[workload] {
                     row.append(String(format: "%.2f×", Runner.seconds(strata) / Runner.seconds(time)))

@@ -104,7 +104,7 @@ enum Runner {
         func note(_ workload: Workload, _ duration: Duration) {
             result.times[workload] = duration
             if !quiet {
-                let name = E.name.padding(toLength: 7, withPad: " ", startingAt: 0)
+                let name = E.name.padding(toLength: 16, withPad: " ", startingAt: 0)
                 let label = "\(workload)".padding(toLength: 18, withPad: " ", startingAt: 0)
                 log("  \(name) \(label) " + String(format: "%10.2f ms", seconds(duration) * 1000))
             }
@@ -168,6 +168,7 @@ enum Runner {
     static func run(slug: String, dataset: Dataset, base: String, quiet: Bool = false) -> EngineResult {
         switch slug {
         case StrataEngine.slug: run(StrataEngine.self, dataset: dataset, base: base, quiet: quiet)
+        case EncryptedStrataEngine.slug: run(EncryptedStrataEngine.self, dataset: dataset, base: base, quiet: quiet)
         case LMDBEngine.slug: run(LMDBEngine.self, dataset: dataset, base: base, quiet: quiet)
         default: run(SQLiteEngine.self, dataset: dataset, base: base, quiet: quiet)
         }

@@ -9,9 +9,15 @@ final class StrataEngine: Engine {
     private static let treeName = "bench"
     private let store: Store
 
-    init(directory: String) throws {
+    convenience init(directory: String) throws {
+        try self.init(directory: directory, encryptionKey: nil)
+    }
+
+    /// A database encrypted with `encryptionKey` (64 bytes), or a plain one without (see ``EncryptedStrataEngine``).
+    init(directory: String, encryptionKey: [UInt8]?) throws {
         store = try Store.open(
-            path: directory + "/bench.strata", options: StoreOptions(pageSize: 4096, durability: .full))
+            path: directory + "/bench.strata",
+            options: StoreOptions(pageSize: 4096, durability: .full, encryptionKey: encryptionKey))
         try store.write { txn in
             _ = try txn.tree(named: StrataEngine.treeName, create: .keyed)
         }

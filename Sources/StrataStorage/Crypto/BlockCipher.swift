@@ -41,8 +41,10 @@ package struct BlockCipher: Sendable {
 
     /// A fresh random nonce.
     package static func randomNonce() -> [UInt8] {
+        // Two draws from the system generator, not twelve: a page is sealed on every write.
         var generator = SystemRandomNumberGenerator()
-        return (0..<nonceSize).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        var bits = (generator.next() as UInt64, generator.next() as UInt32)
+        return withUnsafeBytes(of: &bits) { Array($0[0..<nonceSize]) }
     }
 
     /// Encrypts `plaintext` into `ciphertext` (which may be the same memory, at least as long) and writes the tag
@@ -81,14 +83,49 @@ package struct BlockCipher: Sendable {
         return true
     }
 
+    /// Writes the ``tagSize``-byte tag of `data`, stored in the clear, to `tag`: the HMAC-SHA-256 of the associated
+    /// data's length and bytes, then `data` (no nonce, nothing encrypted). For what only needs authenticating, such
+    /// as a commit log record whose pages are sealed already; `associated` must tell it from a sealed block.
+    package func tag(
+        of data: UnsafeRawBufferPointer, associated: UnsafeRawBufferPointer, into tag: UnsafeMutableRawPointer
+    ) throws(StorageError) {
+        try authenticate(data, [], associated, tag)
+    }
+
+    /// Whether `tag` is the tag of `data` (see ``tag(of:associated:into:)``), compared in constant time.
+    package func authenticates(
+        _ data: UnsafeRawBufferPointer, associated: UnsafeRawBufferPointer, tag: UnsafeRawPointer
+    ) throws(StorageError) -> Bool {
+        var expected = [UInt8](repeating: 0, count: Self.tagSize)
+        let failure: StorageError? = expected.withUnsafeMutableBytes { buffer -> StorageError? in
+            do throws(StorageError) {
+                try authenticate(data, [], associated, buffer.baseAddress!)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { throw failure }
+        var difference: UInt8 = 0
+        for index in 0..<Self.tagSize {
+            difference |= expected[index] ^ tag.load(fromByteOffset: index, as: UInt8.self)
+        }
+        return difference == 0
+    }
+
     private func crypt(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, nonce: [UInt8])
         throws(StorageError)
     {
         precondition(nonce.count == Self.nonceSize, "a nonce has \(Self.nonceSize) bytes")
         precondition(input.count <= Self.maximumBlockSize, "a block is at most \(Self.maximumBlockSize) bytes")
-        let counter = nonce + [0, 0, 0, 0]
+        // The counter block: the nonce, then a 32-bit block counter from zero. On the stack: a page is sealed on
+        // every write and opened on every miss.
+        var block: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &block) { block in
+            nonce.withUnsafeBytes { block.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: Self.nonceSize) }
+        }
         let failure: StorageError? = key.withUnsafeBytes { key in
-            counter.withUnsafeBytes { counter -> StorageError? in
+            withUnsafeBytes(of: &block) { counter -> StorageError? in
                 do throws(StorageError) {
                     #if canImport(CommonCrypto)
                         try CryptoPrimitives.aes256CTR(

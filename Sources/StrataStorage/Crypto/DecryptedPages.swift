@@ -128,6 +128,25 @@ final class DecryptedPages: @unchecked Sendable {
         return slot(number)
     }
 
+    /// Puts the clear bytes of page `number` (`clear`, of which the usable ones are copied) into its slot as the
+    /// decryption of `sealed`, which holds them sealed: a commit does this for each page it writes, so that readers
+    /// after it do not authenticate and decrypt again what it just encrypted.
+    ///
+    /// Safe at commit: the writer only writes pages that no reader can reach in any version still pinned, so no
+    /// reader uses the slot. If the commit fails, the slot's nonce matches nothing on disk and is refilled on the next
+    /// read.
+    func store(_ number: PageNumber, clear: UnsafeRawPointer, sealed: UnsafeRawPointer) {
+        guard Int(number) < capacity else { return }
+        let (low, high) = nonce(of: sealed)
+        lock.withLock { chunks in
+            let entry = entry(number) ?? install(number, &chunks)
+            entry[1].store(0, ordering: .relaxed)
+            UnsafeMutableRawPointer(mutating: slot(number)).copyMemory(from: clear, byteCount: sealer.usableSize)
+            entry[0].store(low, ordering: .relaxed)
+            entry[1].store(high, ordering: .releasing)
+        }
+    }
+
     /// Allocates the chunk of entries holding `number`. Called under the lock.
     private func install(_ number: PageNumber, _ chunks: inout [UnsafeMutablePointer<Atomic<UInt64>>])
         -> UnsafeMutablePointer<Atomic<UInt64>>

@@ -32,9 +32,14 @@ struct PageSealer: Sendable {
         self.pageSize = pageSize
     }
 
-    /// The associated data of page `number`: its number (little-endian u32), then the file id.
-    private func associated(_ number: PageNumber) -> [UInt8] {
-        withUnsafeBytes(of: number.littleEndian) { Array($0) } + fileID
+    /// Runs `body` on the associated data of page `number`: its number (little-endian u32), then the file id. Built
+    /// on the stack: every seal and every open needs it.
+    private func withAssociated<R>(_ number: PageNumber, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+        withUnsafeTemporaryAllocation(byteCount: 4 + fileID.count, alignment: 4) { buffer in
+            buffer.storeBytes(of: number.littleEndian, as: UInt32.self)
+            fileID.withUnsafeBytes { (buffer.baseAddress! + 4).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            return body(UnsafeRawBufferPointer(buffer))
+        }
     }
 
     /// Encrypts the first ``usableSize`` bytes of `plaintext` into `sealed` (``pageSize`` bytes, which may be
@@ -44,8 +49,8 @@ struct PageSealer: Sendable {
     {
         let nonce = BlockCipher.randomNonce()
         let usable = usableSize
-        for (index, byte) in nonce.enumerated() { sealed.setU8(usable + index, byte) }
-        let failure: StorageError? = associated(number).withUnsafeBytes { associated -> StorageError? in
+        nonce.withUnsafeBytes { (sealed + usable).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        let failure: StorageError? = withAssociated(number) { associated -> StorageError? in
             do throws(StorageError) {
                 try cipher.seal(
                     UnsafeRawBufferPointer(start: plaintext, count: usable), into: sealed, nonce: nonce,
@@ -66,8 +71,8 @@ struct PageSealer: Sendable {
         throws(StorageError) -> Bool
     {
         let usable = usableSize
-        let nonce = (0..<BlockCipher.nonceSize).map { sealed.u8(usable + $0) }
-        let failure: Result<Bool, StorageError> = associated(number).withUnsafeBytes { associated in
+        let nonce = Array(UnsafeRawBufferPointer(start: sealed + usable, count: BlockCipher.nonceSize))
+        let failure: Result<Bool, StorageError> = withAssociated(number) { associated in
             do throws(StorageError) {
                 return .success(
                     try cipher.open(

@@ -35,6 +35,13 @@
 /// belongs to the log only if its epoch equals the header's and its version is the epoch plus its position
 /// (1, 2, ...); records left over from before a checkpoint, torn records and garbage all fail these checks.
 ///
+/// An encrypted file's log (``authenticator`` set) differs in three ways: its header says so (u32 1 at offset 32,
+/// zero in a plain file's log, so neither kind of file reads the other's records); its records carry the pages as
+/// they are stored in the main file, sealed, each whole (`head` = `tail` = page size: a sealed page has no zero
+/// gap), the meta page sealed as in its slot, and stamps whose checksum is zero; and each record ends with a
+/// 32-byte tag (``LogRecordAuthenticator``) over its bytes [8, length − 32), which replay checks instead of the
+/// pages' clear-text checksums. Replay only copies: it never decrypts.
+///
 /// Recovery replays the valid records in order — page images, then the meta image — into the main file, syncs
 /// it and starts a new epoch. That is safe with copy-on-write: the main file was durable at the epoch, and no
 /// commit after it overwrote a page that the last logged version still reaches.
@@ -58,6 +65,8 @@ final class CommitLog {
     private var positioned: Bool
     /// Set when this process created the file: whatever the lock file says describes some other file.
     private var created = false
+    /// Signs and checks the records of an encrypted file's log; nil for a plain file.
+    let authenticator: LogRecordAuthenticator?
 
     static let headerMagic: UInt64 = 0x474F_4C54_4152_5453  // "STRATLOG" little-endian
     static let recordMagic: UInt64 = 0x4345_5254_4152_5453  // "STRATREC" little-endian
@@ -68,12 +77,18 @@ final class CommitLog {
     static let growthBytes = 256 << 10
     private static let recordHeader = 40
     private static let stampSize = 16
+    /// Where the header says whether records are sealed and signed (1) or plain (0).
+    private static let keyedOffset = 32
 
     /// Pages one record can carry (besides its meta page): their stamps fit in the record's first page.
     static func maxPages(pageSize: Int) -> Int { (pageSize - recordHeader) / stampSize - 1 }
 
-    private init(file: (any PageFile)?, path: String?, pageSize: Int, epoch: UInt64, capacity: Int, positioned: Bool) {
+    private init(
+        file: (any PageFile)?, path: String?, pageSize: Int, epoch: UInt64, capacity: Int, positioned: Bool,
+        authenticator: LogRecordAuthenticator?
+    ) {
         self.file = file
+        self.authenticator = authenticator
         self.path = path
         self.pageSize = pageSize
         self.epoch = epoch
@@ -84,8 +99,10 @@ final class CommitLog {
 
     /// A log that does not exist yet: the first logged commit creates it at `path` (a file nobody writes through
     /// the log gets none).
-    static func onDemand(path: String, pageSize: Int) -> CommitLog {
-        CommitLog(file: nil, path: path, pageSize: pageSize, epoch: 0, capacity: 0, positioned: false)
+    static func onDemand(path: String, pageSize: Int, authenticator: LogRecordAuthenticator? = nil) -> CommitLog {
+        CommitLog(
+            file: nil, path: path, pageSize: pageSize, epoch: 0, capacity: 0, positioned: false,
+            authenticator: authenticator)
     }
 
     /// Reads the log in `file`: its header and the records of its epoch that are complete. Returns nil when the
@@ -94,7 +111,9 @@ final class CommitLog {
     /// The file is read with `pread`, one record at a time, not mapped: another process may cut it short
     /// meanwhile (a checkpoint gives space back), and touching a mapping past the end of a file kills the process
     /// with `SIGBUS`. Memory stays bounded by one record whatever the file's size.
-    static func read(_ file: any PageFile, path: String? = nil) throws(StorageError) -> (
+    static func read(
+        _ file: any PageFile, path: String? = nil, authenticator: LogRecordAuthenticator? = nil
+    ) throws(StorageError) -> (
         log: CommitLog, records: [Record]
     )? {
         let size = try file.size()
@@ -108,11 +127,12 @@ final class CommitLog {
         let pageSize = Int(base.u32(20))
         guard PageGeometry.isValid(pageSize: pageSize), count >= pageSize,
             base.u64(8) == headerMagic, base.u32(16) == format,
-            base.u64(0) == Checksum.xxh64(base + 8, count: pageSize - 8, seed: 0)
+            base.u64(0) == Checksum.xxh64(base + 8, count: pageSize - 8, seed: 0),
+            base.u32(keyedOffset) == (authenticator == nil ? 0 : 1)
         else { return nil }
         let log = CommitLog(
             file: file, path: path, pageSize: pageSize, epoch: base.u64(24), capacity: size / pageSize * pageSize,
-            positioned: true)
+            positioned: true, authenticator: authenticator)
         let records = try log.validRecords(size: size)
         log.end = pageSize + records.reduce(0) { $0 + $1.length }
         log.recordCount = records.count
@@ -121,12 +141,13 @@ final class CommitLog {
 
     /// Writes a new, empty log starting at `epoch` into `file` (the main file must be durable at `epoch`): its
     /// header only. The log grows as commits need it (``reserve(_:)``).
-    static func create(_ file: any PageFile, path: String? = nil, pageSize: Int, epoch: UInt64) throws(StorageError)
-        -> CommitLog
-    {
+    static func create(
+        _ file: any PageFile, path: String? = nil, pageSize: Int, epoch: UInt64,
+        authenticator: LogRecordAuthenticator? = nil
+    ) throws(StorageError) -> CommitLog {
         let log = CommitLog(
             file: file, path: path, pageSize: pageSize, epoch: epoch,
-            capacity: try file.size() / pageSize * pageSize, positioned: true)
+            capacity: try file.size() / pageSize * pageSize, positioned: true, authenticator: authenticator)
         try log.writeHeader()
         return log
     }
@@ -160,6 +181,7 @@ final class CommitLog {
         page.setU32(16, Self.format)
         page.setU32(20, UInt32(pageSize))
         page.setU64(24, epoch)
+        page.setU32(Self.keyedOffset, authenticator == nil ? 0 : 1)
         page.setU64(0, Checksum.xxh64(UnsafeRawPointer(page) + 8, count: pageSize - 8, seed: 0))
         try file.writeDurably(UnsafeRawBufferPointer(start: page, count: pageSize), at: 0)
         capacity = max(capacity, pageSize)
@@ -240,9 +262,10 @@ final class CommitLog {
     /// The records of the current epoch, in order, up to the first one that is missing, torn or stale.
     private func validRecords(size: Int) throws(StorageError) -> [Record] {
         guard let file else { return [] }
-        // The largest record: its first page (header and stamps, which fit in it) plus every page whole.
+        // The largest record: its first page (header and stamps, which fit in it) plus every page whole (and a
+        // signed record's tag).
         let buffer = UnsafeMutableRawBufferPointer.allocate(
-            byteCount: (Self.maxPages(pageSize: pageSize) + 2) * pageSize, alignment: 4096)
+            byteCount: (Self.maxPages(pageSize: pageSize) + 3) * pageSize, alignment: 4096)
         defer { buffer.deallocate() }
         var records: [Record] = []
         var offset = pageSize
@@ -269,9 +292,19 @@ final class CommitLog {
         let count = Int(start.u32(32))
         let length = Int(start.u32(36))
         let stampsEnd = Self.recordHeader + (count + 1) * Self.stampSize
-        guard count <= Self.maxPages(pageSize: pageSize), stampsEnd <= length, length <= available,
+        let tagSize = authenticator == nil ? 0 : LogRecordAuthenticator.tagSize
+        guard count <= Self.maxPages(pageSize: pageSize), stampsEnd + tagSize <= length, length <= available,
             start.u64(0) == Checksum.xxh64(start + 8, count: length - 8, seed: epoch)
         else { return nil }
+        if let authenticator {
+            // Checked before anything is rebuilt: a record changed by someone who recomputed its checksum is
+            // never replayed.
+            guard
+                authenticator.verifies(
+                    UnsafeRawBufferPointer(start: start + 8, count: length - tagSize - 8), tag: start + length - tagSize
+                )
+            else { return nil }
+        }
         let images = PageImages(count: count + 1, pageSize: pageSize)
         var pages: [(number: PageNumber, image: UnsafeRawPointer)] = []
         pages.reserveCapacity(count)
@@ -291,7 +324,11 @@ final class CommitLog {
             image.advanced(by: head).initializeMemory(as: UInt8.self, repeating: 0, count: tail - head)
             image.advanced(by: tail).copyMemory(from: start + body + head, byteCount: pageSize - tail)
             body += head + (pageSize - tail)
-            if isMeta {
+            if authenticator != nil {
+                // Sealed images, authenticated with the record: they are copied into the main file as they are.
+                guard head == pageSize, tail == pageSize else { return nil }
+                if !isMeta { pages.append((number, UnsafeRawPointer(image))) }
+            } else if isMeta {
                 guard case .success(let decoded) = Meta.decode(image, slot: number, available: pageSize),
                     decoded.version == version
                 else { return nil }
@@ -303,7 +340,7 @@ final class CommitLog {
                 pages.append((number, UnsafeRawPointer(image)))
             }
         }
-        guard body == length else { return nil }
+        guard body + tagSize == length else { return nil }
         return Record(
             version: version, pages: pages, meta: UnsafeRawPointer(images.base + count * pageSize),
             length: roundedToPages(length), images: images)
@@ -345,23 +382,30 @@ final class CommitLog {
 
     /// Encodes the record of commit `version` (its pages, then its meta page) for ``append(_:completing:)``. No
     /// I/O: the caller makes room for it with ``reserve(_:)`` first.
+    ///
+    /// In an encrypted file's log, `pages` and `meta` are the sealed images (as the main file stores them).
     func encode(
         version: UInt64, pages: [(page: PageNumber, buffer: UnsafeMutableRawPointer)], meta: UnsafeRawPointer
-    ) -> EncodedRecord {
+    ) throws(StorageError) -> EncodedRecord {
         precondition(version == nextVersion, "log records must be consecutive")
         precondition(pages.count <= Self.maxPages(pageSize: pageSize), "too many pages for one log record")
         let stampsEnd = Self.recordHeader + (pages.count + 1) * Self.stampSize
         var length = stampsEnd
         var extents: [(head: Int, tail: Int)] = []
         extents.reserveCapacity(pages.count + 1)
+        // A sealed page has no zero gap to leave out.
+        let sealed = authenticator != nil
+        let whole = (head: pageSize, tail: pageSize)
         for page in pages {
-            let extent = PageExtents.of(UnsafeRawPointer(page.buffer), pageSize: pageSize)
+            let extent = sealed ? whole : PageExtents.of(UnsafeRawPointer(page.buffer), pageSize: pageSize)
             extents.append(extent)
             length += extent.head + pageSize - extent.tail
         }
-        let metaExtent = PageExtents.of(meta, pageSize: pageSize)
+        let metaExtent = sealed ? whole : PageExtents.of(meta, pageSize: pageSize)
         extents.append(metaExtent)
         length += metaExtent.head + pageSize - metaExtent.tail
+        let tagSize = sealed ? LogRecordAuthenticator.tagSize : 0
+        length += tagSize
         let encoded = EncodedRecord(version: version, length: roundedToPages(length))
         let record = encoded.bytes
         record.initializeMemory(as: UInt8.self, repeating: 0, count: Self.recordHeader)
@@ -378,7 +422,7 @@ final class CommitLog {
             let (head, tail) = extents[index]
             let stamp = record + Self.recordHeader + index * Self.stampSize
             stamp.setU32(0, number)
-            stamp.setU64(4, image.u64(PageHeader.checksum))
+            stamp.setU64(4, sealed ? 0 : image.u64(PageHeader.checksum))
             stamp.setU16(12, UInt16(head))
             stamp.setU16(14, UInt16(tail))
             (record + body).copyMemory(from: image, byteCount: head)
@@ -386,6 +430,10 @@ final class CommitLog {
             body += head + pageSize - tail
         }
         (record + length).initializeMemory(as: UInt8.self, repeating: 0, count: encoded.length - length)
+        if let authenticator {
+            try authenticator.sign(
+                UnsafeRawBufferPointer(start: record + 8, count: body - 8), tag: record + body)
+        }
         record.setU64(0, Checksum.xxh64(UnsafeRawPointer(record) + 8, count: length - 8, seed: epoch))
         return encoded
     }

@@ -335,6 +335,8 @@ final class WriteContext {
             if let sealer, let sealed {
                 try sealer.seal(buffer, page: page, into: sealed + index * pageSize)
                 stored = UnsafeRawPointer(sealed + index * pageSize)
+                // Readers after this commit find the page decrypted already.
+                shared.decrypted?.store(page, clear: UnsafeRawPointer(buffer), sealed: stored)
             }
             let view = UnsafeRawBufferPointer(start: stored, count: pageSize)
             if let last = runs.last, last.start + PageNumber(last.buffers.count) == page {
@@ -374,7 +376,11 @@ final class WriteContext {
         if logged {
             // Redo-logged commit: one sequential append and one sync of the log, the pages written into the main
             // file meanwhile (unsynced); the main file is synced at checkpoints.
-            durableWait = try shared.commitLogged(meta, pages: pages, runs: runs, base: base)
+            // An encrypted file logs its pages sealed, as the main file stores them (replay copies, never decrypts).
+            let images =
+                sealed.map { sealed in pages.enumerated().map { (page: $1.page, buffer: sealed + $0 * pageSize) } }
+                ?? pages
+            durableWait = try shared.commitLogged(meta, pages: images, runs: runs, base: base)
             recordValidated(pages)
             return meta
         }

@@ -73,14 +73,14 @@ public final class Store: Sendable {
         return Store(shared: try SharedFile.openInMemory(identifier: identifier, options: options), options: options)
     }
 
-    /// Opens a store over a custom page file and, optionally, a commit log (fault-injection tests).
+    /// Opens a store over a custom page file and, optionally, a commit log (fault-injection tests). With a key,
+    /// the file is encrypted (its header is checked against the key; a plain file is `notEncrypted`).
     static func open(file: any PageFile, log: (any PageFile)? = nil, options: StoreOptions = StoreOptions())
         throws(StorageError) -> Store
     {
         Store(
             shared: try reportingDamage(options) { () throws(StorageError) in
-                try EncryptionOpenCheck.refuseKey(options, for: "a store over a custom page file")
-                return try SharedFile.open(file: file, log: log, options: options)
+                try SharedFile.open(file: file, log: log, options: options)
             }, options: options)
     }
 

@@ -176,12 +176,12 @@ final class SharedFile: @unchecked Sendable {
             let logPath = path + ".log"
             var log: CommitLog?
             var replayed = 0
-            // Encrypted files have no commit log yet (see Encryption.md): nothing to replay.
-            if disk.isWritable, !metas.isSealed, try pendingLogVersion(logPath) != nil {
+            if disk.isWritable, try pendingLogVersion(logPath, metas: metas) != nil {
                 // Commits the main file may lack (a power loss): replay them before reading the metas.
                 if lock == nil { lock = try LockFile.shared(forDataFile: path, optional: false) }
                 log = try openCommitLog(
-                    path: logPath, main: disk, lock: lock, options: options, pageSize: nil, replayed: &replayed)
+                    path: logPath, main: disk, lock: lock, options: options, metas: metas, pageSize: nil,
+                    replayed: &replayed)
             }
             // Recognise the file before creating a lock file beside it. Another process may be committing while
             // this first look reads the metas (they can then fail validation spuriously): when a lock file is
@@ -221,9 +221,9 @@ final class SharedFile: @unchecked Sendable {
                 return nil
             }
             if let lock, !lock.isStillAtItsPath { return nil }
-            if log == nil, !metas.isSealed {
+            if log == nil {
                 log = try openCommitLog(
-                    path: logPath, main: disk, lock: lock, options: options, pageSize: meta.pageSize,
+                    path: logPath, main: disk, lock: lock, options: options, metas: metas, pageSize: meta.pageSize,
                     replayed: &replayed)
             }
             var counter: UInt64 = 0
@@ -296,16 +296,18 @@ final class SharedFile: @unchecked Sendable {
         -> SharedFile
     {
         if try file.size() == 0 { try initializeEmptyFile(file, lock: nil, options: options) }
+        let metas = try MetaCodec.forExisting(file, options: options)
         var log: CommitLog?
         var replayed = 0
         if let logFile {
-            log = try prepareCommitLog(logFile, main: file, lock: nil, options: options, replayed: &replayed)
+            log = try prepareCommitLog(
+                logFile, main: file, lock: nil, options: options, metas: metas, replayed: &replayed)
         }
-        let (meta, mapping) = try recover(file)
+        let (meta, mapping) = try recover(file, metas: metas)
         return SharedFile(
             file: file, lockFile: nil, commitLog: log, meta: meta, mapping: mapping, options: options, registryKey: nil,
             recovery: try recoveryNotice(opened: meta, mapping: mapping, fileSize: try file.size()),
-            replayedCommits: replayed)
+            replayedCommits: replayed, metaCodec: metas, decrypted: try DecryptedPages.forFile(sealedBy: metas))
     }
 
     /// Reads the metas while other processes may commit, like a sequence lock: the change counter is sampled
@@ -344,7 +346,7 @@ final class SharedFile: @unchecked Sendable {
         do throws(StorageError) {
             let recovered = try recover(disk, metas: metas)
             // Asked before too, which spares reading the whole log while a writer is busy.
-            if !disk.isWritable, !writerActive(), let pending = try pendingLogVersion(logPath),
+            if !disk.isWritable, !writerActive(), let pending = try pendingLogVersion(logPath, metas: metas),
                 pending > recovered.0.version, !writerActive()
             {
                 let restore = "open the file read-write once to restore them from the log"
@@ -363,7 +365,7 @@ final class SharedFile: @unchecked Sendable {
             return recovered
         } catch {
             if !disk.isWritable, case .incompatibleFile(_, let reason) = error,
-                let pending = try? pendingLogVersion(logPath)
+                let pending = try? pendingLogVersion(logPath, metas: metas)
             {
                 throw .incompatibleFile(
                     path: disk.path,
@@ -398,10 +400,11 @@ final class SharedFile: @unchecked Sendable {
     }
 
     /// The newest version logged in the commit log at `path`, if it holds any complete record.
-    private static func pendingLogVersion(_ path: String) throws(StorageError) -> UInt64? {
+    /// (Records are signed in an encrypted file's log: `metas` has the key.)
+    private static func pendingLogVersion(_ path: String, metas: MetaCodec) throws(StorageError) -> UInt64? {
         // Missing, or deleted since (Store.deleteFiles, before this process holds a slot): no log.
         guard let file = try openIfPresent(path, writable: false) else { return nil }
-        return try CommitLog.read(file)?.records.last?.version
+        return try CommitLog.read(file, authenticator: LogRecordAuthenticator(metas))?.records.last?.version
     }
 
     /// The file at `path`, or nil if there is none.
@@ -417,14 +420,16 @@ final class SharedFile: @unchecked Sendable {
     /// and keeps it for small durable commits when durability is `.full`. A log that does not exist is not
     /// created here but by the first commit that goes through it (given `pageSize`, the main file's).
     private static func openCommitLog(
-        path: String, main: DiskFile, lock: LockFile?, options: StoreOptions, pageSize: Int?, replayed: inout Int
+        path: String, main: DiskFile, lock: LockFile?, options: StoreOptions, metas: MetaCodec, pageSize: Int?,
+        replayed: inout Int
     ) throws(StorageError) -> CommitLog? {
         guard main.isWritable else { return nil }
         guard let file = try openIfPresent(path, writable: true) else {
             guard options.durability == .full, let pageSize else { return nil }
-            return CommitLog.onDemand(path: path, pageSize: pageSize)
+            return CommitLog.onDemand(path: path, pageSize: pageSize, authenticator: LogRecordAuthenticator(metas))
         }
-        let log = try prepareCommitLog(file, path: path, main: main, lock: lock, options: options, replayed: &replayed)
+        let log = try prepareCommitLog(
+            file, path: path, main: main, lock: lock, options: options, metas: metas, replayed: &replayed)
         return options.durability == .full ? log : nil
     }
 
@@ -433,23 +438,28 @@ final class SharedFile: @unchecked Sendable {
     /// Complete records of the log's epoch are replayed (page images, then metas) into the main file, which is
     /// then synced, and a new epoch starts. A missing or damaged log is created afresh at the main file's
     /// version after syncing the main file. Done under the writer lock, since another process may be appending.
-    /// `replayed` is set to the number of commits replayed.
+    /// `replayed` is set to the number of commits replayed. An encrypted file's log (`metas` sealed) is read with
+    /// its records' signatures checked (``LogRecordAuthenticator``).
     static func prepareCommitLog(
         _ file: any PageFile, path: String? = nil, main: any PageFile, lock: LockFile?, options: StoreOptions,
-        replayed: inout Int
+        metas: MetaCodec, replayed: inout Int
     ) throws(StorageError) -> CommitLog {
-        if let (log, records) = try CommitLog.read(file, path: path), records.isEmpty { return log }
+        let authenticator = LogRecordAuthenticator(metas)
+        if let (log, records) = try CommitLog.read(file, path: path, authenticator: authenticator), records.isEmpty {
+            return log
+        }
         try lock?.lockWriter(timeout: options.writeLockTimeout)
         defer { lock?.unlockWriter() }
         let log: CommitLog
-        if let (existing, records) = try CommitLog.read(file, path: path) {
+        if let (existing, records) = try CommitLog.read(file, path: path, authenticator: authenticator) {
             try existing.replay(records, into: main)
             replayed = records.count
             log = existing
         } else {
-            let (meta, _) = try recover(main)
+            let (meta, _) = try recover(main, metas: metas)
             try main.sync()
-            log = try CommitLog.create(file, path: path, pageSize: meta.pageSize, epoch: meta.version)
+            log = try CommitLog.create(
+                file, path: path, pageSize: meta.pageSize, epoch: meta.version, authenticator: authenticator)
         }
         lock?.logState = log.position
         return log
@@ -879,10 +889,12 @@ final class SharedFile: @unchecked Sendable {
             // start a new epoch there. This commit's pages go to pages free in the base.
             try checkpointLog(base)
         }
+        // The meta page as its slot stores it (sealed in an encrypted file): the log's image of it, written into
+        // the main file once the commit is durable.
         let image = UnsafeMutableRawPointer.allocate(byteCount: meta.pageSize, alignment: 4096)
         defer { image.deallocate() }
-        meta.encode(into: image, slot: PageNumber(meta.version % 2))
-        var record = log.encode(version: meta.version, pages: pages, meta: UnsafeRawPointer(image))
+        try metaCodec.encode(meta, into: image, slot: PageNumber(meta.version % 2))
+        var record = try log.encode(version: meta.version, pages: pages, meta: UnsafeRawPointer(image))
         let capacity = log.capacity
         do {
             try log.reserve(record)
@@ -890,7 +902,7 @@ final class SharedFile: @unchecked Sendable {
             // The disk is full and the log cannot grow: start it over (the main file becomes durable at the base)
             // and reuse the space it has.
             try checkpointLog(base)
-            record = log.encode(version: meta.version, pages: pages, meta: UnsafeRawPointer(image))
+            record = try log.encode(version: meta.version, pages: pages, meta: UnsafeRawPointer(image))
             try log.reserve(record)
         }
         if log.capacity != capacity { lockFile?.logState = log.position }
@@ -952,8 +964,10 @@ final class SharedFile: @unchecked Sendable {
         let meta = newest.meta
         let image = UnsafeMutableRawPointer.allocate(byteCount: meta.pageSize, alignment: 4096)
         defer { image.deallocate() }
-        meta.encode(into: image, slot: PageNumber(meta.version % 2))
-        try? writeMainFileMeta(meta, logImage: image)
+        // Best effort, as the write itself: a checkpoint rewrites the newest meta.
+        if (try? metaCodec.encode(meta, into: image, slot: PageNumber(meta.version % 2))) != nil {
+            try? writeMainFileMeta(meta, logImage: image)
+        }
         publish(meta, mapping: newest.mapping)
     }
 
@@ -1007,15 +1021,11 @@ final class SharedFile: @unchecked Sendable {
         return true
     }
 
-    /// Writes a logged commit's meta into its slot of the main file (unsynced): the log's plain image of it in a
-    /// plain file, the same meta sealed in an encrypted one.
+    /// Writes a logged commit's meta into its slot of the main file (unsynced): the log's image of it, plain or
+    /// sealed as the slot stores it.
     private func writeMainFileMeta(_ meta: Meta, logImage: UnsafeMutableRawPointer) throws(StorageError) {
         let slot = Int(meta.version % 2)
-        guard metaCodec.isSealed else {
-            try file.write(UnsafeRawBufferPointer(start: logImage, count: meta.pageSize), at: slot * meta.pageSize)
-            return
-        }
-        try writeMetaPage(meta, slot: slot, durable: false)
+        try file.write(UnsafeRawBufferPointer(start: logImage, count: meta.pageSize), at: slot * meta.pageSize)
     }
 
     private func writeMetaPage(_ meta: Meta, slot: Int, durable: Bool) throws(StorageError) {
