@@ -383,8 +383,11 @@ final class ManagedObject {
     /// Sets property `index`. Outside a write transaction this traps; other errors fail the transaction.
     @usableFromInline
     func write(column index: Int, _ value: _StoredValue) {
-        let name = "\(table.className).\(table.schema.properties[index].columnName)"
-        guard realm.transactionForMutation("setting \(name)") != nil else { return }
+        // The description is built only for an error: an interpolation per property set costs more than the set.
+        guard
+            realm.transactionForMutation("setting \(table.className).\(table.schema.properties[index].columnName)")
+                != nil
+        else { return }
         do {
             if isInvalidatedByRealm { throw Realm.Error.invalidatedObject }
             if table.infos[index].type == .linkingObjects {
@@ -392,7 +395,9 @@ final class ManagedObject {
                     type: table.className, property: table.schema.properties[index].columnName,
                     reason: "linking objects are computed from the origin property's links and cannot be set")
             }
-            try realm.setProperty(value, property: index, binding: binding, key: key)
+            // The row this accessor read since the transaction last changed, if any: the setter needs no lookup.
+            let current = cachedGeneration == realm.generation ? cachedView : nil
+            try realm.setProperty(value, property: index, binding: binding, key: key, current: current)
         } catch {
             realm.fail(error)
         }
