@@ -333,7 +333,22 @@ final class ManagedObject {
     @usableFromInline
     func collection<Value>(property index: Int, as type: Value.Type) -> Value {
         let collections = collections
-        if let list = collections.accessors[index]?.object as? Value { return list }
+        // The accessor kept, or made, is of exactly the type asked for but where a declaration does not match the
+        // stored one: compare the types and reinterpret, instead of dynamic casts (thousands of instructions on
+        // every collection access, with the bridge to `AnyObject`).
+        if let object = collections.accessors[index]?.object {
+            if ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(Value.self) {
+                return unsafeBitCast(object, to: Value.self)
+            }
+            if let list = object as? Value { return list }
+        }
+        if index < table.referenceCollections.count, let factory = table.referenceCollections[index],
+            ObjectIdentifier(factory) == ObjectIdentifier(Value.self)
+        {
+            let object = factory.managedReference(owner: self, property: index)
+            collections.accessors[index] = WeakAccessor(object: object)
+            return unsafeBitCast(object, to: Value.self)
+        }
         guard let factory = Value.self as? any ManagedCollectionFactory.Type,
             let list = factory.managedCollection(owner: self, property: index) as? Value
         else {

@@ -155,6 +155,9 @@ final class TableBinding {
     let primaryKeyTree: String
     /// The index tree of each property (property order; named for every property, used for indexed ones).
     let indexTrees: [String]
+    /// The tree of each collection property's collections (property order; named for every property, used for
+    /// collections): built once, since every collection access names it.
+    let collectionTrees: [String]
     /// The properties with an index other than the primary key's, in property order.
     let secondaryIndexes: [Int]
     /// For each property, whether setting it rewrites its own column alone (see `TableStore.rewriteColumn`): a
@@ -185,6 +188,10 @@ final class TableBinding {
         rowsTree = TableNames.rows(table.className)
         primaryKeyTree = TableNames.primaryKeys(table.className)
         indexTrees = table.schema.properties.map { TableNames.index(table.className, $0.columnName) }
+        collectionTrees = table.schema.properties.indices.map {
+            TableNames.collection(
+                table.infos[$0].collection ?? .list, table.className, table.schema.properties[$0].columnName)
+        }
         secondaryIndexes = table.schema.properties.indices.filter {
             table.schema.properties[$0].isIndexed && !table.schema.properties[$0].isPrimary
         }
