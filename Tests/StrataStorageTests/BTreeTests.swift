@@ -25,6 +25,37 @@ struct BTreeTests {
         #expect(snapshot.version == 1)
     }
 
+    /// `forEachKey` hands every key of a write transaction's tree in order (its own uncommitted changes included),
+    /// stops when asked, and refuses a change made while it walks instead of reading a tree that moved under it.
+    @Test func forEachKeyWalksTheTransactionsTreeAndRefusesChangesMeanwhile() throws {
+        let store = try Store.inMemory(options: testOptions(pageSize: 1024))
+        try store.write { txn in
+            let tree = try #require(try txn.tree(named: "t", create: .keyed))
+            for k in stride(from: 0, to: 3_000, by: 2) {
+                try txn.put(key(k), [UInt8](repeating: 1, count: 30), in: tree)
+            }
+            #expect(try txn.delete(key(10), in: tree))
+            var seen: [[UInt8]] = []
+            try txn.forEachKey(in: tree) { key in
+                seen.append(Array(key))
+                return true
+            }
+            #expect(seen == stride(from: 0, to: 3_000, by: 2).filter { $0 != 10 }.map { key($0) })
+            var visited = 0
+            try txn.forEachKey(in: tree) { _ in
+                visited += 1
+                return visited < 5
+            }
+            #expect(visited == 5)
+            #expect(throws: StorageError.self) {
+                try txn.forEachKey(in: tree) { _ in
+                    try txn.put(key(1), [1], in: tree)
+                    return true
+                }
+            }
+        }
+    }
+
     @Test func renamingATreeKeepsItsContentsSequenceAndPages() throws {
         let store = try Store.inMemory(options: testOptions(pageSize: 1024))
         try store.write { txn in

@@ -16,6 +16,14 @@ protocol ManagedCollectionFactory {
     static func managedCollection(owner: ManagedObject, property: Int) -> Any
 }
 
+/// A collection type held by reference (`List`, `MutableSet`, `Map`). Its schema keeps the type, so that the
+/// owner's accessor makes the managed collection and hands it out without a dynamic cast or a bridge to `AnyObject`
+/// on each access (see `ManagedObject.collection(property:as:)`): a collection property read in a loop
+/// (`bag.settings[key]`) makes one each time, since the owner keeps it only weakly.
+protocol ManagedReferenceCollection: AnyObject {
+    static func managedReference(owner: ManagedObject, property: Int) -> AnyObject
+}
+
 /// A `List`, `MutableSet` or `Map` that an unmanaged object holds, which `add` turns into the managed collection
 /// of the new object (as the SDK does), so that a reference taken before `add` keeps working.
 protocol AdoptableCollection: AnyObject {
@@ -336,8 +344,12 @@ extension List: ElementCollection {
     }
 }
 
-extension List: ManagedCollectionFactory, AdoptableCollection {
+extension List: ManagedCollectionFactory, ManagedReferenceCollection, AdoptableCollection {
     static func managedCollection(owner: ManagedObject, property: Int) -> Any {
+        List(owner: owner, property: property)
+    }
+
+    static func managedReference(owner: ManagedObject, property: Int) -> AnyObject {
         List(owner: owner, property: property)
     }
 

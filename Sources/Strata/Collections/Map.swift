@@ -194,8 +194,10 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: RandomAccessC
 enum MapKeys {
     static func problem(_ key: String) -> String? {
         if key.isEmpty { return "a map key cannot be empty" }
-        if key.contains(".") { return "a map key cannot contain \".\"" }
-        if key.hasPrefix("$") { return "a map key cannot start with \"$\"" }
+        // Byte scans, not `contains(_: StringProtocol)`: with Foundation imported that is NSString's range(of:),
+        // thousands of instructions on every map read and write.
+        if key.utf8.contains(UInt8(ascii: ".")) { return "a map key cannot contain \".\"" }
+        if key.utf8.first == UInt8(ascii: "$") { return "a map key cannot start with \"$\"" }
         return nil
     }
 }
@@ -226,8 +228,12 @@ extension Map: AnyRealmMap {
     }
 }
 
-extension Map: ManagedCollectionFactory, AdoptableCollection {
+extension Map: ManagedCollectionFactory, ManagedReferenceCollection, AdoptableCollection {
     static func managedCollection(owner: ManagedObject, property: Int) -> Any {
+        Map(owner: owner, property: property)
+    }
+
+    static func managedReference(owner: ManagedObject, property: Int) -> AnyObject {
         Map(owner: owner, property: property)
     }
 

@@ -163,8 +163,12 @@ extension MutableSet: ElementCollection {
     }
 }
 
-extension MutableSet: ManagedCollectionFactory, AdoptableCollection {
+extension MutableSet: ManagedCollectionFactory, ManagedReferenceCollection, AdoptableCollection {
     static func managedCollection(owner: ManagedObject, property: Int) -> Any {
+        MutableSet(owner: owner, property: property)
+    }
+
+    static func managedReference(owner: ManagedObject, property: Int) -> AnyObject {
         MutableSet(owner: owner, property: property)
     }
 

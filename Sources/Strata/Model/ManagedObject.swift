@@ -333,7 +333,22 @@ final class ManagedObject {
     @usableFromInline
     func collection<Value>(property index: Int, as type: Value.Type) -> Value {
         let collections = collections
-        if let list = collections.accessors[index]?.object as? Value { return list }
+        // The accessor kept, or made, is of exactly the type asked for but where a declaration does not match the
+        // stored one: compare the types and reinterpret, instead of dynamic casts (thousands of instructions on
+        // every collection access, with the bridge to `AnyObject`).
+        if let object = collections.accessors[index]?.object {
+            if ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(Value.self) {
+                return unsafeBitCast(object, to: Value.self)
+            }
+            if let list = object as? Value { return list }
+        }
+        if index < table.referenceCollections.count, let factory = table.referenceCollections[index],
+            ObjectIdentifier(factory) == ObjectIdentifier(Value.self)
+        {
+            let object = factory.managedReference(owner: self, property: index)
+            collections.accessors[index] = WeakAccessor(object: object)
+            return unsafeBitCast(object, to: Value.self)
+        }
         guard let factory = Value.self as? any ManagedCollectionFactory.Type,
             let list = factory.managedCollection(owner: self, property: index) as? Value
         else {
@@ -383,8 +398,11 @@ final class ManagedObject {
     /// Sets property `index`. Outside a write transaction this traps; other errors fail the transaction.
     @usableFromInline
     func write(column index: Int, _ value: _StoredValue) {
-        let name = "\(table.className).\(table.schema.properties[index].columnName)"
-        guard realm.transactionForMutation("setting \(name)") != nil else { return }
+        // The description is built only for an error: an interpolation per property set costs more than the set.
+        guard
+            realm.transactionForMutation("setting \(table.className).\(table.schema.properties[index].columnName)")
+                != nil
+        else { return }
         do {
             if isInvalidatedByRealm { throw Realm.Error.invalidatedObject }
             if table.infos[index].type == .linkingObjects {
@@ -392,7 +410,9 @@ final class ManagedObject {
                     type: table.className, property: table.schema.properties[index].columnName,
                     reason: "linking objects are computed from the origin property's links and cannot be set")
             }
-            try realm.setProperty(value, property: index, binding: binding, key: key)
+            // The row this accessor read since the transaction last changed, if any: the setter needs no lookup.
+            let current = cachedGeneration == realm.generation ? cachedView : nil
+            try realm.setProperty(value, property: index, binding: binding, key: key, current: current)
         } catch {
             realm.fail(error)
         }

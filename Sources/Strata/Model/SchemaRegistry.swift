@@ -22,6 +22,9 @@ final class TableSchema: @unchecked Sendable {
     /// accessors for stored objects must be built with boxes (see `Realm.object(_:key:)`).
     let accessorProperties: [Int]?
     private let nameIndex: [String: Int]
+    /// For each property, its collection type when it is one held by reference (nil otherwise, and for every
+    /// property of a dynamic schema): set once at the end of initialisation, read-only afterwards.
+    private(set) var referenceCollections: [(any ManagedReferenceCollection.Type)?] = []
 
     /// The schema of a class known only from its stored definition, read and written through `DynamicObject`.
     init(dynamic stored: StoredClass) {
@@ -186,6 +189,9 @@ final class TableSchema: @unchecked Sendable {
             nameIndex[property.columnName] = index
         }
         self.nameIndex = nameIndex
+        referenceCollections = infos.indices.map { index in
+            infos[index].collection == nil ? nil : valueType(property: index) as? any ManagedReferenceCollection.Type
+        }
     }
 
     /// The `@Persisted` boxes of `object`, superclass properties first, each with its Swift name.

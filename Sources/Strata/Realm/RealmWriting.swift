@@ -171,44 +171,66 @@ extension Realm {
     /// `create(_:value:update:)` does for a primary key that exists: the plain properties given are converted,
     /// checked and written in one row write (with `.modified`, only those whose value differs, and nothing when
     /// none does); links, embedded objects, collections and mixed values go through their setters afterwards.
-    /// Setting them one by one read and wrote the whole row once per property.
+    /// Setting them one by one read and wrote the whole row once per property. The stored row is read one column
+    /// at a time, and when every changed property is one nothing else depends on (`binding.rewritableAlone`),
+    /// only their columns are rewritten: an upsert that changes one value costs about what setting it does.
     func update(
         _ object: ObjectBase, binding: TableBinding, key: Int64, from entries: [GivenValue],
         policy: UpdatePolicy
     ) throws(Realm.Error) {
         let table = binding.table
-        guard let old = try tables.rowValues(binding: binding, key: key) else { throw .invalidatedObject }
-        var values = old
-        var changed = false
+        guard let stored = try tables.stableRow(binding, key: key) else { throw .invalidatedObject }
+        var changes: [(property: Int, value: _StoredValue)] = []
         var others: [GivenValue] = []
-        for given in entries {
-            let (index, entry) = (given.property, given.entry)
-            let info = table.infos[index]
-            guard !info.isCollection, info.type != .object, info.type != .linkingObjects, info.type != .any else {
-                others.append(given)
-                continue
-            }
-            guard let stored = StoredValueConversion.stored(from: entry, as: info) else {
-                throw ObjectValues.mismatch(entry, property: index, table: table)
-            }
-            try tables.checkType(stored, binding: binding, property: index)
-            if index == table.primaryKeyIndex && migrationState == nil {
-                guard let new = KeyEncoding.primaryKey(stored), new == KeyEncoding.primaryKey(old[index]) else {
-                    throw .primaryKeyChange(
-                        type: binding.className, property: table.schema.properties[index].columnName)
+        try withExtendedLifetime(stored) { () throws(Realm.Error) in
+            // Valid until the transaction changes: read (one column at a time) before anything is written.
+            let row = try tables.rowView(stored)
+            for given in entries {
+                let (index, entry) = (given.property, given.entry)
+                let info = table.infos[index]
+                guard !info.isCollection, info.type != .object, info.type != .linkingObjects, info.type != .any else {
+                    others.append(given)
+                    continue
                 }
-                continue
+                guard let new = StoredValueConversion.stored(from: entry, as: info) else {
+                    throw ObjectValues.mismatch(entry, property: index, table: table)
+                }
+                try tables.checkType(new, binding: binding, property: index)
+                let old = RowCodec.get(row, column: binding.columns[index], info: info)
+                if index == table.primaryKeyIndex && migrationState == nil {
+                    guard let newKey = KeyEncoding.primaryKey(new), newKey == KeyEncoding.primaryKey(old) else {
+                        throw .primaryKeyChange(
+                            type: binding.className, property: table.schema.properties[index].columnName)
+                    }
+                    continue
+                }
+                if policy == .modified && ListElements.equal(new, old) { continue }
+                changes.append((index, new))
             }
-            if policy == .modified && ListElements.equal(stored, old[index]) { continue }
-            values[index] = stored
-            changed = true
+            guard !changes.isEmpty else { return }
+            if changes.allSatisfy({ binding.rewritableAlone[$0.property] }),
+                try tables.rewriteColumns(binding: binding, key: key, changes, in: row)
+            {
+                return
+            }
+            let old = table.infos.indices.map { RowCodec.get(row, column: binding.columns[$0], info: table.infos[$0]) }
+            var values = old
+            for (index, value) in changes { values[index] = value }
+            try writeRow(binding: binding, key: key, values: values, update: .error, old: old)
         }
-        if changed { try writeRow(binding: binding, key: key, values: values, update: .error, old: old) }
         for given in others { try ObjectValues.set(given.entry, property: given.property, of: object, table: table) }
     }
 
-    /// Sets one property of a managed object.
-    func setProperty(_ value: _StoredValue, property: Int, binding: TableBinding, key: Int64) throws(Realm.Error) {
+    /// Sets one property of a managed object. `current` is the object's row as stored, when the accessor holds it
+    /// from a read since the transaction last changed (`item.score += 1` reads it just before).
+    func setProperty(
+        _ value: _StoredValue, property: Int, binding: TableBinding, key: Int64, current: RowView? = nil
+    ) throws(Realm.Error) {
+        if binding.rewritableAlone[property],
+            try rewriteColumn(value, property: property, binding: binding, key: key, current: current)
+        {
+            return
+        }
         guard let old = try tables.rowValues(binding: binding, key: key) else { throw .invalidatedObject }
         var values = old
         if binding.table.infos[property].isCollection {
@@ -232,6 +254,21 @@ extension Realm {
             tables.isMixed(binding, property)
             ? value : try resolveLinks(value, binding: binding, property: property, update: .error)
         try writeRow(binding: binding, key: key, values: values, update: .error, old: old)
+    }
+
+    /// Sets a property that `binding.rewritableAlone` names by rewriting its column alone in the stored row (see
+    /// `TableStore.rewriteColumns`): no other value of the row is decoded. False when the row needs a whole write.
+    private func rewriteColumn(
+        _ value: _StoredValue, property: Int, binding: TableBinding, key: Int64, current: RowView?
+    ) throws(Realm.Error) -> Bool {
+        let change = CollectionOfOne((property: property, value: value))
+        if let current { return try tables.rewriteColumns(binding: binding, key: key, change, in: current) }
+        guard let stored = try tables.stableRow(binding, key: key) else { throw .invalidatedObject }
+        return try withExtendedLifetime(stored) { () throws(Realm.Error) -> Bool in
+            // A row that does not decode is left to the whole-row write, which reports the damage.
+            guard let row = try? RowView(stored.bytes) else { return false }
+            return try tables.rewriteColumns(binding: binding, key: key, change, in: row)
+        }
     }
 
     // MARK: Entry points

@@ -7,11 +7,7 @@ import StrataStorage
 /// the collection types) in `Realm/RealmLists.swift`, `RealmSets.swift` and `RealmMaps.swift`.
 extension TableStore {
     /// The keyed tree holding every owner's nested tree for collection property `property`.
-    func collectionTreeName(_ binding: TableBinding, _ property: Int) -> String {
-        TableNames.collection(
-            binding.table.infos[property].collection ?? .list, binding.className,
-            binding.table.schema.properties[property].columnName)
-    }
+    func collectionTreeName(_ binding: TableBinding, _ property: Int) -> String { binding.collectionTrees[property] }
 
     /// The nested tree of `key`'s collection property `property` in the write transaction; created (a list tree
     /// for lists, a keyed tree otherwise) when `create` is set.

@@ -100,9 +100,12 @@ extension TableStore {
     /// nested collections), found through the mixed properties' backlink trees.
     func unlinkIncomingMixed(target: String, key: Int64) throws(Realm.Error) {
         guard let transaction else { throw .notInWriteTransaction }
-        let prefix = Array(target.utf8) + [0] + KeyEncoding.objectKey(key)
+        // Built once a class with mixed properties is met: most schemas have none, and a delete asks every time.
+        var builtPrefix: [UInt8]?
         for (originClass, stored) in storedClasses {
             for (column, property) in stored.properties.enumerated() where property.type == .any {
+                let prefix = builtPrefix ?? Array(target.utf8) + [0] + KeyEncoding.objectKey(key)
+                builtPrefix = prefix
                 let origins = try backlinkEntries(
                     tree: TableNames.backlinks(originClass, property.name), prefix: prefix)
                 guard !origins.isEmpty else { continue }

@@ -12,7 +12,7 @@ extension TableStore {
         let transaction = try transactionForWrite()
         guard let values = try rowValues(binding: binding, key: key) else { return false }
         syncCapture?.touch(binding, key)
-        try deleteEmbedded(binding: binding, key: key)
+        try deleteEmbedded(binding: binding, values: values)
         if let index = binding.table.primaryKeyIndex, let encoded = KeyEncoding.primaryKey(values[index]),
             let primaryKeys = try handle(binding.primaryKeyTree, create: false)
         {
@@ -32,6 +32,11 @@ extension TableStore {
     /// Deletes the embedded objects row `key` holds in its to-one properties.
     func deleteEmbedded(binding: TableBinding, key: Int64) throws(Realm.Error) {
         guard let values = try rowValues(binding: binding, key: key) else { return }
+        try deleteEmbedded(binding: binding, values: values)
+    }
+
+    /// Deletes the embedded objects that `values`, a row's stored values, hold in their to-one properties.
+    private func deleteEmbedded(binding: TableBinding, values: [_StoredValue]) throws(Realm.Error) {
         for index in binding.table.infos.indices {
             guard let embedded = try embeddedBinding(binding, property: index), case .int(let child) = values[index]
             else { continue }

@@ -139,3 +139,37 @@ extension TableStore {
         }
     }
 }
+
+extension TableStore {
+    /// Sets properties of row `key` by rewriting their columns alone in `current`, the row as stored (valid until
+    /// the next change of the transaction): the other columns' bytes are copied, not decoded and encoded again.
+    /// Only for properties `binding.rewritableAlone` names, whose values nothing else in the file depends on.
+    /// Returns false, writing nothing, when the row cannot be patched (a row of an older format or column count,
+    /// or a migration under way); write the whole row then.
+    func rewriteColumns<Changes: Sequence<(property: Int, value: _StoredValue)>>(
+        binding: TableBinding, key: Int64, _ changes: Changes, in current: RowView
+    ) throws(Realm.Error) -> Bool {
+        guard migration == nil else { return false }
+        var row = takeRowBuilder(binding)
+        guard row.load(current) else {
+            binding.spareRowBuilder = row
+            return false
+        }
+        for (property, value) in changes {
+            try checkType(value, binding: binding, property: property)
+            try encode(value, property: property, of: binding, into: &row)
+        }
+        let transaction = try transactionForWrite()
+        let rows = try writableRows(binding)
+        try mutate { try transaction.put(KeyEncoding.objectKey(key), row.finish(), in: rows) }
+        syncCapture?.touch(binding, key)
+        row.reset()
+        binding.spareRowBuilder = row
+        return true
+    }
+
+    /// Opens `bytes` as a row of object `key`, a damaged row reported as the table layer reports damage.
+    func rowView(_ bytes: StableValue) throws(Realm.Error) -> RowView {
+        try storage { try RowView(bytes.bytes) }
+    }
+}

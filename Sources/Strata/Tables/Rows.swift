@@ -94,11 +94,10 @@ extension TableStore {
             var keys: [Int64] = []
             if let transaction {
                 guard let handle = try handle(tree, create: false) else { return [] }
-                var cursor = try transaction.makeCursor(for: handle)
-                var more = try cursor.first()
-                while more {
-                    keys.append(KeyEncoding.decodeObjectKey(try cursor.key()))
-                    more = try cursor.next()
+                keys.reserveCapacity(try transaction.count(in: handle))
+                try transaction.forEachKey(in: handle) { key in
+                    keys.append(KeyEncoding.decodeObjectKey(key))
+                    return true
                 }
                 return keys
             }

@@ -155,8 +155,14 @@ final class TableBinding {
     let primaryKeyTree: String
     /// The index tree of each property (property order; named for every property, used for indexed ones).
     let indexTrees: [String]
+    /// The tree of each collection property's collections (property order; named for every property, used for
+    /// collections): built once, since every collection access names it.
+    let collectionTrees: [String]
     /// The properties with an index other than the primary key's, in property order.
     let secondaryIndexes: [Int]
+    /// For each property, whether setting it rewrites its own column alone (see `TableStore.rewriteColumn`): a
+    /// stored plain value that no index, backlink count, primary key or mixed-value tree depends on.
+    let rewritableAlone: [Bool]
     /// The owning Realm's cached rows tree (see `Realm.stableRow`).
     @exclusivity(unchecked) var view: TreeView?
     @exclusivity(unchecked) var viewEpoch = UInt64.max
@@ -182,8 +188,18 @@ final class TableBinding {
         rowsTree = TableNames.rows(table.className)
         primaryKeyTree = TableNames.primaryKeys(table.className)
         indexTrees = table.schema.properties.map { TableNames.index(table.className, $0.columnName) }
+        collectionTrees = table.schema.properties.indices.map {
+            TableNames.collection(
+                table.infos[$0].collection ?? .list, table.className, table.schema.properties[$0].columnName)
+        }
         secondaryIndexes = table.schema.properties.indices.filter {
             table.schema.properties[$0].isIndexed && !table.schema.properties[$0].isPrimary
+        }
+        rewritableAlone = table.schema.properties.indices.map { [columns, secondaryIndexes] index in
+            let info = table.infos[index]
+            return columns[index] >= 0 && !info.isCollection && !secondaryIndexes.contains(index)
+                && !table.schema.properties[index].isPrimary && info.type != .object
+                && info.type != .linkingObjects && info.type != .any
         }
     }
 
@@ -211,9 +227,7 @@ enum KeyEncoding {
 
     static func decodeObjectKey(_ bytes: UnsafeRawBufferPointer) -> Int64 {
         guard bytes.count == 8 else { return -1 }
-        var value: UInt64 = 0
-        for byte in bytes { value = value << 8 | UInt64(byte) }
-        return Int64(bitPattern: value)
+        return Int64(bitPattern: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self)))
     }
 
     static func decodeObjectKey(_ bytes: [UInt8]) -> Int64 {

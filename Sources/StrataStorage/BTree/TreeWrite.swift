@@ -521,7 +521,7 @@ extension WriteContext {
             } else {
                 let child = try Node(
                     UnsafeRawPointer(childBuffer), page: childPage, pageSize: geometry.usableSize, file: file)
-                if try NodeEdit.usedBytes(child, file: file) < geometry.mergeThreshold {
+                if try NodeEdit.usesFewerBytes(than: geometry.mergeThreshold, child, file: file) {
                     try mergeChild(of: step.page, step.buffer, at: step.index, keyed: tree.kind == .keyed)
                 }
             }

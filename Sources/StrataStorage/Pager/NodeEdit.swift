@@ -62,6 +62,18 @@ enum NodeEdit {
         Int(UnsafeRawPointer(buffer).u16(PageHeader.size + index * PageHeader.slotSize))
     }
 
+    /// Whether the slots and entries in use take fewer than `threshold` bytes. It stops adding entry sizes as soon
+    /// as the threshold is reached: a delete asks this of every node on its path, and most are far above it
+    /// (summing a whole branch of a few hundred entries was most of a delete's cost).
+    static func usesFewerBytes(than threshold: Int, _ node: Node, file: PathRef) throws(StorageError) -> Bool {
+        // Every entry takes at least its header and slot: a node with many entries needs no sum at all.
+        let smallestEntry = (node.isLeaf ? EntryLayout.leafHeader : EntryLayout.branchHeader) + PageHeader.slotSize
+        guard node.count * smallestEntry < threshold else { return false }
+        var total = node.count * PageHeader.slotSize
+        for index in 0..<node.count where total < threshold { total += try node.entrySize(index, file: file) }
+        return total < threshold
+    }
+
     /// Bytes in use: slots plus entries.
     static func usedBytes(_ node: Node, file: PathRef) throws(StorageError) -> Int {
         var total = node.count * PageHeader.slotSize

@@ -82,6 +82,25 @@ public struct RowBuilder: Sendable {
         tailInColumnOrder = true
     }
 
+    /// Makes this builder hold `row`'s bytes, keeping its memory, so that setting one column and calling
+    /// ``finish()`` rewrites that column alone: no other value is decoded or encoded again. Returns false (and
+    /// leaves the builder as it was) when `row` is not of the current format or has another number of columns
+    /// (a row written before columns were added); build such a row column by column instead.
+    public mutating func load(_ row: RowView) -> Bool {
+        guard row.columnCount == columnCount, row.slotsOffset == slotsOffset, row.bytes.first == RowFormat.version
+        else { return false }
+        bytes.removeAll(keepingCapacity: true)
+        bytes.append(contentsOf: row.bytes)
+        // The loaded tail is in column order (``RowView/init(_:)`` checked it); later values append after it.
+        lastVariable = -1
+        for column in stride(from: columnCount - 1, through: 0, by: -1) where isVariable(column) {
+            lastVariable = column
+            break
+        }
+        tailInColumnOrder = true
+        return true
+    }
+
     /// Writes the header, the bitmaps and the slots of a row whose every column is null into `raw`.
     private static func writeEmptyRow(into raw: UnsafeMutableRawBufferPointer, columns: Int, variableOffset: Int) {
         raw.initializeMemory(as: UInt8.self, repeating: 0)

@@ -572,6 +572,23 @@ public final class WriteTransaction {
         WriteCursor(transaction: self, handle: tree)
     }
 
+    /// Calls `body` with every key of `tree` in place, in order, until it returns false: a whole tree's keys
+    /// without a cursor step (and a copy of the key) per entry. `body` must not change the transaction; a change
+    /// made by it is reported as ``StorageError/invalidArgument(_:)`` and ends the walk (iterate with a
+    /// ``WriteCursor`` to change the tree while walking it).
+    public func forEachKey(in tree: TreeHandle, _ body: (UnsafeRawBufferPointer) throws -> Bool) throws {
+        var core = CursorCore(source: context.pages, tree: try currentRoot(tree))
+        guard try core.first() else { return }
+        let stamp = context.modificationCount
+        try core.forEachRemaining { entry in
+            guard try body(entry.key) else { return false }
+            guard context.modificationCount == stamp else {
+                throw StorageError.invalidArgument("the transaction changed while forEachKey walked a tree")
+            }
+            return true
+        }
+    }
+
     /// The current descriptor of an open tree (for cursors).
     func currentRoot(_ handle: TreeHandle) throws(StorageError) -> TreeRoot { trees[try resolve(handle)].root }
 
