@@ -1,4 +1,5 @@
 import Foundation
+import StrataTestSupport
 import Testing
 
 @testable import StrataStorage
@@ -9,6 +10,10 @@ struct FaultInjectionTests {
     typealias Model = [[UInt8]: [UInt8]]
 
     static var trials: Int { ProcessInfo.processInfo.environment["STRATA_SOAK"] != nil ? 3000 : 250 }
+
+    /// The power-loss trials of a file so encrypted: encrypted files run fewer (each seals and authenticates every
+    /// page it writes and reads) but for a soak run.
+    static func trials(_ encryption: FileEncryption) -> Int { encryption == .plain ? trials : min(trials, 100) }
 
     /// Applies a random batch of puts and deletes to `tree` and to `model`.
     private func randomBatch(
@@ -42,12 +47,15 @@ struct FaultInjectionTests {
     /// Power is cut at a random write or sync of a commit (that write torn, unsynced writes dropped at random,
     /// another pending write torn). Recovery must open, verify clean, and hold either the last acknowledged
     /// commit or, if the interrupted one made it to disk whole, exactly that one.
-    @Test func powerLossAtRandomPoints() throws {
+    /// Encrypted files too: their pages and metas are sealed, so a torn write is also a page that fails its tag.
+    @Test(arguments: FileEncryption.allCases)
+    func powerLossAtRandomPoints(_ encryption: FileEncryption) throws {
         var generator = SeededGenerator(seed: 2024)
         var outcomes = (acknowledged: 0, interruptedCommitSurvived: 0)
-        for trial in 0..<Self.trials {
+        for trial in 0..<Self.trials(encryption) {
             let disk = FaultInjectingFile(name: "power-\(trial)")
-            let store = try Store.open(file: disk, options: StoreOptions(pageSize: 1024, durability: .full))
+            let store = try Store.open(
+                file: disk, options: encryption.options(StoreOptions(pageSize: 1024, durability: .full)))
             var acknowledged: Model = [:]
             var ackedVersion: UInt64 = 0
             for _ in 0..<Int.random(in: 0...12, using: &generator) {
@@ -76,7 +84,7 @@ struct FaultInjectionTests {
             let image = disk.crashImage(using: &generator)
             let recovered = try Store.open(
                 file: FaultInjectingFile(name: "recovered-\(trial)", image: image),
-                options: StoreOptions(pageSize: 1024))
+                options: encryption.options(StoreOptions(pageSize: 1024)))
             if try expectRecovered(
                 recovered, acknowledged: acknowledged, ackedVersion: ackedVersion, attempted: attempted,
                 committed: committed,
@@ -208,6 +216,10 @@ struct CommitLogTests {
 
     static var trials: Int { ProcessInfo.processInfo.environment["STRATA_SOAK"] != nil ? 3000 : 250 }
 
+    /// The power-loss trials of a file so encrypted: encrypted files run fewer (each seals and authenticates every
+    /// page it writes and reads) but for a soak run.
+    static func trials(_ encryption: FileEncryption) -> Int { encryption == .plain ? trials : min(trials, 100) }
+
     fileprivate func batch(
         _ txn: WriteTransaction, _ model: inout Model, _ generator: inout SeededGenerator, large: Bool
     )
@@ -231,14 +243,17 @@ struct CommitLogTests {
 
     /// The log also grows in small steps here (a write and a sync of zeros each), so that cuts hit its growth
     /// too and recovery reads records written across several steps.
-    @Test func powerLossWithTheCommitLog() throws {
+    /// Encrypted files too: their log records carry sealed pages and are signed with the key.
+    @Test(arguments: FileEncryption.allCases)
+    func powerLossWithTheCommitLog(_ encryption: FileEncryption) throws {
         var generator = SeededGenerator(seed: 77)
         var outcomes = (acknowledged: 0, interrupted: 0, replayed: 0, grown: 0)
-        for trial in 0..<Self.trials {
+        let trials = Self.trials(encryption)
+        for trial in 0..<trials {
             let main = FaultInjectingFile(name: "main-\(trial)")
             let logFile = FaultInjectingFile(name: "log-\(trial)")
             let store = try Store.open(
-                file: main, log: logFile, options: StoreOptions(pageSize: 1024, durability: .full))
+                file: main, log: logFile, options: encryption.options(StoreOptions(pageSize: 1024, durability: .full)))
             let log = try #require(store.shared.commitLog)
             log.checkpointThreshold = Int.random(in: 4...40, using: &generator) * 1024
             log.growthStep = Int.random(in: 1...4, using: &generator) * 1024
@@ -269,15 +284,15 @@ struct CommitLogTests {
 
             let mainImage = main.crashImage(using: &generator)
             let logImage = logFile.crashImage(using: &generator)
-            if (try? Store.open(file: FaultInjectingFile(name: "main-only", image: mainImage)).latestVersion)
-                != ackedVersion
-            {
+            if (try? Store.open(
+                file: FaultInjectingFile(name: "main-only", image: mainImage), options: encryption.options()
+            ).latestVersion) != ackedVersion {
                 outcomes.replayed += 1
             }
             let recovered = try Store.open(
                 file: FaultInjectingFile(name: "recovered-main-\(trial)", image: mainImage),
                 log: FaultInjectingFile(name: "recovered-log-\(trial)", image: logImage),
-                options: StoreOptions(pageSize: 1024))
+                options: encryption.options(StoreOptions(pageSize: 1024)))
             if try expectRecovered(
                 recovered, acknowledged: acknowledged, ackedVersion: ackedVersion, attempted: attempted,
                 committed: committed,
@@ -289,8 +304,8 @@ struct CommitLogTests {
             }
         }
         // Recovery must have needed the log (the main file alone was behind) in a good share of the trials.
-        #expect(outcomes.replayed > Self.trials / 10 && outcomes.acknowledged > 0, "\(outcomes)")
-        #expect(outcomes.grown > Self.trials / 4, "\(outcomes)")
+        #expect(outcomes.replayed > trials / 10 && outcomes.acknowledged > 0, "\(outcomes)")
+        #expect(outcomes.grown > trials / 4, "\(outcomes)")
     }
 
     /// A transient I/O error anywhere in a commit (log or main file, write or sync), then more commits, then a
