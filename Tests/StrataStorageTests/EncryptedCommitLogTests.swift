@@ -149,19 +149,9 @@ struct EncryptedCommitLogTests {
         let holder = try await store.beginWrite()
         try holder.put(
             key(1000), Self.marker + key(1000), in: try #require(try holder.tree(named: "data", create: .keyed)))
-        let writers = (1...count).map { n in Task { try await Self.commitKeyAsync(store, n) } }
-        while store.queuedWriterTasks < count { await Task.yield() }
-        let syncsBefore = store.shared.commitSyncs.load(ordering: .relaxed)
-        log.hold()
-        let group = store.shared.group
-        let releaser = Thread {
-            group.waitForPending(atLeast: count + 1, seconds: 20)
-            log.release()
+        let syncs = try await commitBurstWithHeldSyncs(store, log: log, holder: holder, count: count) { n in
+            try await Self.commitKeyAsync(store, n)
         }
-        releaser.start()
-        try await holder.commit()
-        for writer in writers { try await writer.value }
-        let syncs = store.shared.commitSyncs.load(ordering: .relaxed) - syncsBefore
         #expect(syncs < count + 1, "\(count + 1) commits made \(syncs) log syncs")
         let expected = Set([0, 1000]).union(1...count)
         #expect(try Self.committedKeys(store) == expected)

@@ -32,21 +32,9 @@ struct GroupCommitTests {
         let count = 16
         let holder = try await store.beginWrite()
         try holder.put(key(1000), [1], in: try #require(try holder.tree(named: "data", create: .keyed)))
-        let writers = (1...count).map { n in Task { try await Self.commitKey(store, n) } }
-        while store.queuedWriterTasks < count { await Task.yield() }
-        let syncsBefore = store.shared.commitSyncs.load(ordering: .relaxed)
-        log.hold()
-        // Let the syncs go once every commit of the burst is appended (or after a deadline, so that a store that
-        // does not group fails the assertions below instead of hanging).
-        let group = store.shared.group
-        let releaser = Thread {
-            group.waitForPending(atLeast: count + 1, seconds: 20)
-            log.release()
+        let syncs = try await commitBurstWithHeldSyncs(store, log: log, holder: holder, count: count) { n in
+            try await Self.commitKey(store, n)
         }
-        releaser.start()
-        try await holder.commit()
-        for writer in writers { try await writer.value }
-        let syncs = store.shared.commitSyncs.load(ordering: .relaxed) - syncsBefore
         #expect(syncs < count + 1, "\(count + 1) commits made \(syncs) log syncs")
         #expect(try Self.committedKeys(store) == Set([0, 1000]).union(1...count))
     }
@@ -152,6 +140,29 @@ struct GroupCommitTests {
 }
 
 /// A log file whose syncs can be held back (a slow disk, controlled by the test): while held, `sync()` blocks.
+/// Commits a burst while `log`'s syncs are held: `count` writers (`commit(n)`, n in 1...count) queue behind
+/// `holder`, an open write transaction, and the syncs are let go once all `count + 1` commits are appended (or
+/// after 20 s, so that a store that does not group fails its caller's assertions instead of hanging). Returns the
+/// log syncs the burst made.
+func commitBurstWithHeldSyncs(
+    _ store: Store, log: HeldSyncFile, holder: WriteTransaction, count: Int,
+    commit: @escaping @Sendable (Int) async throws -> Void
+) async throws -> Int {
+    let writers = (1...count).map { n in Task { try await commit(n) } }
+    while store.queuedWriterTasks < count { await Task.yield() }
+    let syncsBefore = store.shared.commitSyncs.load(ordering: .relaxed)
+    log.hold()
+    let group = store.shared.group
+    let releaser = Thread {
+        group.waitForPending(atLeast: count + 1, seconds: 20)
+        log.release()
+    }
+    releaser.start()
+    try await holder.commit()
+    for writer in writers { try await writer.value }
+    return store.shared.commitSyncs.load(ordering: .relaxed) - syncsBefore
+}
+
 final class HeldSyncFile: MemoryFile, @unchecked Sendable {
     private let gate = Locked((held: false, waiting: [ThreadSignal]()))
 

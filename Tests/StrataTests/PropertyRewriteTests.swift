@@ -28,6 +28,18 @@ struct PropertyRewriteTests {
         }
     }
 
+    /// Stores note 1 holding `values`.
+    private func create(_ values: Expected, in realm: Realm) throws {
+        try realm.write {
+            realm.create(
+                RewrittenNote.self,
+                value: [
+                    "id": 1, "title": values.title, "count": values.count, "subtitle": values.subtitle as Any,
+                    "score": values.score, "stamp": values.stamp, "payload": values.payload, "tag": values.tag,
+                ])
+        }
+    }
+
     private func note(in realm: Realm) throws -> RewrittenNote {
         try #require(realm.object(ofType: RewrittenNote.self, forPrimaryKey: 1))
     }
@@ -38,14 +50,7 @@ struct PropertyRewriteTests {
         let configuration = Realm.Configuration(fileURL: url, objectTypes: [RewrittenNote.self])
         let realm = try Realm(configuration: configuration)
         var expected = Expected()
-        try realm.write {
-            realm.create(
-                RewrittenNote.self,
-                value: [
-                    "id": 1, "title": expected.title, "count": expected.count, "subtitle": expected.subtitle as Any,
-                    "score": expected.score, "stamp": expected.stamp, "payload": expected.payload, "tag": expected.tag,
-                ])
-        }
+        try create(expected, in: realm)
         let note = try note(in: realm)
         // Each edit in a transaction of its own, then several in one; strings grow, shrink, vanish and come back.
         let edits: [(inout Expected, RewrittenNote) -> Void] = [
@@ -112,14 +117,7 @@ struct PropertyRewriteTests {
             configuration: Realm.Configuration(
                 inMemoryIdentifier: "rewrite-upsert-\(UUID())", objectTypes: [RewrittenNote.self]))
         var expected = Expected()
-        try realm.write {
-            realm.create(
-                RewrittenNote.self,
-                value: [
-                    "id": 1, "title": expected.title, "count": expected.count, "subtitle": expected.subtitle as Any,
-                    "score": expected.score, "stamp": expected.stamp, "payload": expected.payload, "tag": expected.tag,
-                ])
-        }
+        try create(expected, in: realm)
         try realm.write {
             realm.create(
                 RewrittenNote.self, value: ["id": 1, "subtitle": "changed", "count": 1, "tag": "c"], update: .modified)

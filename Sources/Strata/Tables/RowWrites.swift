@@ -82,12 +82,7 @@ extension TableStore {
     func writeRow(
         binding: TableBinding, key: Int64, row: inout RowBuilder, values: [_StoredValue], old: [_StoredValue]?
     ) throws(Realm.Error) {
-        let transaction = try transactionForWrite()
-        let rows = try writableRows(binding)
-        try mutate { try transaction.put(KeyEncoding.objectKey(key), row.finish(), in: rows) }
-        syncCapture?.touch(binding, key)
-        row.reset()
-        binding.spareRowBuilder = row
+        try putRow(binding: binding, key: key, row: &row)
         try updateIndexes(binding: binding, key: key, old: old, new: values)
         try updateToOneBacklinks(binding: binding, key: key, old: old, new: values)
         try releaseReplacedMixed(binding: binding, key: key, old: old, new: values)
@@ -159,13 +154,19 @@ extension TableStore {
             try checkType(value, binding: binding, property: property)
             try encode(value, property: property, of: binding, into: &row)
         }
+        try putRow(binding: binding, key: key, row: &row)
+        return true
+    }
+
+    /// Stores the row `row` holds as row `key`, notes it for the write's sync capture, and gives the builder back
+    /// (reset) for the class's next row write.
+    private func putRow(binding: TableBinding, key: Int64, row: inout RowBuilder) throws(Realm.Error) {
         let transaction = try transactionForWrite()
         let rows = try writableRows(binding)
         try mutate { try transaction.put(KeyEncoding.objectKey(key), row.finish(), in: rows) }
         syncCapture?.touch(binding, key)
         row.reset()
         binding.spareRowBuilder = row
-        return true
     }
 
     /// Opens `bytes` as a row of object `key`, a damaged row reported as the table layer reports damage.

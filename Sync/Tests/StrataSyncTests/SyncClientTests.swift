@@ -204,12 +204,7 @@ import Testing
             try await a.sync.uploadPending()
             // An observer of b's dogs, on a Realm of this task: it must see 0, then 3, then 4 dogs, never a part
             // of a server transaction.
-            let realm = try Realm(configuration: b.configuration)
-            let dogs = realm.objects(ClientDog.self)
-            let seen = SeenCounts()
-            let token = dogs.observe { change in
-                if case .update(let dogs, _, _, _) = change { seen.append(dogs.count) }
-            }
+            let (realm, dogs, seen, token) = try observeDogCounts(b.configuration)
             defer { token.invalidate() }
             let before = b.commits.value
             #expect(try await b.sync.downloadPending() == 2)
@@ -240,12 +235,7 @@ extension SyncClientTests {
                 }
             }
             try await a.sync.uploadPending()
-            let realm = try Realm(configuration: b.configuration)
-            let dogs = realm.objects(ClientDog.self)
-            let seen = SeenCounts()
-            let token = dogs.observe { change in
-                if case .update(let dogs, _, _, _) = change { seen.append(dogs.count) }
-            }
+            let (realm, dogs, seen, token) = try observeDogCounts(b.configuration)
             defer { token.invalidate() }
             let before = b.commits.value
             #expect(try await b.sync.downloadPending() == 5)
@@ -276,6 +266,20 @@ extension SyncClientTests {
 }
 
 /// Counts an observer saw (callbacks run on the observing Realm's isolation; the lock keeps the compiler happy).
+/// A Realm of this task on `configuration`, its dogs, and the count of dogs its observer saw at each update (to
+/// check that a replica only ever shows whole server transactions).
+func observeDogCounts(_ configuration: Realm.Configuration) throws -> (
+    realm: Realm, dogs: Results<ClientDog>, seen: SeenCounts, token: NotificationToken
+) {
+    let realm = try Realm(configuration: configuration)
+    let dogs = realm.objects(ClientDog.self)
+    let seen = SeenCounts()
+    let token = dogs.observe { change in
+        if case .update(let dogs, _, _, _) = change { seen.append(dogs.count) }
+    }
+    return (realm, dogs, seen, token)
+}
+
 final class SeenCounts: Sendable {
     private let state = Mutex<[Int]>([])
     func append(_ count: Int) { state.withLock { $0.append(count) } }
