@@ -87,27 +87,34 @@ extension Realm {
         binding: TableBinding, key: Int64, values: [_StoredValue], update: UpdatePolicy, old: [_StoredValue]?
     ) throws(Realm.Error) {
         var row = tables.takeRowBuilder(binding)
-        var resolvedValues: [_StoredValue] = []
-        resolvedValues.reserveCapacity(values.count)
+        // A copy of the values is made only once one of them changes as it is resolved (a link becomes a key, a
+        // mixed value its bytes, a computed property nothing): most rows hold plain values only, and an array
+        // allocation per row costs about as much as encoding it.
+        var resolvedValues: [_StoredValue]?
         for (index, value) in values.enumerated() {
-            guard binding.columns[index] >= 0 else {
+            var resolved = value
+            var changed = false
+            if binding.columns[index] < 0 {
                 // Computed (linking objects): nothing stored.
-                resolvedValues.append(.null)
-                continue
-            }
-            let resolved: _StoredValue
-            if tables.isMixed(binding, index) && !binding.table.infos[index].isCollection {
+                resolved = .null
+                changed = true
+            } else if tables.isMixed(binding, index) && !binding.table.infos[index].isCollection {
                 resolved =
                     try encodeMixed(value, binding: binding, property: index, owner: key, level: 0)
                     .map { .mixed($0) } ?? .null
-            } else {
+                changed = true
+            } else if case .object = value {
                 resolved = try resolveLinks(value, binding: binding, property: index, update: update)
+                changed = true
+            } else {
+                try tables.checkType(value, binding: binding, property: index)
             }
+            if changed && resolvedValues == nil { resolvedValues = values }
+            resolvedValues?[index] = resolved
             // Encoded as it is resolved: one pass over the values on the insert path.
             try tables.encode(resolved, property: index, of: binding, into: &row)
-            resolvedValues.append(resolved)
         }
-        try tables.writeRow(binding: binding, key: key, row: &row, values: resolvedValues, old: old)
+        try tables.writeRow(binding: binding, key: key, row: &row, values: resolvedValues ?? values, old: old)
     }
 
     /// A link becomes the key of its target (added first if unmanaged); an embedded object gets a new row.
