@@ -23,5 +23,9 @@ final class EncryptedStrataEngine: Engine {
 
     func commitEach(_ keys: KeyTable, firstIndex: Int) throws { try engine.commitEach(keys, firstIndex: firstIndex) }
 
+    static func openAndGet(directory: String, keys: KeyTable, index: Int) throws -> Bool {
+        try StrataEngine.openAndGet(directory: directory, keys: keys, index: index, encryptionKey: key)
+    }
+
     func entryCount() throws -> Int { try engine.entryCount() }
 }

@@ -26,6 +26,11 @@ protocol Engine: AnyObject {
     /// synced to disk before the next begins.
     func commitEach(_ keys: KeyTable, firstIndex: Int) throws
 
+    /// Opens the database an instance created in `directory` (closed since), gets `keys[index]` (value index
+    /// `index`) in one read transaction, and closes it again: one cold open. Returns whether the value was found
+    /// and right.
+    static func openAndGet(directory: String, keys: KeyTable, index: Int) throws -> Bool
+
     /// Number of entries (not timed; for verification).
     func entryCount() throws -> Int
 }

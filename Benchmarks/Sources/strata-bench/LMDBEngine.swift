@@ -108,6 +108,28 @@ final class LMDBEngine: Engine {
         }
     }
 
+    static func openAndGet(directory: String, keys: KeyTable, index: Int) throws -> Bool {
+        var env: OpaquePointer?
+        try check(mdb_env_create(&env), "mdb_env_create")
+        guard let env else { throw BenchError.engine("mdb_env_create returned no environment") }
+        defer { mdb_env_close(env) }
+        // As the instance opened it (read-write environment, same map size), so that the two opens compare.
+        try check(mdb_env_set_mapsize(env, 8 << 30), "mdb_env_set_mapsize")
+        try check(mdb_env_set_maxdbs(env, 4), "mdb_env_set_maxdbs")
+        try check(mdb_env_open(env, directory, 0, 0o644), "mdb_env_open")
+        var txn: OpaquePointer?
+        try check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin")
+        defer { mdb_txn_abort(txn) }
+        var dbi: MDB_dbi = 0
+        try check(mdb_dbi_open(txn, "bench", 0, &dbi), "mdb_dbi_open")
+        var key = MDB_val(mv_size: KeyTable.keySize, mv_data: keys.pointer(index))
+        var data = MDB_val()
+        let code = mdb_get(txn, dbi, &key, &data)
+        if code == MDB_NOTFOUND { return false }
+        try check(code, "mdb_get")
+        return ValueBuffer.matches(data.mv_data, count: data.mv_size, index: index)
+    }
+
     func entryCount() throws -> Int {
         var txn: OpaquePointer?
         try Self.check(mdb_txn_begin(env, nil, UInt32(MDB_RDONLY), &txn), "mdb_txn_begin")

@@ -8,6 +8,10 @@ enum Workload: CaseIterable {
     case randomGet
     case scan
     case durableCommits
+    case coldOpen
+
+    /// Opens timed by the cold-open workload, each of the database closed since.
+    static let coldOpens = 20
 
     func title(size: Int, commits: Int) -> String {
         switch self {
@@ -16,6 +20,7 @@ enum Workload: CaseIterable {
         case .randomGet: "Random get, 1 read txn (\(group(size)) gets)"
         case .scan: "Ordered scan (\(group(size)) entries)"
         case .durableCommits: "Durable single-put commits (\(group(commits)) txns, DB holds \(group(size)) keys)"
+        case .coldOpen: "Cold open + 1 get, then close (\(Self.coldOpens) opens, DB holds \(group(size)) keys)"
         }
     }
 
@@ -26,10 +31,17 @@ enum Workload: CaseIterable {
         case .randomGet: "Random get"
         case .scan: "Ordered scan"
         case .durableCommits: "Durable commits"
+        case .coldOpen: "Cold open"
         }
     }
 
-    func operations(size: Int, commits: Int) -> Int { self == .durableCommits ? commits : size }
+    func operations(size: Int, commits: Int) -> Int {
+        switch self {
+        case .durableCommits: commits
+        case .coldOpen: Self.coldOpens
+        default: size
+        }
+    }
 
     /// What one operation is, for the machine-readable results.
     var unit: String {
@@ -38,6 +50,7 @@ enum Workload: CaseIterable {
         case .randomGet: "get"
         case .scan: "entry"
         case .durableCommits: "commit"
+        case .coldOpen: "open"
         }
     }
 }
@@ -129,35 +142,58 @@ enum Runner {
             }
             try? manager.removeItem(atPath: sequentialDirectory)
 
-            let database = try E(directory: randomDirectory)
-            sync()
-            let (_, insertTime) = try measure { try database.insertAll(dataset.randomKeys) }
-            let count = try database.entryCount()
-            guard count == n else {
-                throw BenchError.verification("random insert left \(count) entries, expected \(n)")
-            }
-            note(.randomInsert, insertTime)
+            do {
+                // Closed at the end of this block, for the cold opens.
+                let database = try E(directory: randomDirectory)
+                sync()
+                let (_, insertTime) = try measure { try database.insertAll(dataset.randomKeys) }
+                let count = try database.entryCount()
+                guard count == n else {
+                    throw BenchError.verification("random insert left \(count) entries, expected \(n)")
+                }
+                note(.randomInsert, insertTime)
 
-            sync()
-            let (found, getTime) = try measure { try database.getAll(dataset.randomKeys, order: dataset.getOrder) }
-            guard found == n else {
-                throw BenchError.verification("random get found \(found) of \(n) keys with the right value")
-            }
-            note(.randomGet, getTime)
+                sync()
+                let (found, getTime) = try measure { try database.getAll(dataset.randomKeys, order: dataset.getOrder) }
+                guard found == n else {
+                    throw BenchError.verification("random get found \(found) of \(n) keys with the right value")
+                }
+                note(.randomGet, getTime)
 
-            sync()
-            let (summary, scanTime) = try measure { try database.scanAll() }
-            try summary.verify(expectedCount: n)
-            note(.scan, scanTime)
+                sync()
+                let (summary, scanTime) = try measure { try database.scanAll() }
+                try summary.verify(expectedCount: n)
+                note(.scan, scanTime)
 
-            sync()
-            let commits = dataset.commitKeys.count
-            let (_, commitTime) = try measure { try database.commitEach(dataset.commitKeys, firstIndex: n) }
-            let total = try database.entryCount()
-            guard total == n + commits else {
-                throw BenchError.verification("after \(commits) commits: \(total) entries, expected \(n + commits)")
+                sync()
+                let commits = dataset.commitKeys.count
+                let (_, commitTime) = try measure { try database.commitEach(dataset.commitKeys, firstIndex: n) }
+                let total = try database.entryCount()
+                guard total == n + commits else {
+                    throw BenchError.verification("after \(commits) commits: \(total) entries, expected \(n + commits)")
+                }
+                note(.durableCommits, commitTime)
             }
-            note(.durableCommits, commitTime)
+            // The database is closed: each open now starts from the file alone, as a new process would (the
+            // files stay in the system's page cache: this is the open's own work, not the disk's). One untimed
+            // open first: it finishes what the durable commits left (Strata replays its commit log into the main
+            // file and syncs it, SQLite checkpoints its WAL), work of those commits rather than of opening.
+            guard try E.openAndGet(directory: randomDirectory, keys: dataset.randomKeys, index: dataset.getOrder[0])
+            else { throw BenchError.verification("the first open did not find its key") }
+            sync()
+            var good = 0
+            let (_, openTime) = try measure {
+                for open in 0..<Workload.coldOpens {
+                    let index = dataset.getOrder[open % n]
+                    if try E.openAndGet(directory: randomDirectory, keys: dataset.randomKeys, index: index) {
+                        good += 1
+                    }
+                }
+            }
+            guard good == Workload.coldOpens else {
+                throw BenchError.verification("cold opens found \(good) of \(Workload.coldOpens) keys")
+            }
+            note(.coldOpen, openTime)
         } catch {
             result.error = "\(error)"
             log("  \(E.name) FAILED at N = \(dataset.size): \(error)")

@@ -19,13 +19,17 @@ final class SQLiteEngine: Engine {
 
     private let queue: DatabaseQueue
 
-    init(directory: String) throws {
+    private static var configuration: Configuration {
         var config = Configuration()
         config.journalMode = .wal
         config.prepareDatabase { db in
             try db.execute(sql: "PRAGMA cache_size = -\(SQLiteEngine.cacheSizeKiB)")
         }
-        queue = try DatabaseQueue(path: directory + "/bench.sqlite", configuration: config)
+        return config
+    }
+
+    init(directory: String) throws {
+        queue = try DatabaseQueue(path: directory + "/bench.sqlite", configuration: Self.configuration)
         // GRDB's WAL setup picks synchronous=NORMAL after prepareDatabase; the comparison needs FULL (a DatabaseQueue
         // has one connection, so the setting holds for every workload).
         try queue.writeWithoutTransaction { db in try db.execute(sql: "PRAGMA synchronous = FULL") }
@@ -121,6 +125,22 @@ final class SQLiteEngine: Engine {
     func commitEach(_ keys: KeyTable, firstIndex: Int) throws {
         // Autocommit: each insert is its own transaction, committed (WAL frame synced) on return.
         try queue.writeWithoutTransaction { db in try Self.insert(keys, firstValue: firstIndex, into: db) }
+    }
+
+    static func openAndGet(directory: String, keys: KeyTable, index: Int) throws -> Bool {
+        // The queue is closed when it is released, at the end of this call.
+        let queue = try DatabaseQueue(path: directory + "/bench.sqlite", configuration: configuration)
+        return try queue.read { db in
+            let statement = try db.makeStatement(sql: "SELECT v FROM kv WHERE k = ?")
+            let handle = statement.sqliteStatement
+            defer { sqlite3_reset(handle) }
+            sqlite3_bind_blob(handle, 1, keys.pointer(index), Int32(KeyTable.keySize), nil)
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return false }
+            guard code == SQLITE_ROW else { throw failure(db, code, "get") }
+            let bytes = sqlite3_column_blob(handle, 0)
+            return ValueBuffer.matches(bytes, count: Int(sqlite3_column_bytes(handle, 0)), index: index)
+        }
     }
 
     func entryCount() throws -> Int {

@@ -9,15 +9,17 @@ final class StrataEngine: Engine {
     private static let treeName = "bench"
     private let store: Store
 
+    static func options(encryptionKey: [UInt8]?) -> StoreOptions {
+        StoreOptions(pageSize: 4096, durability: .full, encryptionKey: encryptionKey)
+    }
+
     convenience init(directory: String) throws {
         try self.init(directory: directory, encryptionKey: nil)
     }
 
     /// A database encrypted with `encryptionKey` (64 bytes), or a plain one without (see ``EncryptedStrataEngine``).
     init(directory: String, encryptionKey: [UInt8]?) throws {
-        store = try Store.open(
-            path: directory + "/bench.strata",
-            options: StoreOptions(pageSize: 4096, durability: .full, encryptionKey: encryptionKey))
+        store = try Store.open(path: directory + "/bench.strata", options: Self.options(encryptionKey: encryptionKey))
         try store.write { txn in
             _ = try txn.tree(named: StrataEngine.treeName, create: .keyed)
         }
@@ -66,6 +68,20 @@ final class StrataEngine: Engine {
                 try txn.put(keys[index], values.value(for: firstIndex + index), in: tree)
             }
         }
+    }
+
+    static func openAndGet(directory: String, keys: KeyTable, index: Int) throws -> Bool {
+        try openAndGet(directory: directory, keys: keys, index: index, encryptionKey: nil)
+    }
+
+    /// ``openAndGet(directory:keys:index:)`` on a file encrypted with `encryptionKey`, or a plain one without.
+    static func openAndGet(directory: String, keys: KeyTable, index: Int, encryptionKey: [UInt8]?) throws -> Bool {
+        let store = try Store.open(
+            path: directory + "/bench.strata", options: options(encryptionKey: encryptionKey))
+        defer { store.close() }
+        let snapshot = try store.read()
+        guard let view = try snapshot.tree(named: StrataEngine.treeName) else { throw BenchError.engine("no tree") }
+        return try view.withValue(forKey: keys[index]) { ValueBuffer.matches($0, index: index) } == true
     }
 
     func entryCount() throws -> Int {

@@ -83,6 +83,14 @@ package struct BlockCipher: Sendable {
         return true
     }
 
+    /// Decrypts `ciphertext` into `plaintext` (which may be the same memory) without checking its tag: only for a
+    /// block whose tag, with this nonce, was checked already (``AuthenticatedPages``).
+    package func decryptAuthenticated(
+        _ ciphertext: UnsafeRawBufferPointer, into plaintext: UnsafeMutableRawPointer, nonce: [UInt8]
+    ) throws(StorageError) {
+        try crypt(ciphertext, into: plaintext, nonce: nonce)
+    }
+
     /// Writes the ``tagSize``-byte tag of `data`, stored in the clear, to `tag`: the HMAC-SHA-256 of the associated
     /// data's length and bytes, then `data` (no nonce, nothing encrypted). For what only needs authenticating, such
     /// as a commit log record whose pages are sealed already; `associated` must tell it from a sealed block.

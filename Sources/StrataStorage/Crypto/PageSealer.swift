@@ -67,7 +67,28 @@ struct PageSealer: Sendable {
     /// authenticates, decrypts its first ``usableSize`` bytes into `plaintext` (which may be `sealed`'s own
     /// memory). Returns false, writing nothing, when it does not: the page was damaged or changed, moved from
     /// elsewhere, or sealed under another key.
-    func open(_ sealed: UnsafeRawPointer, page number: PageNumber, into plaintext: UnsafeMutableRawPointer)
+    ///
+    /// With `authenticated`, a page whose number and tail (nonce and tag) it holds is only decrypted, and one that
+    /// authenticates is added to it.
+    func open(
+        _ sealed: UnsafeRawPointer, page number: PageNumber, into plaintext: UnsafeMutableRawPointer,
+        authenticated: AuthenticatedPages? = nil
+    ) throws(StorageError) -> Bool {
+        let usable = usableSize
+        guard let authenticated else { return try open(sealed, page: number, into: plaintext) }
+        let tail = UnsafeRawBufferPointer(start: sealed + usable, count: Self.overhead)
+        if authenticated.contains(number, tail: tail) {
+            let nonce = Array(tail[0..<BlockCipher.nonceSize])
+            try cipher.decryptAuthenticated(
+                UnsafeRawBufferPointer(start: sealed, count: usable), into: plaintext, nonce: nonce)
+            return true
+        }
+        guard try open(sealed, page: number, into: plaintext) else { return false }
+        authenticated.insert(number, tail: tail)
+        return true
+    }
+
+    private func open(_ sealed: UnsafeRawPointer, page number: PageNumber, into plaintext: UnsafeMutableRawPointer)
         throws(StorageError) -> Bool
     {
         let usable = usableSize

@@ -17,11 +17,21 @@ struct SealedMeta: Sendable {
     /// Seals the meta record: a ``PageSealer`` over the page minus the header, so its nonce and tag land in the
     /// page's last 44 bytes and its associated data is the slot number and the file id.
     private let sealer: PageSealer
+    /// The pages an open already authenticated, for recovery's page checks (``remembering(_:)``); nil outside an
+    /// open.
+    private(set) var authenticated: AuthenticatedPages?
 
     init(header: EncryptedFileHeader, cipher: BlockCipher) {
         self.header = header
         self.sealer = PageSealer(
             cipher: cipher, fileID: header.fileID, pageSize: header.pageSize - EncryptedFileHeader.size)
+    }
+
+    /// This codec, with recovery's page checks remembering in `pages` what authenticated.
+    func remembering(_ pages: AuthenticatedPages) -> SealedMeta {
+        var copy = self
+        copy.authenticated = pages
+        return copy
     }
 
     /// Seals the file's tree and overflow pages: the same key and file id, over whole pages.

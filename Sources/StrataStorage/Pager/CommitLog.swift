@@ -271,13 +271,23 @@ final class CommitLog {
         var offset = pageSize
         var expected = epoch + 1
         while offset + Self.recordHeader <= size {
-            let count = try file.read(
-                into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<min(buffer.count, size - offset)]),
-                at: offset)
-            guard count >= Self.recordHeader,
-                let record = rebuildRecord(
-                    at: UnsafeRawPointer(buffer.baseAddress!), available: count, version: expected)
+            // The record's first page, then the rest of it once its header says it is the next record and how long
+            // it is (records are whole pages): reading the largest record's worth each time would read, and fault
+            // in, up to a megabyte per record, and again past the last one, on every open.
+            let start = UnsafeRawPointer(buffer.baseAddress!)
+            var count = try file.read(
+                into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<min(pageSize, size - offset)]), at: offset)
+            guard count >= Self.recordHeader, start.u64(8) == Self.recordMagic, start.u64(16) == epoch,
+                start.u64(24) == expected
             else { break }
+            let wanted = min(Int(start.u32(36)), buffer.count, size - offset)
+            if wanted > count {
+                let rest = (wanted - count + pageSize - 1) / pageSize * pageSize
+                count += try file.read(
+                    into: UnsafeMutableRawBufferPointer(rebasing: buffer[count..<min(buffer.count, count + rest)]),
+                    at: offset + count)
+            }
+            guard let record = rebuildRecord(at: start, available: count, version: expected) else { break }
             records.append(record)
             offset += record.length
             expected += 1

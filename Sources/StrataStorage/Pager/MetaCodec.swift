@@ -48,16 +48,26 @@ enum MetaCodec: Sendable {
     /// Runs `body` on the clear bytes of page `number`, stored at `page` (`pageSize` bytes): the page itself in a
     /// plain file; in an encrypted one a decrypted copy (its reserved tail zero, as when its checksum was
     /// computed), or nil when the page does not authenticate. For recovery, which checks a few pages before any
-    /// decrypted-page cache exists.
+    /// decrypted-page cache exists; during an open (``remembering(_:)``) a page it authenticated already is only
+    /// decrypted.
     func withClearPage<R>(
         _ page: UnsafeRawPointer, number: PageNumber, pageSize: Int, _ body: (UnsafeRawPointer?) -> R
     ) -> R {
-        guard let sealer = pageSealer else { return body(page) }
+        guard case .sealed(let sealed) = self else { return body(page) }
         let clear = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 16)
         defer { clear.deallocate() }
         clear.initializeMemory(as: UInt8.self, repeating: 0, count: pageSize)
-        let opened = (try? sealer.open(page, page: number, into: clear)) ?? false
+        let opened =
+            (try? sealed.pageSealer.open(page, page: number, into: clear, authenticated: sealed.authenticated))
+            ?? false
         return body(opened ? UnsafeRawPointer(clear) : nil)
+    }
+
+    /// This codec, remembering in `pages` which pages recovery's checks authenticated (one open's, so that its
+    /// second read of the metas does not authenticate them again); a plain codec as it is.
+    func remembering(_ pages: AuthenticatedPages) -> MetaCodec {
+        guard case .sealed(let sealed) = self else { return self }
+        return .sealed(sealed.remembering(pages))
     }
 }
 

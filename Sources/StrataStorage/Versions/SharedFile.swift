@@ -172,7 +172,10 @@ final class SharedFile: @unchecked Sendable {
                 lock = try LockFile.shared(forDataFile: path, optional: false)
                 try initializeEmptyFile(disk, lock: lock, options: options)
             }
-            let metas = try MetaCodec.forExisting(disk, options: options)
+            // This open's reads of the metas authenticate each page they check once (an encrypted file); the file
+            // keeps the codec without that record.
+            let fileMetas = try MetaCodec.forExisting(disk, options: options)
+            let metas = fileMetas.remembering(AuthenticatedPages())
             let logPath = path + ".log"
             var log: CommitLog?
             var replayed = 0
@@ -237,7 +240,8 @@ final class SharedFile: @unchecked Sendable {
                 file: disk, lockFile: lock, commitLog: log, meta: meta, mapping: mapping, options: options,
                 registryKey: key,
                 recovery: try recoveryNotice(disk, opened: meta, mapping: mapping, lock: lock, metas: metas),
-                replayedCommits: replayed, metaCodec: metas, decrypted: try DecryptedPages.forFile(sealedBy: metas))
+                replayedCommits: replayed, metaCodec: fileMetas,
+                decrypted: try DecryptedPages.forFile(sealedBy: fileMetas))
             shared.state.withLock { $0.counterSeen = counter }
             files[key] = WeakFile(shared)
             return shared
@@ -512,20 +516,17 @@ final class SharedFile: @unchecked Sendable {
         throws(StorageError) -> Meta
     {
         let available = min(fileSize, mapping.capacity)
-        var candidates: [Meta] = []
-        var reasons: [String] = []
+        // Decoded slots, checked below newest first; why each slot is unusable, by slot.
+        var decoded: [(slot: Int, meta: Meta)] = []
+        var reasons: [(slot: Int, reason: String)] = []
         let first = try metas.decode(mapping.base, slot: 0, available: available)
         var secondOffsets = [4096, 1024, 2048, 8192, 16384, 32768]
         switch first {
         case .success(let meta):
             secondOffsets = [meta.pageSize]
-            if let problem = validate(meta, mapping: mapping, fileSize: fileSize, metas: metas) {
-                reasons.append("meta 0 (version \(meta.version)): \(problem)")
-            } else {
-                candidates.append(meta)
-            }
+            decoded.append((0, meta))
         case .failure(let rejection):
-            reasons.append("meta 0: \(describe(rejection))")
+            reasons.append((0, "meta 0: \(describe(rejection))"))
         }
         var secondFound = false
         for offset in secondOffsets where offset < available {
@@ -537,11 +538,7 @@ final class SharedFile: @unchecked Sendable {
             }
             guard meta.pageSize == offset else { continue }
             secondFound = true
-            if let problem = validate(meta, mapping: mapping, fileSize: fileSize, metas: metas) {
-                reasons.append("meta 1 (version \(meta.version)): \(problem)")
-            } else {
-                candidates.append(meta)
-            }
+            decoded.append((1, meta))
             break
         }
         if !secondFound {
@@ -549,16 +546,23 @@ final class SharedFile: @unchecked Sendable {
                 case .failure(let rejection) = try metas.decode(
                     mapping.base + meta.pageSize, slot: 1, available: available - meta.pageSize)
             {
-                reasons.append("meta 1: \(describe(rejection))")
+                reasons.append((1, "meta 1: \(describe(rejection))"))
             } else {
-                reasons.append("meta 1: not found")
+                reasons.append((1, "meta 1: not found"))
             }
         }
-        if let best = candidates.max(by: { $0.version < $1.version }) { return best }
+        // The newest slot that passes its checks wins (slot 0 on a tie), so the older slot is checked only when the
+        // newer one fails: each check reads every page its commit listed, and in an encrypted file authenticates it.
+        if decoded.count == 2 && decoded[1].meta.version > decoded[0].meta.version { decoded.swapAt(0, 1) }
+        for (slot, meta) in decoded {
+            guard let problem = validate(meta, mapping: mapping, fileSize: fileSize, metas: metas) else { return meta }
+            reasons.append((slot, "meta \(slot) (version \(meta.version)): \(problem)"))
+        }
         if case .failure(.notStrata) = first, !secondFound {
             throw .incompatibleFile(path: path, reason: "not a Strata file (no Strata header)")
         }
-        throw .incompatibleFile(path: path, reason: reasons.joined(separator: "; "))
+        let explained = reasons.sorted { $0.slot < $1.slot }.map(\.reason)
+        throw .incompatibleFile(path: path, reason: explained.joined(separator: "; "))
     }
 
     static func describe(_ rejection: Meta.Rejection) -> String {
