@@ -9,6 +9,13 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny")
 ]
 
+/// What every target builds on: the Strata library, PostgreSQL and logging.
+let strataAndPostgres: [Target.Dependency] = [
+    .product(name: "Strata", package: "Strata"),
+    .product(name: "PostgresNIO", package: "postgres-nio"),
+    .product(name: "Logging", package: "swift-log"),
+]
+
 let package = Package(
     name: "StrataSync",
     platforms: [.macOS(.v15)],
@@ -25,32 +32,18 @@ let package = Package(
         // The change format, the hybrid logical clock, and the PostgreSQL side: schema, merge, pull.
         .target(
             name: "StrataSync",
-            dependencies: [
-                .product(name: "Strata", package: "Strata"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: strataAndPostgres,
             swiftSettings: strictSettings
         ),
         // Benchmarks against a real PostgreSQL (Documentation/Sync.md, "Benchmarks"); not run by CI.
         .executableTarget(
             name: "strata-sync-bench",
-            dependencies: [
-                "StrataSync",
-                .product(name: "Strata", package: "Strata"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: ["StrataSync"] + strataAndPostgres,
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "StrataSyncTests",
-            dependencies: [
-                "StrataSync",
-                .product(name: "Strata", package: "Strata"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
+            dependencies: ["StrataSync"] + strataAndPostgres,
             swiftSettings: strictSettings
         ),
     ],

@@ -90,6 +90,31 @@ struct BTreeTests {
         #expect(report.problems.isEmpty, "\(report)")
     }
 
+    /// Scattered deletes that leave most nodes far below a quarter full merge them: the tree gives its pages back
+    /// instead of keeping a leaf per survivor (the merge check stops early for nodes that are well filled, and
+    /// must still find the ones that are not).
+    @Test func scatteredDeletesMergeNodesThatFallBelowAQuarter() throws {
+        let store = try Store.inMemory(options: testOptions(pageSize: 4096))
+        try store.write { txn in
+            let tree = try #require(try txn.tree(named: "t", create: .keyed))
+            for k in 0..<20_000 { try txn.put(key(k), [UInt8](repeating: 3, count: 100), in: tree) }
+        }
+        let full = try store.verify()
+        var generator = SeededGenerator(seed: 5)
+        let victims = (0..<20_000).filter { $0 % 20 != 0 }.shuffled(using: &generator)
+        try store.write { txn in
+            let tree = try #require(try txn.tree(named: "t"))
+            for k in victims { #expect(try txn.delete(key(k), in: tree)) }
+        }
+        let thinned = try store.verify()
+        #expect(thinned.isValid, "\(thinned)")
+        // A twentieth of the entries are left; without merges nearly every leaf would stay, holding one or two.
+        #expect(thinned.reachablePages * 4 < full.reachablePages, "\(full.reachablePages) → \(thinned.reachablePages)")
+        let view = try #require(try store.read().tree(named: "t"))
+        #expect(view.count == 1_000)
+        #expect(try view.get(key(20)) == [UInt8](repeating: 3, count: 100) && view.get(key(21)) == nil)
+    }
+
     @Test(arguments: [1024, 4096])
     func manyKeysStayOrderedAndCounted(pageSize: Int) throws {
         let store = try Store.inMemory(options: testOptions(pageSize: pageSize))
