@@ -224,6 +224,7 @@ extension Realm {
             let tree = try tables.collectionHandle(binding, property: property, key: key, create: true)
         else { throw .notInWriteTransaction }
         syncCapture?.touch(binding, key, collection: property)
+        syncCapture?.untrackList(binding, key, property)
         try tables.uncountLinks(in: tree, binding: binding, property: property, owner: key)
         try mutate { try transaction.removeAll(in: tree) }
         for entry in source { try add(transaction, tree, entry) }

@@ -93,6 +93,7 @@ extension Realm {
                 value, binding: owner.binding, property: property, owner: owner.key, level: level)
             try tables.insertElement(
                 bytes, at: index, in: list, binding: owner.binding, property: property, owner: owner.key)
+            recordListEdit(.insert(at: index, element: bytes), owner, property: property, nested: nested)
         }
     }
 
@@ -110,6 +111,7 @@ extension Realm {
             if let old {
                 try tables.releaseElementRow(old, binding: owner.binding, property: property, owner: owner.key)
             }
+            recordListEdit(.replace(at: index, element: bytes), owner, property: property, nested: nested)
         }
     }
 
@@ -121,6 +123,7 @@ extension Realm {
             if let old {
                 try tables.releaseElementRow(old, binding: owner.binding, property: property, owner: owner.key)
             }
+            recordListEdit(.remove(at: index), owner, property: property, nested: nested)
         }
     }
 
@@ -129,6 +132,9 @@ extension Realm {
         mutateCollection(owner, property: property, nested: nested, "moving in") {
             (_, list) throws(Realm.Error) in
             try checkPositions([from, to], in: list, owner: owner, property: property)
+            if from != to, let element = try capturedElement(at: from, in: list, owner, nested: nested) {
+                recordListEdit(.move(from: from, to: to, element: element), owner, property: property, nested: nested)
+            }
             try tables.moveElement(from: from, to: to, in: list)
         }
     }
@@ -138,6 +144,12 @@ extension Realm {
         mutateCollection(owner, property: property, nested: nested, "swapping in") {
             (_, list) throws(Realm.Error) in
             try checkPositions([i, j], in: list, owner: owner, property: property)
+            if i != j, let first = try capturedElement(at: i, in: list, owner, nested: nested),
+                let second = try capturedElement(at: j, in: list, owner, nested: nested)
+            {
+                recordListEdit(.replace(at: i, element: second), owner, property: property, nested: nested)
+                recordListEdit(.replace(at: j, element: first), owner, property: property, nested: nested)
+            }
             try tables.swapElements(i, j, in: list)
         }
     }
@@ -146,7 +158,25 @@ extension Realm {
         mutateCollection(owner, property: property, nested: nested, "removing all of") {
             (_, list) throws(Realm.Error) in
             try removeAllElements(of: list, owner: owner, property: property)
+            recordListEdit(.removeAll, owner, property: property, nested: nested)
         }
+    }
+
+    /// Notes a positional edit of a top-level list for the sync capture (nested lists, in mixed values, do not
+    /// sync).
+    private func recordListEdit(_ edit: SyncListEdit, _ owner: ManagedObject, property: Int, nested: UInt64) {
+        guard nested == 0, let syncCapture else { return }
+        syncCapture.record(edit, owner.binding, owner.key, list: property)
+    }
+
+    /// The element row at `index` when the sync capture records this list's edits (a move or swap records the
+    /// elements it moves); nil otherwise.
+    private func capturedElement(at index: Int, in list: TreeHandle, _ owner: ManagedObject, nested: UInt64)
+        throws(Realm.Error) -> [UInt8]?
+    {
+        guard nested == 0, syncCapture != nil else { return nil }
+        let transaction = try activeTransaction()
+        return try storage { try transaction.value(at: index, in: list) }
     }
 
     /// Replaces the stored elements of one list property with those of `value` (a `List`, managed or not).

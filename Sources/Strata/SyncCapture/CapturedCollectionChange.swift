@@ -25,7 +25,9 @@
 }
 
 /// The merge state of one synced `List` on this replica: every element it knows of (removed ones too, which
-/// later inserts may follow) in list order, and the time of the latest clear.
+/// later inserts may follow) and the time of the latest clear. The shown elements come in list order; where the
+/// others go does not matter to a merge (the order follows from the ids and the elements they follow), and
+/// ``Realm/syncListState(of:property:)`` gives them after the shown ones.
 @_spi(StrataSync) public struct SyncListState: Sendable, Hashable {
     /// One element of the list's state.
     public struct Element: Sendable, Hashable {
@@ -46,7 +48,7 @@
 
     /// The time of the latest clear: elements with an earlier id are not shown.
     public var cleared: String?
-    /// Every element, in list order.
+    /// Every element; the shown ones in list order.
     public var elements: [Element]
 
     /// A list state.

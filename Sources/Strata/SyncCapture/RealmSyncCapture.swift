@@ -47,8 +47,8 @@ extension Realm {
                         guard before == nil || capture.wroteCollection(binding, key, index) else { continue }
                         guard
                             let change = try capturedCollectionChange(
-                                binding, property: index, key: key, isCreated: before == nil, stamp: stamp,
-                                targets: &targets)
+                                binding, property: index, key: key, isCreated: before == nil,
+                                listEdits: capture.listEdits(binding, key, index), stamp: stamp, targets: &targets)
                         else { continue }
                         collections[name] = change
                         if case .map(let set, let removed) = change {

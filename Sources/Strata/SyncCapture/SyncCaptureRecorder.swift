@@ -96,6 +96,39 @@ final class SyncCaptureWrite {
         touchedCollections[Touched(className: binding.className, key: key), default: []].insert(property)
     }
 
+    /// The positional edits of each list written only through them (see ``SyncListEdit``), in order.
+    private var listEdits: [ListProperty: [SyncListEdit]] = [:]
+    /// The lists written otherwise too (assigned whole): their change is found by comparing them with the base.
+    private var untrackedLists: Set<ListProperty> = []
+
+    struct ListProperty: Hashable {
+        let owner: Touched
+        let property: Int
+    }
+
+    /// Notes a positional edit of list property `property` of object `key` of `binding`'s class, made after the
+    /// ones noted before.
+    func record(_ edit: SyncListEdit, _ binding: TableBinding, _ key: Int64, list property: Int) {
+        guard !isApplyingSync, capture.classes.contains(binding.className) else { return }
+        let list = ListProperty(owner: Touched(className: binding.className, key: key), property: property)
+        guard !untrackedLists.contains(list) else { return }
+        listEdits[list, default: []].append(edit)
+    }
+
+    /// Notes that list property `property` of object `key` was written other than by positional edits.
+    func untrackList(_ binding: TableBinding, _ key: Int64, _ property: Int) {
+        guard !isApplyingSync, capture.classes.contains(binding.className) else { return }
+        let list = ListProperty(owner: Touched(className: binding.className, key: key), property: property)
+        untrackedLists.insert(list)
+        listEdits[list] = nil
+    }
+
+    /// The positional edits of list property `property` of object `key`; nil when it was written otherwise too.
+    func listEdits(_ binding: TableBinding, _ key: Int64, _ property: Int) -> [SyncListEdit]? {
+        let list = ListProperty(owner: Touched(className: binding.className, key: key), property: property)
+        return untrackedLists.contains(list) ? nil : listEdits[list] ?? []
+    }
+
     /// Whether the transaction wrote collection property `property` of object `key` of `binding`'s class.
     func wroteCollection(_ binding: TableBinding, _ key: Int64, _ property: Int) -> Bool {
         touchedCollections[Touched(className: binding.className, key: key)]?.contains(property) ?? false

@@ -56,14 +56,21 @@ extension Realm {
     }
 
     /// What the transaction did to object `key`'s synced collection `property` (`isCreated`: the object is new, so
-    /// everything in it is added); nil when nothing changed.
+    /// everything in it is added; `listEdits`: a list's recorded positional edits, see `capturedListChange`); nil
+    /// when nothing changed.
     func capturedCollectionChange(
-        _ binding: TableBinding, property: Int, key: Int64, isCreated: Bool, stamp: CaptureStamp,
-        targets: inout [String: TableBinding]
+        _ binding: TableBinding, property: Int, key: Int64, isCreated: Bool, listEdits: [SyncListEdit]?,
+        stamp: CaptureStamp, targets: inout [String: TableBinding]
     ) throws(Realm.Error) -> CapturedCollectionChange? {
+        let kind = syncedCollection(binding, property)
+        if kind == .list {
+            return try capturedListChange(
+                binding, property: property, key: key, isCreated: isCreated, edits: listEdits, stamp: stamp,
+                targets: &targets)
+        }
         let before = isCreated ? [] : try collectionContents(binding, property: property, key: key, inBase: true)
         let after = try collectionContents(binding, property: property, key: key, inBase: false)
-        switch syncedCollection(binding, property) {
+        switch kind {
         case .map?:
             var old: [[UInt8]: _StoredValue] = [:]
             for entry in before { old[entry.key] = entry.value }
@@ -97,88 +104,17 @@ extension Realm {
                 try setSetTags([tag], binding, property: property, key: key, element: entry.key)
             }
             return added.isEmpty && removed.isEmpty ? nil : .set(added: added, removed: removed)
-        case .list?:
-            return try capturedListChange(
-                binding, property: property, key: key, before: before.map(\.value), after: after.map(\.value),
-                isCreated: isCreated, stamp: stamp, targets: &targets)
         default:
             return nil
         }
-    }
-
-    /// A list's edits: the difference between its elements in the base and in the transaction, as removals of
-    /// the ids the list state gives the base's elements and inserts after each new element's predecessor. A
-    /// list whose state does not match its elements (a new object's, or one filled while capture was off) is
-    /// sent as a clear and inserts of everything.
-    private func capturedListChange(
-        _ binding: TableBinding, property: Int, key: Int64, before: [_StoredValue], after: [_StoredValue],
-        isCreated: Bool, stamp: CaptureStamp, targets: inout [String: TableBinding]
-    ) throws(Realm.Error) -> CapturedCollectionChange? {
-        var state = isCreated ? nil : try listState(binding, property: property, key: key)
-        var operations: [CapturedListOperation] = []
-        if let known = state, known.visibleIDs.count == before.count {
-            let difference = after.difference(from: before, by: ListElements.equal)
-            if difference.isEmpty { return nil }
-            let visible = known.visibleIDs
-            var removedOffsets: Set<Int> = []
-            var insertedOffsets: Set<Int> = []
-            for change in difference {
-                switch change {
-                case .remove(let offset, _, _): removedOffsets.insert(offset)
-                case .insert(let offset, _, _): insertedOffsets.insert(offset)
-                }
-            }
-            var removedIDs: Set<String> = []
-            for offset in removedOffsets.sorted() {
-                removedIDs.insert(visible[offset])
-                operations.append(.remove(id: visible[offset]))
-            }
-            for index in state!.elements.indices where removedIDs.contains(state!.elements[index].id) {
-                state!.elements[index].isRemoved = true
-            }
-            var kept = visible.enumerated().filter { !removedOffsets.contains($0.offset) }.map(\.element)
-                .makeIterator()
-            var ids: [String] = []
-            for offset in after.indices {
-                guard insertedOffsets.contains(offset) else {
-                    ids.append(kept.next()!)
-                    continue
-                }
-                let id = stamp.elementID()
-                let previous = offset == 0 ? nil : ids[offset - 1]
-                // The newest id among the elements that follow `previous`: right after it in list order.
-                let position = previous.flatMap { id in state!.elements.firstIndex { $0.id == id }.map { $0 + 1 } } ?? 0
-                state!.elements.insert(.init(id: id, after: previous, isRemoved: false), at: position)
-                operations.append(
-                    .insert(
-                        id: id, after: previous,
-                        value: try portable(after[offset], binding: binding, property: property, targets: &targets)))
-                ids.append(id)
-            }
-        } else {
-            if !isCreated && state == nil && before.isEmpty && after.isEmpty { return nil }
-            var fresh = SyncListState(cleared: stamp.value)
-            operations.append(.clear(at: stamp.value))
-            var previous: String?
-            for value in after {
-                let id = stamp.elementID()
-                fresh.elements.append(.init(id: id, after: previous, isRemoved: false))
-                operations.append(
-                    .insert(
-                        id: id, after: previous,
-                        value: try portable(value, binding: binding, property: property, targets: &targets)))
-                previous = id
-            }
-            state = fresh
-        }
-        try setListState(state!, binding, property: property, key: key)
-        return .list(operations)
     }
 }
 
 /// The timestamp of a captured transaction, taken from the recorder when first needed (under the write lock, so
 /// timestamps follow commit order), and the ids of the elements the transaction adds to synced sets and lists:
-/// the timestamp followed by `#` and a number, unique and later than every id this replica has seen.
+/// the timestamp followed by `#` and a number, unique and later than every id this replica has seen. The numbers
+/// sort as text in the order they are handed out (`1`…`9`, then `~10`…`~99`, `~~100`…): two elements one
+/// transaction inserts at the same place are ordered by their ids, the later first.
 final class CaptureStamp {
     private let recorder: any SyncCaptureRecorder
     private var stamp: String?
@@ -195,6 +131,7 @@ final class CaptureStamp {
 
     func elementID() -> String {
         elements += 1
-        return "\(value)#\(elements)"
+        let digits = String(elements)
+        return "\(value)#" + String(repeating: "~", count: digits.count - 1) + digits
     }
 }

@@ -5,9 +5,9 @@ import StrataStorage
 /// subtree. For a `Map`: each key's clock (the timestamp of its last write or removal, as the recorder's text,
 /// whose byte order is time order) and, under `$cleared`, the time of the latest clear (map keys never start with
 /// `$`). For a `MutableSet`: each element's set key → the tags of the adds that put it there (a varint count
-/// and the tags as length-prefixed strings). For a `List`: under `$list`, its ``SyncListState`` (the latest clear,
-/// then every element's id, the id it follows and whether it was removed, in list order). Written by the capture at the commit of local writes and, through the SPI below, by the client applying
-/// downloaded ones; deleted with the object.
+/// and the tags as length-prefixed strings). For a `List`: the layout of ``SyncListStateTrees``. Written by the
+/// capture at the commit of local writes and, through the SPI below, by the client applying downloaded ones;
+/// deleted with the object.
 extension Realm {
     static let clearedMapKey = Array("$cleared".utf8)
 
@@ -74,7 +74,7 @@ extension Realm {
         bytes.append(UInt8(rest))
     }
 
-    private static func decodeTags(_ bytes: [UInt8]) -> [String]? {
+    static func decodeTags(_ bytes: [UInt8]) -> [String]? {
         var offset = 0
         func varint() -> Int? {
             var value = 0
@@ -98,36 +98,7 @@ extension Realm {
         return offset == bytes.count ? tags : nil
     }
 
-    static let listStateKey = Array("$list".utf8)
-
-    /// The state of `key`'s list `property`; nil when it has none.
-    func listState(_ binding: TableBinding, property: Int, key: Int64) throws(Realm.Error) -> SyncListState? {
-        guard let tree = try collectionState(binding, property: property, key: key, create: false),
-            let bytes = try storage({ try activeTransaction().get(Self.listStateKey, in: tree) })
-        else { return nil }
-        guard let strings = Self.decodeTags(bytes), strings.count % 3 == 1 else {
-            throw tables.corruptData("the sync state of a list of \(binding.className) cannot be read")
-        }
-        var state = SyncListState(cleared: strings[0].isEmpty ? nil : strings[0])
-        for start in stride(from: 1, to: strings.count, by: 3) {
-            state.elements.append(
-                .init(
-                    id: strings[start], after: strings[start + 1].isEmpty ? nil : strings[start + 1],
-                    isRemoved: strings[start + 2] == "1"))
-        }
-        return state
-    }
-
-    /// Stores the state of `key`'s list `property` (as strings: the clear, then id, after, removed per element).
-    func setListState(_ state: SyncListState, _ binding: TableBinding, property: Int, key: Int64) throws(Realm.Error) {
-        var strings = [state.cleared ?? ""]
-        for element in state.elements { strings += [element.id, element.after ?? "", element.isRemoved ? "1" : "0"] }
-        let tree = try collectionState(binding, property: property, key: key, create: true)!
-        let transaction = try activeTransaction()
-        try mutate { try transaction.put(Self.listStateKey, Self.encodeStrings(strings), in: tree) }
-    }
-
-    private static func encodeStrings(_ strings: [String]) -> [UInt8] {
+    static func encodeStrings(_ strings: [String]) -> [UInt8] {
         var bytes: [UInt8] = []
         appendVarint(strings.count, to: &bytes)
         for string in strings {
@@ -254,14 +225,15 @@ extension Realm {
     /// has none (filled while capture was off).
     public func syncListState(of object: ObjectBase, property: String) throws(Realm.Error) -> SyncListState? {
         let (managed, index) = try syncedCollectionOwner(object, property)
-        return try listState(managed.binding, property: index, key: managed.key)
+        guard let trees = try listStateTrees(managed.binding, property: index, key: managed.key) else { return nil }
+        return try wholeListState(trees)
     }
 
     /// Stores the state of `object`'s list property `property` (persisted name), in the write transaction that
     /// applies the downloaded changes it reflects.
     public func setSyncListState(_ state: SyncListState, of object: ObjectBase, property: String) throws(Realm.Error) {
         let (managed, index) = try syncedCollectionOwner(object, property)
-        try setListState(state, managed.binding, property: index, key: managed.key)
+        try resetListState(state, managed.binding, property: index, key: managed.key)
     }
 
     /// The elements of `object`'s list property `property` (persisted name) in portable form, in the write
