@@ -5,11 +5,13 @@
 //     swift build -c release --package-path Sync
 //     Sync/.build/release/strata-sync-bench [latency writes] [throughput writes]
 //     strata_postgres_stop
+//     Sync/.build/release/strata-sync-bench lists    # only (4), no PostgreSQL needed
 //
 // It measures (1) a write on replica A until an observer on replica B fires, both clients in `run()`; (2) the
 // upload of N queued single-object commits (and of the same number of objects in 100-object commits) until the
 // server acknowledged all of them, and their download and apply on B; (3) the local commit of a synced write
-// (capture on) against the same write in a file without sync. It prints a Markdown table. Its PostgreSQL schema
+// (capture on) against the same write in a file without sync; (4) the commit of one edit of a long synced list
+// against the same edit without capture (`ListEditBench.swift`). It prints a Markdown table. Its PostgreSQL schema
 // and its files are removed at the end. Not part of CI: its numbers depend on the machine's load.
 import Foundation
 import Logging
@@ -100,6 +102,17 @@ func milliseconds(_ duration: Duration) -> Double {
 }
 
 func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
+
+if CommandLine.arguments.dropFirst().first == "lists" {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-sync-bench-\(UUID())")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    let listRows = try measureListEdits(in: directory)
+    try? FileManager.default.removeItem(at: directory)
+    print("| Measure | Result | Target |")
+    print("|---|---|---|")
+    for (measure, result, target) in listRows { print("| \(measure) | \(result) | \(target) |") }
+    exit(0)
+}
 
 var logger = Logger(label: "strata-sync-bench")
 logger.logLevel = .error
@@ -226,6 +239,9 @@ do {
         ))
     await syncA.stop()
     await syncB.stop()
+
+    // 4. One edit of a long synced list, capture on and off.
+    rows += try await onThread { try measureListEdits(in: directory) }
 } catch {
     _ = try? await postgres.query(
         PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \"\(namespace)\" CASCADE"), logger: logger)
