@@ -57,6 +57,12 @@ private struct ModelList {
     }
 }
 
+/// A synced list of links: deleting a target removes its elements without a recorded edit.
+final class CaptureKennel: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var owners: List<SyncCaptureModels.CaptureOwner>
+}
+
 @Suite("Sync list capture: positional edits and the list state")
 struct SyncListCaptureTests {
     typealias Dog = SyncCaptureModels.CaptureDog
@@ -67,8 +73,8 @@ struct SyncListCaptureTests {
     private func capturedRealm(_ recorder: CountingRecorder) throws -> Realm {
         let configuration = Realm.Configuration(
             fileURL: scratch.url.appendingPathComponent("lists.strata"),
-            objectTypes: [Dog.self, SyncCaptureModels.CaptureOwner.self])
-        configuration.startSyncCapture(classes: ["CaptureDog", "CaptureOwner"], recorder: recorder)
+            objectTypes: [Dog.self, SyncCaptureModels.CaptureOwner.self, CaptureKennel.self])
+        configuration.startSyncCapture(classes: ["CaptureDog", "CaptureOwner", "CaptureKennel"], recorder: recorder)
         return try Realm(configuration: configuration)
     }
 
@@ -152,6 +158,27 @@ struct SyncListCaptureTests {
         #expect(
             try realm.syncQueue().last?.changes.first?.collections["tags"]
                 == .list([.insert(id: "t2#1", after: "t1#~~~2000", value: .string("one more"))]))
+    }
+
+    @Test func editsThatDoNotAccountForTheListFallBackToItsDifference() throws {
+        // A deleted owner leaves the list without a recorded edit: the recorded append alone would not give the
+        // list, so the commit compares the list with its base and sends the removal too.
+        let recorder = CountingRecorder()
+        let realm = try capturedRealm(recorder)
+        defer { realm.configuration.stopSyncCapture() }
+        try realm.write {
+            let owners = ["a", "b", "c"].map { realm.create(SyncCaptureModels.CaptureOwner.self, value: ["name": $0]) }
+            realm.create(CaptureKennel.self, value: ["id": 1, "owners": owners])
+        }
+        try realm.write {
+            let kennel = try #require(realm.object(ofType: CaptureKennel.self, forPrimaryKey: 1))
+            kennel.owners.append(realm.create(SyncCaptureModels.CaptureOwner.self, value: ["name": "d"]))
+            realm.delete(try #require(realm.object(ofType: SyncCaptureModels.CaptureOwner.self, forPrimaryKey: "b")))
+        }
+        let kennel = try realm.syncQueue().last?.changes.first { $0.className == "CaptureKennel" }
+        #expect(
+            kennel?.collections["owners"]
+                == .list([.remove(id: "t1#2"), .insert(id: "t2#1", after: "t1#3", value: .link(.string("d")))]))
     }
 
     @Test func aStateOfTheFormerOneValueLayoutIsConvertedOnFirstTouch() throws {
