@@ -145,17 +145,17 @@ final class DecryptedPages: @unchecked Sendable {
     ///
     /// Safe at commit: the writer only writes pages that no reader can reach in any version still pinned, so no
     /// reader uses the slot. If the commit fails, the slot's nonce matches nothing on disk and is refilled on the next
-    /// read.
+    /// read. For the same reason no fill can write the slot meanwhile, and the lock is taken only to install a chunk
+    /// of entries: a commit's two sealing threads store their pages at once (the copy into a slot never touched
+    /// before faults in its memory, which costs as much as sealing the page on a virtual machine).
     func store(_ number: PageNumber, clear: UnsafeRawPointer, sealed: UnsafeRawPointer) {
         guard Int(number) < capacity else { return }
         let (low, high) = nonce(of: sealed)
-        lock.withLock { chunks in
-            let entry = entry(number) ?? install(number, &chunks)
-            entry[1].store(0, ordering: .relaxed)
-            UnsafeMutableRawPointer(mutating: slot(number)).copyMemory(from: clear, byteCount: sealer.usableSize)
-            entry[0].store(low, ordering: .relaxed)
-            entry[1].store(high, ordering: .releasing)
-        }
+        let entry = self.entry(number) ?? lock.withLock { chunks in self.entry(number) ?? install(number, &chunks) }
+        entry[1].store(0, ordering: .relaxed)
+        UnsafeMutableRawPointer(mutating: slot(number)).copyMemory(from: clear, byteCount: sealer.usableSize)
+        entry[0].store(low, ordering: .relaxed)
+        entry[1].store(high, ordering: .releasing)
     }
 
     /// Allocates the chunk of entries holding `number`. Called under the lock.
