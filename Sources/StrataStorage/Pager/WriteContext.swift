@@ -47,7 +47,7 @@ final class WriteContext {
         self.file = shared.pathRef
         self.version = base.version + 1
         self.pageCount = base.pageCount
-        self.dirty = DirtyPages(pageSize: base.pageSize)
+        self.dirty = DirtyPages(pageSize: base.pageSize, slots: shared.decrypted)
         self.catalog = base.catalog
         self.freeTree = base.freeTree
     }
