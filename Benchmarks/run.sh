@@ -29,7 +29,7 @@ usage: bash Benchmarks/run.sh [--sizes 10000,100000,1000000] [--repeat R] [--out
                 directory); it must be on a real disk, not tmpfs, for durable commits to mean anything
   --only, --commits, --no-warmup, --encrypted
                 passed to the storage benchmark (strata-bench --help); --encrypted adds Strata on an
-                encrypted file beside plain Strata
+                encrypted file beside plain Strata, in the object benchmark too
 
 Exit status: 0 when every benchmark passed its checks; 1 when one failed, printed a MISMATCH or a FAILURE
 (the report is still written and says which); 2 for bad usage.
@@ -50,6 +50,7 @@ benchmarks="storage,objects,queries,notify"
 quick=0
 directory=""
 storage_options=()
+object_options=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --sizes) [ $# -ge 2 ] || fail_usage "--sizes needs a value"; sizes="$2"; shift 2 ;;
@@ -61,7 +62,8 @@ while [ $# -gt 0 ]; do
         --only | --commits)
             [ $# -ge 2 ] || fail_usage "$1 needs a value"
             storage_options+=("$1" "$2"); shift 2 ;;
-        --no-warmup | --encrypted) storage_options+=("$1"); shift ;;
+        --no-warmup) storage_options+=("$1"); shift ;;
+        --encrypted) storage_options+=("$1"); object_options+=("$1"); shift ;;
         --help | -h) usage; exit 0 ;;
         *) fail_usage "unknown argument '$1'" ;;
     esac
@@ -127,7 +129,8 @@ if wants storage; then
 fi
 if wants objects; then
     run_part objects strata-object-bench --sizes "$sizes" --each-size \
-        ${repeat_options[@]+"${repeat_options[@]}"} ${dir_options[@]+"${dir_options[@]}"}
+        ${repeat_options[@]+"${repeat_options[@]}"} ${dir_options[@]+"${dir_options[@]}"} \
+        ${object_options[@]+"${object_options[@]}"}
 fi
 if wants queries; then
     text_options=()

@@ -67,7 +67,7 @@ struct BlockCipherTests {
 
     /// Seals `page` as page 42 and returns the ciphertext, nonce and tag.
     private func sealed(_ cipher: BlockCipher) throws -> (ciphertext: [UInt8], nonce: [UInt8], tag: [UInt8]) {
-        let nonce = BlockCipher.randomNonce()
+        let nonce = BlockCipher.freshNonce()
         var ciphertext = [UInt8](repeating: 0, count: page.count)
         var tag = [UInt8](repeating: 0, count: BlockCipher.tagSize)
         let associated: [UInt8] = [0, 0, 0, 42]
@@ -155,7 +155,7 @@ struct BlockCipherTests {
         let cipher = try BlockCipher(key: key)
         for round in 0..<6 {
             let plaintext = (0..<(37 + round * 1500)).map { UInt8(truncatingIfNeeded: $0 &+ round) }
-            let nonce = BlockCipher.randomNonce()
+            let nonce = BlockCipher.freshNonce()
             let associated: [UInt8] = [UInt8(round), 7, 9]
             var sealed = [UInt8](repeating: 0, count: plaintext.count)
             var tag = [UInt8](repeating: 0, count: BlockCipher.tagSize)

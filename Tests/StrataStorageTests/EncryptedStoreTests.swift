@@ -70,6 +70,33 @@ struct EncryptedStoreTests {
         #expect(try tree.get(keyBytes(4)) == value(4))
     }
 
+    /// One commit larger than a ``SealingStage`` batch, so its pages are sealed and written through the reused
+    /// buffer in several batches; then a second large commit rewrites many of them through the same buffer.
+    @Test(arguments: [StoreOptions.Durability.full, .none])
+    func aCommitOfManyBatchesReadsBackAfterAReopen(durability: StoreOptions.Durability) throws {
+        let directory = TemporaryDirectory()
+        let path = directory.file("encrypted.strata")
+        do {
+            let store = try Store.open(path: path, options: options(durability: durability))
+            try writeRecords(store, 0..<12_000, batch: 12_000)
+            #expect(try store.read().pageCount > 3 * SealingStage.batchPages)
+            try store.write { transaction in
+                let tree = try #require(try transaction.tree(named: "records"))
+                for index in stride(from: 1, to: 12_000, by: 2) {
+                    _ = try transaction.delete(keyBytes(index), in: tree)
+                }
+            }
+            store.close()
+        }
+        let reopened = try Store.open(path: path, options: options(durability: durability))
+        let tree = try #require(try reopened.read().tree(named: "records"))
+        #expect(tree.count == 6000)
+        for index in stride(from: 0, to: 12_000, by: 2) { #expect(try tree.get(keyBytes(index)) == value(index)) }
+        #expect(try tree.get(keyBytes(1)) == nil)
+        let report = try reopened.verify()
+        #expect(report.isValid, "\(report)")
+    }
+
     @Test func theFileHoldsNoPlaintext() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("encrypted.strata")

@@ -69,10 +69,12 @@ struct Options {
     var writesOnly = false
     /// Measure the peak memory of one write transaction of N objects at every size (a child process per engine).
     var peakMemory = true
+    /// Also run the object workloads on an encrypted file, taking turns with the plain one (issue 26).
+    var encrypted = false
 
     static let usage = """
         usage: strata-object-bench [--sizes 10000,100000] [--repeat 3] [--each-size] [--tsv PATH] [--dir PATH]
-                                   [--confinement-only] [--writes-only] [--no-peak-memory]
+                                   [--confinement-only] [--writes-only] [--no-peak-memory] [--encrypted]
 
           --sizes      object counts, comma-separated (default 10000,100000)
           --repeat     runs of the object workloads per size, each on fresh files; the table shows the median
@@ -90,6 +92,8 @@ struct Options {
                        SQLite's prepared statements, and the peak memory of one write of N objects
           --no-peak-memory
                        skip the peak memory of one write of N objects (two child processes per size)
+          --encrypted  also run the object workloads on an encrypted file (a 64-byte encryptionKey), taking turns
+                       with the plain file in every run, and print them side by side with the encrypted/plain ratio
         """
 
     init(_ arguments: [String]) {
@@ -115,6 +119,7 @@ struct Options {
             case "--confinement-only": confinementOnly = true
             case "--writes-only": writesOnly = true
             case "--no-peak-memory": peakMemory = false
+            case "--encrypted": encrypted = true
             case "--tsv": tsv = value(argument)
             case "--dir": directory = value(argument)
             case "--help", "-h":
@@ -133,10 +138,15 @@ let base = Date(timeIntervalSince1970: 1_700_000_000)
 /// How many of "item 0" … "item N-1" start with "item 9".
 func expectedPrefixMatches(_ size: Int) -> Int { (0..<size).filter { String($0).hasPrefix("9") }.count }
 
-/// Strata: a file in `directory`, durable commits.
-func runStrata(size: Int, order: [Int], directory: URL) throws -> [Workload: Duration] {
-    let configuration = Realm.Configuration(
-        fileURL: directory.appendingPathComponent("bench.strata"), objectTypes: [Item.self])
+/// The 64-byte key of the encrypted runs (`--encrypted`).
+let benchmarkEncryptionKey = Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+
+/// Strata: a file in `directory`, durable commits; encrypted with `encryptionKey` when one is given.
+func runStrata(size: Int, order: [Int], directory: URL, encryptionKey: Data? = nil) throws -> [Workload: Duration] {
+    var configuration = Realm.Configuration(
+        fileURL: directory.appendingPathComponent(encryptionKey == nil ? "bench.strata" : "encrypted.strata"),
+        objectTypes: [Item.self])
+    configuration.encryptionKey = encryptionKey
     let realm = try Realm(configuration: configuration)
     var times: [Workload: Duration] = [:]
     times[.insert] = try time {
@@ -357,6 +367,27 @@ func collectionsTable(listSize: Int, mapSize: Int, directory: URL, title: String
     print("")
 }
 
+/// Prints the object workloads on an encrypted file beside the plain one (`--encrypted`), with the ratio.
+@MainActor
+func encryptedTable(size: Int, plainRuns: [[Workload: Duration]], encryptedRuns: [[Workload: Duration]]) {
+    print("\n#### Encrypted vs plain, N = \(size)\n")
+    print(
+        "The same workloads on a file opened with a 64-byte `encryptionKey` (AES-256-CTR pages, HMAC-SHA-256 tags, "
+            + "the system's libcrypto), in the same runs. Ratio = encrypted / plain: 1.10× is 10 % slower.\n")
+    print("| Workload | Strata | Strata encrypted | encrypted/plain |")
+    print("|---|---:|---:|---:|")
+    for workload in Workload.allCases {
+        let plain = median(plainRuns, workload)
+        let encrypted = median(encryptedRuns, workload)
+        print(
+            "| \(workload.rawValue) | \(format(plain)) (\(perOperation(plain, size))) | \(format(encrypted)) (\(perOperation(encrypted, size))) | \(String(format: "%.2f×", encrypted / plain)) |"
+        )
+        results.add(
+            workload.rawValue, size: size, engine: "Strata encrypted", time: encrypted,
+            operations: workload.operations(size: size), unit: workload.unit)
+    }
+}
+
 /// Runs the class projection workload over `size` objects and prints its table.
 @MainActor
 func projectionsTable(size: Int, directory: URL) throws {
@@ -403,12 +434,18 @@ do {
         let order = Array(0..<size).shuffled(using: &generator)
         var strataRuns: [[Workload: Duration]] = []
         var grdbRuns: [[Workload: Duration]] = []
+        var encryptedRuns: [[Workload: Duration]] = []
         for run in 0..<options.repeats {
             log("N = \(size): run \(run + 1) of \(options.repeats)")
             let directory = root.appendingPathComponent("\(size)-\(run)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             strataRuns.append(try runStrata(size: size, order: order, directory: directory))
             grdbRuns.append(try runGRDB(size: size, order: order, directory: directory))
+            if options.encrypted {
+                encryptedRuns.append(
+                    try runStrata(size: size, order: order, directory: directory, encryptionKey: benchmarkEncryptionKey)
+                )
+            }
             try? FileManager.default.removeItem(at: directory)
         }
         print("### N = \(size)\n")
@@ -426,6 +463,7 @@ do {
                     operations: workload.operations(size: size), unit: workload.unit)
             }
         }
+        if options.encrypted { encryptedTable(size: size, plainRuns: strataRuns, encryptedRuns: encryptedRuns) }
         let validationDirectory = root.appendingPathComponent("validation-\(size)")
         try FileManager.default.createDirectory(at: validationDirectory, withIntermediateDirectories: true)
         let (cold, warm) = try pageValidationCost(size: size, runs: options.repeats, directory: validationDirectory)

@@ -5,8 +5,8 @@
 /// followed by a 32-bit block counter from zero; the tag is the HMAC-SHA-256 of the associated data's length (8
 /// bytes, big-endian), the associated data (what binds the block to its place, such as its page number, so that a
 /// block copied elsewhere in the file does not authenticate), the nonce and the ciphertext. Counter mode needs a
-/// nonce that never repeats under one key: ``randomNonce()`` draws 96 random bits per write, which repeat with
-/// negligible probability for far more writes than a file sees (about 2⁴⁸ before a repeat is likely).
+/// nonce that never repeats under one key: ``freshNonce()`` gives a 64-bit random prefix drawn per process and a
+/// 32-bit counter (``NonceSequence``).
 ///
 /// The primitives are the platform's (``CryptoPrimitives``). Creating a cipher checks that they are available, so a
 /// key given where they are not fails when the file is opened, with ``StorageError/encryptionUnavailable(reason:)``.
@@ -39,12 +39,9 @@ package struct BlockCipher: Sendable {
         #endif
     }
 
-    /// A fresh random nonce.
-    package static func randomNonce() -> [UInt8] {
-        // Two draws from the system generator, not twelve: a page is sealed on every write.
-        var generator = SystemRandomNumberGenerator()
-        var bits = (generator.next() as UInt64, generator.next() as UInt32)
-        return withUnsafeBytes(of: &bits) { Array($0[0..<nonceSize]) }
+    /// A fresh nonce, never given out before in this process (see ``NonceSequence``).
+    package static func freshNonce() -> [UInt8] {
+        NonceSequence.shared.next()
     }
 
     /// Encrypts `plaintext` into `ciphertext` (which may be the same memory, at least as long) and writes the tag

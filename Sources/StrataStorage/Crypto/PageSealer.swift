@@ -4,7 +4,7 @@
 /// A page of an encrypted file is stored as
 /// ```
 /// [0, usable)              the first `usable` bytes of the page, encrypted (AES-256-CTR)
-/// [usable, usable + 12)    the nonce, fresh and random for every write of the page
+/// [usable, usable + 12)    the nonce, fresh for every write of the page (``NonceSequence``)
 /// [usable + 12, pageSize)  the tag: HMAC-SHA-256 of (associated data, nonce, ciphertext)
 /// ```
 /// where `usable = pageSize - 44` (``PageGeometry/usableSize``): the page layout never puts data in the last 44
@@ -47,7 +47,7 @@ struct PageSealer: Sendable {
     func seal(_ plaintext: UnsafeRawPointer, page number: PageNumber, into sealed: UnsafeMutableRawPointer)
         throws(StorageError)
     {
-        let nonce = BlockCipher.randomNonce()
+        let nonce = BlockCipher.freshNonce()
         let usable = usableSize
         nonce.withUnsafeBytes { (sealed + usable).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         let failure: StorageError? = withAssociated(number) { associated -> StorageError? in

@@ -3,6 +3,9 @@
 /// A linear-probing hash table from page number to buffer (page number 0 marks an empty bucket; pages 0 and 1
 /// are meta pages and never dirty) plus a slab allocator of page-aligned buffers. Lookups cost a multiply and
 /// usually one probe, which matters because every page access of a write transaction asks "is it dirty?".
+///
+/// In an encrypted file a page's buffer is its slot in the decrypted-page cache when it has one
+/// (``DecryptedPages/claim(_:)``): the commit then finds it decrypted in place.
 final class DirtyPages {
     @exclusivity(unchecked) private var keys: UnsafeMutablePointer<PageNumber>
     @exclusivity(unchecked) private var values: UnsafeMutablePointer<UnsafeMutableRawPointer?>
@@ -10,6 +13,8 @@ final class DirtyPages {
     private(set) var count = 0
 
     private let pageSize: Int
+    /// An encrypted file's decrypted pages, whose slots serve as buffers; nil for a plain file.
+    private let slots: DecryptedPages?
     private var slabs: [UnsafeMutableRawPointer] = []
     private var spare: [UnsafeMutableRawPointer] = []
     private var slabCursor = 0
@@ -18,8 +23,9 @@ final class DirtyPages {
     private var nextSlabPages = 8
     private static let maxPagesPerSlab = 64
 
-    init(pageSize: Int) {
+    init(pageSize: Int, slots: DecryptedPages? = nil) {
         self.pageSize = pageSize
+        self.slots = slots
         let capacity = 256
         keys = .allocate(capacity: capacity)
         keys.initialize(repeating: 0, count: capacity)
@@ -54,7 +60,7 @@ final class DirtyPages {
     /// Registers a new dirty page and returns its (uninitialised) buffer.
     func add(_ page: PageNumber) -> UnsafeMutableRawPointer {
         if (count + 1) * 2 > mask + 1 { grow() }
-        let buffer = takeBuffer()
+        let buffer = slots?.claim(page) ?? takeBuffer()
         insert(page, buffer)
         count += 1
         return buffer
@@ -78,7 +84,8 @@ final class DirtyPages {
             if keys[index] == 0 { return false }
             index = (index + 1) & mask
         }
-        spare.append(values[index]!)
+        // A slot belongs to its page: only slab buffers are reused.
+        if let buffer = values[index], slots?.holds(buffer) != true { spare.append(buffer) }
         keys[index] = 0
         values[index] = nil
         count -= 1

@@ -22,6 +22,8 @@ final class SharedFile: @unchecked Sendable {
     let metaCodec: MetaCodec
     /// The decrypted copy of an encrypted file's pages, which its readers read; nil for a plain file.
     let decrypted: DecryptedPages?
+    /// Where an encrypted file's commits seal their pages (unused for a plain file).
+    let sealingStage = SealingStage()
     /// The redo log of small durable commits (disk files opened writable with durability `.full`). Touched only by
     /// the writer, with the write lock held.
     nonisolated(unsafe) let commitLog: CommitLog?
