@@ -32,17 +32,18 @@ extension AsymmetricValue {
         case .value(let value):
             guard value.fits(column) else {
                 throw SyncError.valueTypeMismatch(
-                    type: type, property: column.name, expected: "\(column.property.type)", found: value.kind)
+                    type: type, property: column.name, expected: column.property.type.rawValue, found: value.kind)
             }
         case .embedded:
             guard case .embedded = column.link else {
                 throw SyncError.valueTypeMismatch(
-                    type: type, property: column.name, expected: "\(column.property.type)", found: "embedded")
+                    type: type, property: column.name, expected: column.property.type.rawValue, found: "embedded")
             }
         case .list, .map:
             let reason =
                 column.property.type == .any
-                ? "a mixed value holding a collection is not synced yet" : "collections do not nest"
+                ? "a mixed value holding a collection is not synced yet"
+                : column.shape == .value ? "\(value.shapeName) does not fit one value" : "collections do not nest"
             throw SyncError.invalidChange(type: type, property: column.name, reason: reason)
         }
     }

@@ -228,6 +228,46 @@ final class SyncSpot: EmbeddedObject {
         }
     }
 
+    /// An upload of one object holding `values` of `type`, from client `x`.
+    private func upload(_ values: [String: AsymmetricValue], type: String = "SyncReading") -> AsymmetricUpload {
+        AsymmetricUpload(
+            scope: "main", clientID: "x", objectType: type, objects: [.init(clientSequence: 1, values: values)])
+    }
+
+    @Test func anUploadThatDoesNotFitTheTypeIsRefusedWithATypedError() async throws {
+        try await withReplicas(1) { _, schema, database in
+            let merge = ServerMerge(schema: schema, client: database.client, logger: database.logger)
+            let values: [String: AsymmetricValue] = [
+                "sensor": .value(.string("t")), "value": .value(.int(1)), "note": .value(.null),
+                "at": .value(.date(0)), "spot": .value(.null), "tags": .list([]), "extra": .value(.null),
+            ]
+            var wrongKind = values
+            wrongKind["value"] = .value(.string("one"))
+            await #expect(
+                throws: SyncError.valueTypeMismatch(
+                    type: "SyncReading", property: "value", expected: "int", found: "string")
+            ) { try await merge.insert(upload(wrongKind)) }
+            var missing = values
+            missing["note"] = nil
+            await #expect(throws: SyncError.self) { try await merge.insert(upload(missing)) }
+            var unknown = values
+            unknown["colour"] = .value(.string("red"))
+            await #expect(throws: SyncError.unknownProperty(type: "SyncReading", property: "colour")) {
+                try await merge.insert(upload(unknown))
+            }
+            var nested = values
+            nested["extra"] = .list([.value(.int(1))])
+            await #expect(throws: SyncError.self) { try await merge.insert(upload(nested)) }
+            await #expect(throws: SyncError.unknownType("ClientDog")) {
+                try await merge.insert(upload(values, type: "ClientDog"))
+            }
+            // Nothing was inserted by the refused uploads; the object as it should be goes in.
+            let refused = try await database.rows(#"SELECT count(*)::text FROM "SyncReading""#)
+            #expect(refused == [["0"]])
+            #expect(try await merge.insert(upload(values)) == 1)
+        }
+    }
+
     @Test func theSchemaKeepsAsymmetricTypesApartFromObjectTypes() throws {
         let schema = try ServerSchema(classes: [ClientDog.self, ClientPerson.self] + Self.classes)
         #expect(schema.types.keys.sorted() == ["ClientDog", "ClientPerson"])
