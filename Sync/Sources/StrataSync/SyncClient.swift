@@ -78,10 +78,13 @@ public actor SyncClient {
         configuration.stopSyncCapture()
     }
 
-    /// Uploads every queued entry, then applies every log entry after the checkpoint.
+    /// Uploads every queued entry, applies every log entry after the checkpoint, then uploads the asymmetric
+    /// types' outboxes: last, so that an outbox the server refuses (a table that does not fit) holds up neither
+    /// direction of the objects' sync.
     public func syncOnce() async throws {
-        try await uploadPending()
+        try await uploadQueue()
         try await downloadPending()
+        try await uploadAsymmetricPending()
     }
 
     /// Uploads the queued entries in order, ``batchSize`` at a time merged together (see
@@ -90,6 +93,13 @@ public actor SyncClient {
     /// server has applied them; those that fail stay, and are sent again (with the same numbers) next time.
     @discardableResult
     public func uploadPending() async throws -> Int {
+        let entries = try await uploadQueue()
+        return entries + (try await uploadAsymmetricPending())
+    }
+
+    /// Uploads the queued entries (see ``uploadPending()``); returns how many.
+    @discardableResult
+    private func uploadQueue() async throws -> Int {
         let configuration = configuration
         var uploaded = 0
         while true {
@@ -117,7 +127,7 @@ public actor SyncClient {
             }
             uploaded += entries.count
         }
-        return uploaded + (try await uploadAsymmetricPending())
+        return uploaded
     }
 
     /// Pulls the log entries after the scope's checkpoint and applies them, whole entries together in write

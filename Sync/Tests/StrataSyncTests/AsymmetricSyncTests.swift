@@ -199,6 +199,31 @@ final class SyncSpot: EmbeddedObject {
         }
     }
 
+    @Test func aRefusedOutboxHoldsUpNeitherDirectionOfTheObjectsSync() async throws {
+        try await TestDatabase.with { database in
+            let classes: [ObjectBase.Type] = [ClientDog.self, ClientPerson.self] + Self.classes
+            let schema = try await database.migratedSchema(classes)
+            _ = try await database.rows(#"DROP TABLE "SyncReading""#)
+            let directory = try ReplicaDirectory()
+            let (a, b) = (
+                try ClientReplica("a", in: directory.url, database: database, schema: schema, objectTypes: classes),
+                try ClientReplica("b", in: directory.url, database: database, schema: schema, objectTypes: classes)
+            )
+            defer { for replica in [a, b] { replica.configuration.stopSyncCapture() } }
+            try a.write { realm in realm.create(ClientDog.self, value: ["id": 1, "name": "Rex"]) }
+            try createReadings(a, 1...3)
+            try b.write { realm in realm.create(ClientDog.self, value: ["id": 2, "name": "Fido"]) }
+            try await b.sync.syncOnce()
+            // a's readings have no table: its round fails, after its dog went up and b's came down.
+            await #expect(throws: SyncError.self) { try await a.sync.syncOnce() }
+            #expect(try a.dogs() == ["1 Rex nil -", "2 Fido nil -"])
+            try await b.sync.syncOnce()
+            #expect(try b.dogs() == ["1 Rex nil -", "2 Fido nil -"])
+            #expect(try outboxCount(a) == 3)
+            withExtendedLifetime(directory) {}
+        }
+    }
+
     @Test func aTableThatNoLongerFitsIsATypedErrorAndKeepsTheOutbox() async throws {
         try await withReplicas(1) { replicas, schema, database in
             let a = replicas[0]
