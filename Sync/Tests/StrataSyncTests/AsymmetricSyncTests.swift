@@ -5,7 +5,7 @@ import Testing
 
 @_spi(StrataSync) @testable import StrataSync
 
-/// An upload-only reading: plain values, an optional, a date, an embedded object, a list and a mixed value.
+/// An upload-only reading: plain values, an optional, a date, an embedded object, a list, a map and a mixed value.
 final class SyncReading: AsymmetricObject {
     @Persisted var sensor: String
     @Persisted var value: Int
@@ -13,6 +13,7 @@ final class SyncReading: AsymmetricObject {
     @Persisted var at: Date
     @Persisted var spot: SyncSpot?
     @Persisted var tags: List<String>
+    @Persisted var counts: Map<String, Int>
     @Persisted var extra: AnyRealmValue
 }
 
@@ -81,7 +82,8 @@ final class SyncSpot: EmbeddedObject {
                     value: [
                         "sensor": "t1", "value": 21, "note": "calibrated",
                         "at": Date(timeIntervalSince1970: 1_764_000_000),
-                        "spot": ["lat": 1.5, "lon": -2.25], "tags": ["indoor", "north"], "extra": AnyRealmValue.int(7),
+                        "spot": ["lat": 1.5, "lon": -2.25], "tags": ["indoor", "north"], "counts": ["ok": 3],
+                        "extra": AnyRealmValue.int(7),
                     ])
                 realm.create(SyncReading.self, value: ["sensor": "t2", "value": 22])
             }
@@ -91,16 +93,16 @@ final class SyncSpot: EmbeddedObject {
             let rows = try await database.rows(
                 """
                 SELECT _strata_scope, _strata_client_id, _strata_client_seq::text, sensor, value::text, note,
-                    extract(epoch FROM at)::bigint::text, spot::text, tags::text, extra::text
+                    extract(epoch FROM at)::bigint::text, spot::text, tags::text, counts::text, extra::text
                 FROM "SyncReading" ORDER BY _strata_client_seq
                 """)
             #expect(
                 rows == [
                     [
                         "main", "r0", "1", "t1", "21", "calibrated", "1764000000", #"{"lat": 1.5, "lon": -2.25}"#,
-                        #"["indoor", "north"]"#, #"{"int": 7}"#,
+                        #"["indoor", "north"]"#, #"{"ok": 3}"#, #"{"int": 7}"#,
                     ],
-                    ["main", "r0", "2", "t2", "22", nil, "978307200", nil, "[]", #"{"null": true}"#],
+                    ["main", "r0", "2", "t2", "22", nil, "978307200", nil, "[]", "{}", #"{"null": true}"#],
                 ])
             // Upload-only: nothing in the change log for other replicas to download.
             #expect(try await database.rows("SELECT count(*)::text FROM strata_change_log") == [["0"]])
@@ -264,7 +266,8 @@ final class SyncSpot: EmbeddedObject {
             let merge = ServerMerge(schema: schema, client: database.client, logger: database.logger)
             let values: [String: AsymmetricValue] = [
                 "sensor": .value(.string("t")), "value": .value(.int(1)), "note": .value(.null),
-                "at": .value(.date(0)), "spot": .value(.null), "tags": .list([]), "extra": .value(.null),
+                "at": .value(.date(0)), "spot": .value(.null), "tags": .list([]), "counts": .map([:]),
+                "extra": .value(.null),
             ]
             var wrongKind = values
             wrongKind["value"] = .value(.string("one"))
@@ -299,7 +302,7 @@ final class SyncSpot: EmbeddedObject {
         #expect(schema.asymmetricTypes.keys.sorted() == ["SyncReading"])
         #expect(
             schema.asymmetricTypes["SyncReading"]?.columns.map(\.sqlType) == [
-                "text", "bigint", "text", "timestamp with time zone", "jsonb", "jsonb", "jsonb",
+                "text", "bigint", "text", "timestamp with time zone", "jsonb", "jsonb", "jsonb", "jsonb",
             ])
     }
 }
