@@ -117,7 +117,7 @@ struct MergedRows {
     }
 
     /// PostgreSQL takes at most 65,535 bind parameters per statement; this leaves room.
-    private static let maximumBindings = 60_000
+    static let maximumBindings = 60_000
 
     private func upsert(
         _ ids: ArraySlice<RowID>, type: SyncedType, columns: [String], on connection: PostgresConnection,

@@ -30,8 +30,8 @@ public struct ServerMerge: Sendable {
     /// About how many bytes of changes (estimated in the change format) one PostgreSQL transaction merges at most;
     /// a single larger batch still goes whole, alone.
     public var maximumBytesPerTransaction = 4 << 20
-    private let client: PostgresClient
-    private let logger: Logger
+    let client: PostgresClient
+    let logger: Logger
 
     /// Merges into the tables of `schema` (migrated with ``ServerSchema/migrate(_:logger:)``) through `client`,
     /// which the caller runs (`client.run()`).

@@ -16,7 +16,8 @@ import Strata
 /// - `strata_upload (client_id, client_seq, scope, seq)`: the uploads already applied;
 /// - `strata_schema_version (component, version)`: the layout version;
 /// - the functions `strata_capture()` and `strata_sync_value(kind, value)`, and per synced table the trigger
-///   `strata_capture` that logs writes made through plain SQL as changes of the replica `server`.
+///   `strata_capture` that logs writes made through plain SQL as changes of the replica `server`;
+/// - per asymmetric type, an insert-only table of its uploaded objects (see ``AsymmetricType``).
 ///
 /// Migrations are additive and idempotent: `CREATE … IF NOT EXISTS`, `ALTER TABLE … ADD COLUMN IF NOT EXISTS`,
 /// in one transaction under an advisory lock, so services starting together migrate once. A column whose type
@@ -31,6 +32,8 @@ public struct ServerSchema: Sendable {
     /// The synced object types by persisted class name (embedded types travel inside their parents and have no
     /// table).
     public let types: [String: SyncedType]
+    /// The asymmetric (upload-only) types by persisted class name.
+    public let asymmetricTypes: [String: AsymmetricType]
 
     /// The synced types of `objectSchemas` (for example a Realm's `schema.objectSchema`), in the PostgreSQL
     /// schema `namespace`.
@@ -41,10 +44,16 @@ public struct ServerSchema: Sendable {
         try SQLName.check(identifier: namespace)
         self.namespace = namespace
         var types: [String: SyncedType] = [:]
+        var asymmetricTypes: [String: AsymmetricType] = [:]
         for schema in objectSchemas where !schema.isEmbedded {
-            types[schema.className] = try SyncedType(schema: schema, all: objectSchemas)
+            if schema.isAsymmetric {
+                asymmetricTypes[schema.className] = try AsymmetricType(schema: schema, all: objectSchemas)
+            } else {
+                types[schema.className] = try SyncedType(schema: schema, all: objectSchemas)
+            }
         }
         self.types = types
+        self.asymmetricTypes = asymmetricTypes
     }
 
     /// The synced types of the model classes `classes` (embedded types that they hold must be listed too), in
@@ -69,6 +78,14 @@ public struct ServerSchema: Sendable {
         return type
     }
 
+    /// The asymmetric type `className`.
+    ///
+    /// - Throws: ``SyncError/unknownType(_:)`` if it is not an asymmetric type of this schema.
+    func asymmetricType(_ className: String) throws(SyncError) -> AsymmetricType {
+        guard let type = asymmetricTypes[className] else { throw .unknownType(className) }
+        return type
+    }
+
     /// `"namespace"."name"`.
     func qualified(_ name: String) throws(SyncError) -> String {
         try SQLName.quoted(namespace) + "." + SQLName.quoted(name)
@@ -90,7 +107,13 @@ public struct ServerSchema: Sendable {
                 try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
             for type in types.values.sorted(by: { $0.className < $1.className }) {
-                try await checkColumnTypes(of: type, on: connection, logger: logger)
+                try await checkColumnTypes(
+                    of: type.className, [type.primaryKey] + type.columns, isAsymmetric: false, on: connection,
+                    logger: logger)
+            }
+            for type in asymmetricTypes.values.sorted(by: { $0.className < $1.className }) {
+                try await checkColumnTypes(
+                    of: type.className, type.columns, isAsymmetric: true, on: connection, logger: logger)
             }
         }
     }
@@ -140,12 +163,33 @@ public struct ServerSchema: Sendable {
             }
             statements.append(CaptureTrigger.triggerStatement(for: type, schema: schema, table: table))
         }
+        for type in asymmetricTypes.values.sorted(by: { $0.className < $1.className }) {
+            let table = try qualified(type.className)
+            // Insert-only: no clocks, no delete marker, no trigger (nothing of it goes down to clients).
+            statements.append(
+                """
+                CREATE TABLE IF NOT EXISTS \(table) (
+                    _strata_scope text NOT NULL, _strata_client_id text NOT NULL, _strata_client_seq bigint NOT NULL,
+                    _strata_received_at timestamptz NOT NULL DEFAULT now(),
+                    PRIMARY KEY (_strata_client_id, _strata_client_seq))
+                """)
+            for column in type.columns {
+                statements.append(
+                    "ALTER TABLE \(table) ADD COLUMN IF NOT EXISTS \(try SQLName.quoted(column.name)) \(column.sqlType)"
+                )
+            }
+        }
         return statements
     }
 
-    /// Checks that the existing columns of `type`'s table have the types its properties need.
-    private func checkColumnTypes(of type: SyncedType, on connection: PostgresConnection, logger: Logger) async throws {
-        let table = try qualified(type.className)
+    /// Checks that the existing columns of `className`'s table have the types `columns` need, and that the table is
+    /// of the right kind: an object type's table has no `_strata_client_seq`, an asymmetric type's has one (a
+    /// type that changed kind needs a new scope).
+    private func checkColumnTypes(
+        of className: String, _ columns: [ServerColumn], isAsymmetric: Bool, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        let table = try qualified(className)
         let rows = try await connection.query(
             """
             SELECT attname::text, format_type(atttypid, atttypmod) FROM pg_attribute
@@ -153,10 +197,18 @@ public struct ServerSchema: Sendable {
             """, logger: logger)
         var existing: [String: String] = [:]
         for try await (name, sqlType) in rows.decode((String, String).self) { existing[name] = sqlType }
-        for column in [type.primaryKey] + type.columns {
+        if (existing["_strata_client_seq"] != nil) != isAsymmetric {
+            throw SyncError.incompatibleSchema(
+                type: className, column: "_strata_client_seq",
+                reason: isAsymmetric
+                    ? "the table holds an object type, the class is asymmetric now; that change needs a new scope"
+                    : "the table holds an asymmetric type, the class is an object type now; that change needs a new scope"
+            )
+        }
+        for column in columns {
             if let sqlType = existing[column.name], sqlType != column.sqlType {
                 throw SyncError.incompatibleSchema(
-                    type: type.className, column: column.name,
+                    type: className, column: column.name,
                     reason:
                         "it is \(sqlType), the property needs \(column.sqlType); a breaking change needs a new scope")
             }

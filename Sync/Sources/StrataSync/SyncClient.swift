@@ -38,11 +38,11 @@ public actor SyncClient {
     /// How many object changes one local write transaction applies at most when it applies several downloaded
     /// log entries together (always whole entries: one larger than this is applied alone).
     public let maximumChangesPerApply: Int
-    private let configuration: Realm.Configuration
-    private let schema: ServerSchema
-    private let merge: ServerMerge
+    let configuration: Realm.Configuration
+    let schema: ServerSchema
+    let merge: ServerMerge
     private let client: PostgresClient
-    private let logger: Logger
+    let logger: Logger
 
     /// A client for the file of `configuration` and the types of `schema` (migrated with
     /// ``ServerSchema/migrate(_:logger:)``), through `client` (which the caller runs). Turns capture on.
@@ -69,7 +69,7 @@ public actor SyncClient {
         self.clock = clock ?? HybridLogicalClock(replica: clientID)
         self.logger = logger
         merge = ServerMerge(schema: schema, client: client, logger: logger)
-        let synced = Set(schema.types.values.filter { !$0.isAsymmetric }.map(\.className))
+        let synced = Set(schema.types.keys)
         configuration.startSyncCapture(classes: synced, recorder: ClockRecorder(clock: self.clock))
     }
 
@@ -78,17 +78,28 @@ public actor SyncClient {
         configuration.stopSyncCapture()
     }
 
-    /// Uploads every queued entry, then applies every log entry after the checkpoint.
+    /// Uploads every queued entry, applies every log entry after the checkpoint, then uploads the asymmetric
+    /// types' outboxes: last, so that an outbox the server refuses (a table that does not fit) holds up neither
+    /// direction of the objects' sync.
     public func syncOnce() async throws {
-        try await uploadPending()
+        try await uploadQueue()
         try await downloadPending()
+        try await uploadAsymmetricPending()
     }
 
     /// Uploads the queued entries in order, ``batchSize`` at a time merged together (see
-    /// `ServerMerge.apply(_: [UploadBatch])`); returns how many. Entries leave the queue once the server has
-    /// applied them; those that fail stay, and are sent again (with the same numbers) next time.
+    /// `ServerMerge.apply(_: [UploadBatch])`), then the outboxes of the asymmetric types
+    /// (``uploadAsymmetricPending()``); returns how many entries and objects. Entries leave the queue once the
+    /// server has applied them; those that fail stay, and are sent again (with the same numbers) next time.
     @discardableResult
     public func uploadPending() async throws -> Int {
+        let entries = try await uploadQueue()
+        return entries + (try await uploadAsymmetricPending())
+    }
+
+    /// Uploads the queued entries (see ``uploadPending()``); returns how many.
+    @discardableResult
+    private func uploadQueue() async throws -> Int {
         let configuration = configuration
         var uploaded = 0
         while true {
@@ -98,7 +109,7 @@ public actor SyncClient {
                 realm.refresh()
                 return try realm.syncQueue(limit: limit)
             }
-            guard let last = entries.last else { return uploaded }
+            guard let last = entries.last else { break }
             let batches = try entries.map { entry in
                 UploadBatch(
                     scope: scope, clientID: clientID, clientSequence: entry.sequence,
@@ -116,6 +127,7 @@ public actor SyncClient {
             }
             uploaded += entries.count
         }
+        return uploaded
     }
 
     /// Pulls the log entries after the scope's checkpoint and applies them, whole entries together in write

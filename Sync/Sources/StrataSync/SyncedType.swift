@@ -10,8 +10,6 @@ public struct SyncedType: Sendable, Hashable {
     public let primaryKey: ServerColumn
     /// The other persisted properties' columns, in declaration order.
     public let columns: [ServerColumn]
-    /// Whether the type is an `AsymmetricObject` (upload-only: clients write, never read it back).
-    public let isAsymmetric: Bool
 
     /// The column of the persisted property `name`.
     public func column(named name: String) -> ServerColumn? {
@@ -22,9 +20,14 @@ public struct SyncedType: Sendable, Hashable {
         guard let key = schema.primaryKeyProperty else { throw .missingPrimaryKey(type: schema.className) }
         try SQLName.check(identifier: schema.className)
         className = schema.className
-        isAsymmetric = schema.isAsymmetric
         _ = try ServerColumn.primaryKeySQLType(key.type, property: key)
         primaryKey = try ServerColumn(property: key, link: nil)
+        columns = try Self.columns(of: schema, all: all)
+    }
+
+    /// The columns of `schema`'s persisted properties other than the primary key, in declaration order; `all`
+    /// holds the schemas that links and embedded objects name.
+    static func columns(of schema: ObjectSchema, all: [ObjectSchema]) throws(SyncError) -> [ServerColumn] {
         var columns: [ServerColumn] = []
         for property in schema.properties where !property.isPrimary && property.type != .linkingObjects {
             try SQLName.check(identifier: property.columnName)
@@ -47,6 +50,6 @@ public struct SyncedType: Sendable, Hashable {
             }
             columns.append(try ServerColumn(property: property, link: link))
         }
-        self.columns = columns
+        return columns
     }
 }

@@ -11,8 +11,9 @@
 // upload of N queued single-object commits (and of the same number of objects in 100-object commits) until the
 // server acknowledged all of them, and their download and apply on B; (3) the local commit of a synced write
 // (capture on) against the same write in a file without sync; (4) the commit of one edit of a long synced list
-// against the same edit without capture (`ListEditBench.swift`). It prints a Markdown table. Its PostgreSQL schema
-// and its files are removed at the end. Not part of CI: its numbers depend on the machine's load.
+// against the same edit without capture (`ListEditBench.swift`); (5) the upload of 10 × N asymmetric objects from
+// A's outbox until PostgreSQL committed them and they left the outbox. It prints a Markdown table. Its PostgreSQL
+// schema and its files are removed at the end. Not part of CI: its numbers depend on the machine's load.
 import Foundation
 import Logging
 import PostgresNIO
@@ -23,6 +24,12 @@ import Synchronization
 /// The benchmark's one synced type: a small object (primary key, a string and an integer).
 final class BenchItem: Object {
     @Persisted(primaryKey: true) var id: Int
+    @Persisted var name: String
+    @Persisted var value: Int
+}
+
+/// The benchmark's upload-only type: a small asymmetric object (a string and an integer).
+final class BenchReading: AsymmetricObject {
     @Persisted var name: String
     @Persisted var value: Int
 }
@@ -121,7 +128,8 @@ let directory = FileManager.default.temporaryDirectory.appendingPathComponent("s
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 let namespace = "strata_bench_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
 func configuration(_ name: String) -> Realm.Configuration {
-    Realm.Configuration(fileURL: directory.appendingPathComponent("\(name).strata"), objectTypes: [BenchItem.self])
+    Realm.Configuration(
+        fileURL: directory.appendingPathComponent("\(name).strata"), objectTypes: [BenchItem.self, BenchReading.self])
 }
 let (a, b, plain) = (configuration("a"), configuration("b"), configuration("plain"))
 
@@ -132,7 +140,7 @@ defer {
     try? FileManager.default.removeItem(at: directory)
 }
 do {
-    let schema = try ServerSchema(namespace: namespace, classes: [BenchItem.self])
+    let schema = try ServerSchema(namespace: namespace, classes: [BenchItem.self, BenchReading.self])
     try await schema.migrate(postgres, logger: logger)
     let syncA = try SyncClient(
         configuration: a, schema: schema, client: postgres, scope: "bench", clientID: "bench-a", logger: logger)
@@ -236,6 +244,32 @@ do {
         (
             "local commit, synced (capture on)",
             "\(format(syncedMedian, 2)) ms (\(format((syncedMedian / unsyncedMedian - 1) * 100, 0)) %)", "≤ +20 %"
+        ))
+
+    // 5. Asymmetric ingest: objects queued in A's outbox (commits of 1,000) until PostgreSQL committed them all and
+    // they left the outbox.
+    let readings = 10 * throughputWrites
+    try await onThread {
+        let realm = try Realm(configuration: a)
+        var next = 0
+        while next < readings {
+            let end = min(next + 1_000, readings)
+            try realm.write {
+                for value in next..<end {
+                    realm.create(BenchReading.self, value: ["name": "r\(value)", "value": value])
+                }
+            }
+            next = end
+        }
+    }
+    let ingestStart = ContinuousClock.now
+    let ingested = try await syncA.uploadAsymmetricPending()
+    let ingest = ContinuousClock.now - ingestStart
+    precondition(ingested == readings, "\(ingested) of \(readings) asymmetric objects uploaded")
+    rows.append(
+        (
+            "asymmetric ingest, \(readings) objects in commits of 1,000",
+            "\(format(Double(readings) / (milliseconds(ingest) / 1e3), 0)) objects/s", ""
         ))
     await syncA.stop()
     await syncB.stop()
