@@ -367,6 +367,12 @@ func collectionsTable(listSize: Int, mapSize: Int, directory: URL, title: String
     print("")
 }
 
+/// A table row: the workload, both times with their time per object, and the first time over the second.
+func workloadRow(_ workload: Workload, size: Int, _ first: Duration, _ second: Duration) -> String {
+    "| \(workload.rawValue) | \(format(first)) (\(perOperation(first, size))) | \(format(second)) "
+        + "(\(perOperation(second, size))) | \(String(format: "%.2f×", first / second)) |"
+}
+
 /// Prints the object workloads on an encrypted file beside the plain one (`--encrypted`), with the ratio.
 @MainActor
 func encryptedTable(size: Int, plainRuns: [[Workload: Duration]], encryptedRuns: [[Workload: Duration]]) {
@@ -379,9 +385,7 @@ func encryptedTable(size: Int, plainRuns: [[Workload: Duration]], encryptedRuns:
     for workload in Workload.allCases {
         let plain = median(plainRuns, workload)
         let encrypted = median(encryptedRuns, workload)
-        print(
-            "| \(workload.rawValue) | \(format(plain)) (\(perOperation(plain, size))) | \(format(encrypted)) (\(perOperation(encrypted, size))) | \(String(format: "%.2f×", encrypted / plain)) |"
-        )
+        print(workloadRow(workload, size: size, plain, encrypted))
         results.add(
             workload.rawValue, size: size, engine: "Strata encrypted", time: encrypted,
             operations: workload.operations(size: size), unit: workload.unit)
@@ -454,9 +458,7 @@ do {
         for workload in Workload.allCases {
             let strata = median(strataRuns, workload)
             let grdb = median(grdbRuns, workload)
-            print(
-                "| \(workload.rawValue) | \(format(strata)) (\(perOperation(strata, size))) | \(format(grdb)) (\(perOperation(grdb, size))) | \(String(format: "%.2f×", strata / grdb)) |"
-            )
+            print(workloadRow(workload, size: size, strata, grdb))
             for (engine, time) in [("Strata", strata), ("GRDB", grdb)] {
                 results.add(
                     workload.rawValue, size: size, engine: engine, time: time,
