@@ -77,6 +77,56 @@ struct EncryptedCommitLogTests {
         #expect(try Self.committedKeys(reopened) == Set(0...10))
     }
 
+    /// The length (padding excluded) and page count of record `index` of a log image.
+    private static func record(_ image: [UInt8], _ index: Int) -> (length: Int, pages: Int) {
+        let offset = recordOffset(image, index)
+        return image.withUnsafeBytes { bytes in
+            let record = UnsafeRawPointer(bytes.baseAddress!) + offset
+            return (Int(record.u32(36)), Int(record.u32(32)))
+        }
+    }
+
+    @Test func recordsLeaveOutTheSealedPagesGapsAndReplayThemWhole() throws {
+        let main = FaultInjectingFile(name: "main")
+        let log = FaultInjectingFile(name: "log")
+        let store = try Store.open(file: main, log: log, options: Self.options)
+        // A commit of many pages, then single puts into the tree it made: six records.
+        try store.write { txn in
+            let tree = try #require(try txn.tree(named: "data", create: .keyed))
+            for n in 100..<3_000 { try txn.put(key(n), Self.marker + key(n), in: tree) }
+        }
+        for n in 0..<5 { try Self.commitKey(store, n) }
+        let image = log.durableImage
+        for index in 0..<6 {
+            let (length, pages) = Self.record(image, index)
+            // Each page's gap (about half a leaf after a split, most of a branch) stays out: well under the whole
+            // pages plus the whole meta page.
+            #expect(pages >= 2)
+            #expect(length < (pages + 1) * 4096 - 2048, "record \(index): \(length) bytes for \(pages) pages")
+        }
+        let reopened = try Self.crashed(main, log)
+        #expect(reopened.shared.replayedCommits == 6)
+        #expect(try Self.committedKeys(reopened) == Set(0..<5).union(100..<3_000))
+        let report = try reopened.verify()
+        #expect(report.isValid, "\(report)")
+    }
+
+    @Test func recordsOfWholeSealedPagesAsEarlierVersionsWroteThemStillReplay() throws {
+        let main = FaultInjectingFile(name: "main")
+        let log = FaultInjectingFile(name: "log")
+        let store = try Store.open(file: main, log: log, options: Self.options)
+        store.shared.logsSealedGaps = false
+        for n in 0..<4 { try Self.commitKey(store, n) }
+        let (length, pages) = Self.record(log.durableImage, 3)
+        #expect(length > (pages + 1) * 4096, "every page whole")
+        let reopened = try Self.crashed(main, log)
+        #expect(reopened.shared.replayedCommits == 4)
+        #expect(try Self.committedKeys(reopened) == Set(0..<4))
+        // The reopened store logs with gaps again, and both kinds of record replay from one log.
+        try Self.commitKey(reopened, 4)
+        #expect(try Self.committedKeys(reopened) == Set(0..<5))
+    }
+
     /// The offset of record `index` (0-based) in a log image.
     private static func recordOffset(_ image: [UInt8], _ index: Int, pageSize: Int = 4096) -> Int {
         var offset = pageSize

@@ -10,18 +10,22 @@ struct LogRecordAuthenticator: Sendable {
     static let tagSize = BlockCipher.tagSize
 
     let cipher: BlockCipher
+    /// The file's page sealer: replay checks each page image with it.
+    let sealer: PageSealer
     /// Associated data: a label that tells a log record's tag from a sealed page's, then the file id.
     private let associated: [UInt8]
 
-    init(cipher: BlockCipher, fileID: [UInt8]) {
+    init(cipher: BlockCipher, fileID: [UInt8], pageSize: Int) {
         self.cipher = cipher
+        sealer = PageSealer(cipher: cipher, fileID: fileID, pageSize: pageSize)
         associated = Array("STRATREC".utf8) + fileID
     }
 
     /// The authenticator of the file whose metas `metas` reads; nil for a plain file.
     init?(_ metas: MetaCodec) {
         guard case .sealed(let sealed) = metas else { return nil }
-        self.init(cipher: sealed.pageSealer.cipher, fileID: sealed.header.fileID)
+        self.init(
+            cipher: sealed.pageSealer.cipher, fileID: sealed.header.fileID, pageSize: sealed.pageSealer.pageSize)
     }
 
     /// Writes the tag of `bytes` to the ``tagSize`` bytes at `tag`.

@@ -37,10 +37,12 @@
 ///
 /// An encrypted file's log (``authenticator`` set) differs in three ways: its header says so (u32 1 at offset 32,
 /// zero in a plain file's log, so neither kind of file reads the other's records); its records carry the pages as
-/// they are stored in the main file, sealed, each whole (`head` = `tail` = page size: a sealed page has no zero
-/// gap), the meta page sealed as in its slot, and stamps whose checksum is zero; and each record ends with a
-/// 32-byte tag (``LogRecordAuthenticator``) over its bytes [8, length − 32), which replay checks instead of the
-/// pages' clear-text checksums. Replay only copies: it never decrypts.
+/// they are stored in the main file, sealed, the meta page sealed as in its slot (whole), and stamps whose checksum
+/// is zero; and each record ends with a 32-byte tag (``LogRecordAuthenticator``) over its bytes
+/// [8, length − 32), which replay checks instead of the pages' clear-text checksums. A sealed page leaves out the
+/// gap its clear bytes had: there the sealed bytes are the key stream of the page's nonce, which replay computes
+/// again (``SealedGap``) before it checks the page's own tag. Records written before this carry every sealed page
+/// whole (`head` = `tail` = page size) and replay the same way. Replay never decrypts a page.
 ///
 /// Recovery replays the valid records in order — page images, then the meta image — into the main file, syncs
 /// it and starts a new epoch. That is safe with copy-on-write: the main file was durable at the epoch, and no
@@ -334,10 +336,16 @@ final class CommitLog {
             image.advanced(by: head).initializeMemory(as: UInt8.self, repeating: 0, count: tail - head)
             image.advanced(by: tail).copyMemory(from: start + body + head, byteCount: pageSize - tail)
             body += head + (pageSize - tail)
-            if authenticator != nil {
-                // Sealed images, authenticated with the record: they are copied into the main file as they are.
-                guard head == pageSize, tail == pageSize else { return nil }
-                if !isMeta { pages.append((number, UnsafeRawPointer(image))) }
+            if let authenticator {
+                // Sealed images, authenticated with the record: they are copied into the main file as they are,
+                // once a page logged without its gap has it back (``SealedGap``) and authenticates.
+                guard !isMeta else {
+                    guard head == pageSize, tail == pageSize else { return nil }
+                    continue
+                }
+                guard SealedGap.restore(image, head: head, tail: tail, page: number, sealer: authenticator.sealer)
+                else { return nil }
+                pages.append((number, UnsafeRawPointer(image)))
             } else if isMeta {
                 guard case .success(let decoded) = Meta.decode(image, slot: number, available: pageSize),
                     decoded.version == version
@@ -393,9 +401,13 @@ final class CommitLog {
     /// Encodes the record of commit `version` (its pages, then its meta page) for ``append(_:completing:)``. No
     /// I/O: the caller makes room for it with ``reserve(_:)`` first.
     ///
-    /// In an encrypted file's log, `pages` and `meta` are the sealed images (as the main file stores them).
+    /// In an encrypted file's log, `pages` and `meta` are the sealed images (as the main file stores them), and
+    /// `gaps` gives each page's zero gap as its clear bytes had it (``PageExtents``): the sealed bytes there are the
+    /// key stream alone, which replay computes again, so the record leaves them out as a plain one does. Without
+    /// `gaps` the sealed pages are logged whole.
     func encode(
-        version: UInt64, pages: [(page: PageNumber, buffer: UnsafeMutableRawPointer)], meta: UnsafeRawPointer
+        version: UInt64, pages: [(page: PageNumber, buffer: UnsafeMutableRawPointer)], meta: UnsafeRawPointer,
+        gaps: [(head: Int, tail: Int)]? = nil
     ) throws(StorageError) -> EncodedRecord {
         precondition(version == nextVersion, "log records must be consecutive")
         precondition(pages.count <= Self.maxPages(pageSize: pageSize), "too many pages for one log record")
@@ -403,11 +415,13 @@ final class CommitLog {
         var length = stampsEnd
         var extents: [(head: Int, tail: Int)] = []
         extents.reserveCapacity(pages.count + 1)
-        // A sealed page has no zero gap to leave out.
+        // A sealed page's gap is known only from its clear bytes (`gaps`); the meta page is logged whole.
         let sealed = authenticator != nil
         let whole = (head: pageSize, tail: pageSize)
-        for page in pages {
-            let extent = sealed ? whole : PageExtents.of(UnsafeRawPointer(page.buffer), pageSize: pageSize)
+        precondition(gaps == nil || (sealed && gaps!.count == pages.count), "gaps are those of sealed pages")
+        for (index, page) in pages.enumerated() {
+            let extent =
+                sealed ? gaps?[index] ?? whole : PageExtents.of(UnsafeRawPointer(page.buffer), pageSize: pageSize)
             extents.append(extent)
             length += extent.head + pageSize - extent.tail
         }

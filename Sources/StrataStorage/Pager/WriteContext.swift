@@ -390,7 +390,12 @@ final class WriteContext {
             let images =
                 sealed.map { sealed in pages.enumerated().map { (page: $1.page, buffer: sealed + $0 * pageSize) } }
                 ?? pages
-            durableWait = try shared.commitLogged(meta, pages: images, runs: runs, base: base)
+            // The log leaves out what was each clear page's gap: key stream only once sealed.
+            let gaps = sealer.flatMap { sealer in
+                shared.logsSealedGaps
+                    ? pages.map { SealedGap.of(clear: UnsafeRawPointer($0.buffer), sealer: sealer) } : nil
+            }
+            durableWait = try shared.commitLogged(meta, pages: images, gaps: gaps, runs: runs, base: base)
             recordValidated(pages)
             return meta
         }

@@ -24,6 +24,9 @@ final class SharedFile: @unchecked Sendable {
     let decrypted: DecryptedPages?
     /// Where an encrypted file's commits seal their pages (unused for a plain file).
     let sealingStage = SealingStage()
+    /// Whether an encrypted file's log records leave out the sealed pages' gaps (``SealedGap``); tests turn it
+    /// off to write records as earlier versions did, with every sealed page whole.
+    nonisolated(unsafe) var logsSealedGaps = true
     /// The redo log of small durable commits (disk files opened writable with durability `.full`). Touched only by
     /// the writer, with the write lock held.
     nonisolated(unsafe) let commitLog: CommitLog?
@@ -872,9 +875,12 @@ final class SharedFile: @unchecked Sendable {
     /// without a sync and the commit handed to ``GroupCommit``, whose thread syncs the log, writes the meta and
     /// publishes; the returned wait tells the committer, which waits for it after releasing the write lock, when
     /// that happened. Nil: the commit is durable and published.
+    ///
+    /// In an encrypted file `pages` are the sealed images and `gaps` their clear pages' gaps (``SealedGap``).
     func commitLogged(
         _ meta: Meta, pages: [(page: PageNumber, buffer: UnsafeMutableRawPointer)],
-        runs: [(start: PageNumber, buffers: [UnsafeRawBufferPointer])], base: Meta
+        gaps: [(head: Int, tail: Int)]? = nil, runs: [(start: PageNumber, buffers: [UnsafeRawBufferPointer])],
+        base: Meta
     ) throws(StorageError) -> DurableWait? {
         guard let log = commitLog else { throw .invalidArgument("no commit log") }
         // Group when someone would wait for this commit's sync; not when the log wants a checkpoint (which needs
@@ -900,7 +906,7 @@ final class SharedFile: @unchecked Sendable {
         let image = UnsafeMutableRawPointer.allocate(byteCount: meta.pageSize, alignment: 4096)
         defer { image.deallocate() }
         try metaCodec.encode(meta, into: image, slot: PageNumber(meta.version % 2))
-        var record = try log.encode(version: meta.version, pages: pages, meta: UnsafeRawPointer(image))
+        var record = try log.encode(version: meta.version, pages: pages, meta: UnsafeRawPointer(image), gaps: gaps)
         let capacity = log.capacity
         do {
             try log.reserve(record)
@@ -908,7 +914,7 @@ final class SharedFile: @unchecked Sendable {
             // The disk is full and the log cannot grow: start it over (the main file becomes durable at the base)
             // and reuse the space it has.
             try checkpointLog(base)
-            record = try log.encode(version: meta.version, pages: pages, meta: UnsafeRawPointer(image))
+            record = try log.encode(version: meta.version, pages: pages, meta: UnsafeRawPointer(image), gaps: gaps)
             try log.reserve(record)
         }
         if log.capacity != capacity { lockFile?.logState = log.position }
