@@ -367,10 +367,10 @@ func collectionsTable(listSize: Int, mapSize: Int, directory: URL, title: String
     print("")
 }
 
-/// A table row: the workload, both times with their time per object, and the first time over the second.
-func workloadRow(_ workload: Workload, size: Int, _ first: Duration, _ second: Duration) -> String {
+/// A table row: the workload, both times with their time per object, and `ratio`.
+func workloadRow(_ workload: Workload, size: Int, _ first: Duration, _ second: Duration, ratio: Double) -> String {
     "| \(workload.rawValue) | \(format(first)) (\(perOperation(first, size))) | \(format(second)) "
-        + "(\(perOperation(second, size))) | \(String(format: "%.2f×", first / second)) |"
+        + "(\(perOperation(second, size))) | \(String(format: "%.2f×", ratio)) |"
 }
 
 /// Prints the object workloads on an encrypted file beside the plain one (`--encrypted`), with the ratio.
@@ -385,7 +385,7 @@ func encryptedTable(size: Int, plainRuns: [[Workload: Duration]], encryptedRuns:
     for workload in Workload.allCases {
         let plain = median(plainRuns, workload)
         let encrypted = median(encryptedRuns, workload)
-        print(workloadRow(workload, size: size, plain, encrypted))
+        print(workloadRow(workload, size: size, plain, encrypted, ratio: encrypted / plain))
         results.add(
             workload.rawValue, size: size, engine: "Strata encrypted", time: encrypted,
             operations: workload.operations(size: size), unit: workload.unit)
@@ -458,7 +458,7 @@ do {
         for workload in Workload.allCases {
             let strata = median(strataRuns, workload)
             let grdb = median(grdbRuns, workload)
-            print(workloadRow(workload, size: size, strata, grdb))
+            print(workloadRow(workload, size: size, strata, grdb, ratio: strata / grdb))
             for (engine, time) in [("Strata", strata), ("GRDB", grdb)] {
                 results.add(
                     workload.rawValue, size: size, engine: engine, time: time,
