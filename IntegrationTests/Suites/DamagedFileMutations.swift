@@ -47,8 +47,10 @@ struct FileDamageCorpus {
     let newestVersion: UInt64
     /// Pages the newest version reaches, the two meta pages included.
     let live: [Int]
-    /// The tree (branch and leaf) pages among them.
+    /// The tree (branch and leaf) pages among them; in an encrypted file, every page past the metas.
     let treePages: [Int]
+    /// Whether the file is encrypted: its pages' fields are sealed and cannot be edited one by one.
+    let encrypted: Bool
 
     init(base: [UInt8], previous: [UInt8], path: String, encryption: FileEncryption = .plain) throws {
         self.base = base
@@ -58,10 +60,17 @@ struct FileDamageCorpus {
         newestVersion = store.latestVersion
         live = [0, 1] + (try store.reachablePages().map(Int.init).filter { $0 >= 2 })
         let pageSize = pageSize
-        treePages = live.filter { page in
-            let kind = base[page * pageSize + PageHeader.kind]
-            return page >= 2 && (kind == PageKind.branch.rawValue || kind == PageKind.leaf.rawValue)
-        }
+        // An encrypted file's page kinds are sealed: its bytes say nothing about which pages are trees (reading
+        // the kind from ciphertext picked pages at random and, some runs, none). There a structural edit is damage
+        // like any other, caught by the page's tag: any page past the metas serves, at any offset.
+        encrypted = encryption != .plain
+        treePages =
+            encrypted
+            ? live.filter { $0 >= 2 }
+            : live.filter { page in
+                let kind = base[page * pageSize + PageHeader.kind]
+                return page >= 2 && (kind == PageKind.branch.rawValue || kind == PageKind.leaf.rawValue)
+            }
     }
 
     /// Variant `index`: its kind cycles through every kind; its damage comes from a generator seeded with the
@@ -104,9 +113,13 @@ struct FileDamageCorpus {
             image.replaceSubrange(
                 slot * pageSize..<(slot + 1) * pageSize, with: previous[slot * pageSize..<(slot + 1) * pageSize])
         case .structuralFieldResealed:
-            let page = treePages.randomElement(using: &generator)!
-            editStructure(of: page, in: &image, &generator)
-            seal(&image, page: page)
+            let page = treePages.randomElement(using: &generator) ?? page
+            if encrypted {
+                nudge(&image, at: page * pageSize + Int.random(in: 0..<(pageSize - 1), using: &generator), &generator)
+            } else {
+                editStructure(of: page, in: &image, &generator)
+                seal(&image, page: page)
+            }
         case .metaFieldResealed:
             let slot = Int(newestVersion % 2)
             let field = [
