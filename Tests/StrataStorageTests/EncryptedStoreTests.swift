@@ -97,6 +97,44 @@ struct EncryptedStoreTests {
         #expect(report.isValid, "\(report)")
     }
 
+    /// A write transaction builds its pages in the decrypted-page cache's slots (``DecryptedPages/claim(_:)``): one
+    /// that fails after rewriting hundreds of pages leaves what every reader sees as it was, and the next
+    /// transaction, which takes the same free pages again, commits and reads back right, in this process and
+    /// after a reopen.
+    @Test func aFailedTransactionsPagesInTheCacheChangeNothingReadersSee() throws {
+        struct Abandon: Error {}
+        let directory = TemporaryDirectory()
+        let path = directory.file("encrypted.strata")
+        do {
+            let store = try Store.open(path: path, options: options())
+            try writeRecords(store, 0..<3000, batch: 3000)
+            let pinned = try store.read()
+            #expect(throws: Abandon.self) {
+                try store.write { transaction in
+                    let tree = try #require(try transaction.tree(named: "records"))
+                    for index in 0..<3000 { try transaction.put(keyBytes(index), Array("changed".utf8), in: tree) }
+                    throw Abandon()
+                }
+            }
+            try expectRecords(store, 0..<3000)
+            let before = try #require(try pinned.tree(named: "records"))
+            #expect(try before.get(keyBytes(1234)) == value(1234))
+            try store.write { transaction in
+                let tree = try #require(try transaction.tree(named: "records"))
+                for index in stride(from: 0, to: 3000, by: 2) { _ = try transaction.delete(keyBytes(index), in: tree) }
+            }
+            let tree = try #require(try store.read().tree(named: "records"))
+            #expect(tree.count == 1500)
+            #expect(try tree.get(keyBytes(1)) == value(1) && tree.get(keyBytes(2)) == nil)
+            store.close()
+        }
+        let reopened = try Store.open(path: path, options: options())
+        let tree = try #require(try reopened.read().tree(named: "records"))
+        for index in stride(from: 1, to: 3000, by: 2) { #expect(try tree.get(keyBytes(index)) == value(index)) }
+        let report = try reopened.verify()
+        #expect(report.isValid, "\(report)")
+    }
+
     @Test func theFileHoldsNoPlaintext() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("encrypted.strata")

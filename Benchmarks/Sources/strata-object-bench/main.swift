@@ -367,10 +367,26 @@ func collectionsTable(listSize: Int, mapSize: Int, directory: URL, title: String
     print("")
 }
 
-/// A table row: the workload, both times with their time per object, and `ratio`.
-func workloadRow(_ workload: Workload, size: Int, _ first: Duration, _ second: Duration, ratio: Double) -> String {
-    "| \(workload.rawValue) | \(format(first)) (\(perOperation(first, size))) | \(format(second)) "
-        + "(\(perOperation(second, size))) | \(String(format: "%.2f×", ratio)) |"
+/// Prints one row per workload: the medians of `first` and `second` with their time per object, and `ratio` of
+/// the two; records the medians of `recorded` (engine name and runs) in the tab-separated results.
+@MainActor
+func workloadTable(
+    size: Int, header: String, first: [[Workload: Duration]], second: [[Workload: Duration]],
+    ratio: (_ first: Duration, _ second: Duration) -> Double, recorded: [(engine: String, runs: [[Workload: Duration]])]
+) {
+    print(header)
+    print("|---|---:|---:|---:|")
+    for workload in Workload.allCases {
+        let (a, b) = (median(first, workload), median(second, workload))
+        print(
+            "| \(workload.rawValue) | \(format(a)) (\(perOperation(a, size))) | \(format(b)) "
+                + "(\(perOperation(b, size))) | \(String(format: "%.2f×", ratio(a, b))) |")
+        for (engine, runs) in recorded {
+            results.add(
+                workload.rawValue, size: size, engine: engine, time: median(runs, workload),
+                operations: workload.operations(size: size), unit: workload.unit)
+        }
+    }
 }
 
 /// Prints the object workloads on an encrypted file beside the plain one (`--encrypted`), with the ratio.
@@ -380,16 +396,10 @@ func encryptedTable(size: Int, plainRuns: [[Workload: Duration]], encryptedRuns:
     print(
         "The same workloads on a file opened with a 64-byte `encryptionKey` (AES-256-CTR pages, HMAC-SHA-256 tags, "
             + "the system's libcrypto), in the same runs. Ratio = encrypted / plain: 1.10× is 10 % slower.\n")
-    print("| Workload | Strata | Strata encrypted | encrypted/plain |")
-    print("|---|---:|---:|---:|")
-    for workload in Workload.allCases {
-        let plain = median(plainRuns, workload)
-        let encrypted = median(encryptedRuns, workload)
-        print(workloadRow(workload, size: size, plain, encrypted, ratio: encrypted / plain))
-        results.add(
-            workload.rawValue, size: size, engine: "Strata encrypted", time: encrypted,
-            operations: workload.operations(size: size), unit: workload.unit)
-    }
+    workloadTable(
+        size: size, header: "| Workload | Strata | Strata encrypted | encrypted/plain |", first: plainRuns,
+        second: encryptedRuns, ratio: { plain, encrypted in encrypted / plain },
+        recorded: [("Strata encrypted", encryptedRuns)])
 }
 
 /// Runs the class projection workload over `size` objects and prints its table.
@@ -453,18 +463,9 @@ do {
             try? FileManager.default.removeItem(at: directory)
         }
         print("### N = \(size)\n")
-        print("| Workload | Strata | GRDB | Strata/GRDB |")
-        print("|---|---:|---:|---:|")
-        for workload in Workload.allCases {
-            let strata = median(strataRuns, workload)
-            let grdb = median(grdbRuns, workload)
-            print(workloadRow(workload, size: size, strata, grdb, ratio: strata / grdb))
-            for (engine, time) in [("Strata", strata), ("GRDB", grdb)] {
-                results.add(
-                    workload.rawValue, size: size, engine: engine, time: time,
-                    operations: workload.operations(size: size), unit: workload.unit)
-            }
-        }
+        workloadTable(
+            size: size, header: "| Workload | Strata | GRDB | Strata/GRDB |", first: strataRuns, second: grdbRuns,
+            ratio: { strata, grdb in strata / grdb }, recorded: [("Strata", strataRuns), ("GRDB", grdbRuns)])
         if options.encrypted { encryptedTable(size: size, plainRuns: strataRuns, encryptedRuns: encryptedRuns) }
         let validationDirectory = root.appendingPathComponent("validation-\(size)")
         try FileManager.default.createDirectory(at: validationDirectory, withIntermediateDirectories: true)
