@@ -24,6 +24,23 @@ enum SyncCaptureModels {
     final class CaptureNote: Object {
         @Persisted var text = ""
     }
+
+    /// A synced type with a mixed value and an embedded object (which holds another).
+    final class CaptureHouse: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var extra: AnyRealmValue
+        @Persisted var home: CaptureHome?
+        @Persisted var name = ""
+    }
+
+    final class CaptureHome: EmbeddedObject {
+        @Persisted var city = ""
+        @Persisted var geo: CaptureGeo?
+    }
+
+    final class CaptureGeo: EmbeddedObject {
+        @Persisted var lat = 0.0
+    }
 }
 
 /// Hands out "t1", "t2", …: one per captured commit.
@@ -189,6 +206,10 @@ struct SyncCaptureTests {
                         "date": .date(-1.5), "decimal": .decimal128("1.50"),
                         "id": .objectId(String(repeating: "a", count: 24)),
                         "link": .link(.string("Ann")),
+                        "typedLink": .typedLink(className: "Owner", key: .string("Ann")),
+                        "mixedList": .list([.int(1), .list([]), .dictionary(["k": .null])]),
+                        "mixedDictionary": .dictionary(["b": .bool(false), "a": .string("x")]),
+                        "home": .embedded(["city": .string("Oslo"), "geo": .embedded(["lat": .double(1)])]),
                     ],
                     collections: [
                         "scores": .map(set: ["a": .int(1), "b": .null], removed: ["c"]),
@@ -218,10 +239,10 @@ struct SyncCaptureTests {
         #expect(got == expected)
         for cut in 0..<bytes.count { #expect(CapturedTransactionCodec.decode(Array(bytes[..<cut])) == nil) }
         #expect(CapturedTransactionCodec.decode(bytes + [0]) == nil)
-        #expect(CapturedTransactionCodec.decode([3] + bytes.dropFirst()) == nil)
+        #expect(CapturedTransactionCodec.decode([4] + bytes.dropFirst()) == nil)
     }
 
-    @Test func queueEntriesOfFormatOneWithoutCollectionsAreStillRead() throws {
+    @Test func queueEntriesOfFormatsOneAndTwoAreStillRead() throws {
         let entry = CapturedTransaction(
             sequence: 4, timestamp: "t4",
             changes: [
@@ -230,8 +251,47 @@ struct SyncCaptureTests {
                     values: ["name": .string("Rex")])
             ])
         let bytes = CapturedTransactionCodec.encode(entry)
-        #expect(bytes.first == 2 && bytes.last == 0)  // format 2; the change's collection count last
+        #expect(bytes.first == 3 && bytes.last == 0)  // format 3; the change's collection count last
         #expect(CapturedTransactionCodec.decode([1] + bytes.dropFirst().dropLast()) == entry)
+        // Format 2 is format 3 without mixed values' and embedded objects' tags.
+        #expect(CapturedTransactionCodec.decode([2] + bytes.dropFirst()) == entry)
+    }
+
+    @Test func mixedValuesAndEmbeddedObjectsAreCapturedWholeAsTheirParentsProperty() throws {
+        typealias House = SyncCaptureModels.CaptureHouse
+        let configuration = Realm.Configuration(
+            fileURL: scratch.url.appendingPathComponent("houses.strata"),
+            objectTypes: [
+                House.self, SyncCaptureModels.CaptureHome.self, SyncCaptureModels.CaptureGeo.self, Owner.self,
+            ])
+        configuration.startSyncCapture(classes: ["CaptureHouse", "CaptureOwner"], recorder: CountingRecorder())
+        defer { configuration.stopSyncCapture() }
+        let realm = try Realm(configuration: configuration)
+        try realm.write {
+            let ann = realm.create(Owner.self, value: ["name": "Ann"])
+            realm.create(
+                House.self,
+                value: ["id": 1, "extra": AnyRealmValue.object(ann), "home": ["city": "Oslo", "geo": ["lat": 1.5]]])
+        }
+        let house = try #require(realm.object(ofType: House.self, forPrimaryKey: 1))
+        // A nested embedded object's field: the parent's property, whole.
+        try realm.write { try #require(house.home?.geo).lat = 2 }
+        // A nested list of the mixed value.
+        try realm.write { house.extra = .fromArray([.int(1)]) }
+        try realm.write { try #require(house.extra.listValue).append(.string("x")) }
+        // Another property only: neither the mixed value nor the embedded object is sent.
+        try realm.write { house.name = "Villa" }
+        try realm.write { house.home = nil }
+        let changes = try realm.syncQueue().map { $0.changes.first { $0.className == "CaptureHouse" }?.values ?? [:] }
+        let home: CapturedValue = .embedded(["city": .string("Oslo"), "geo": .embedded(["lat": .double(1.5)])])
+        #expect(changes[0]["extra"] == .typedLink(className: "CaptureOwner", key: .string("Ann")))
+        #expect(changes[0]["home"] == home)
+        #expect(changes[1] == ["home": .embedded(["city": .string("Oslo"), "geo": .embedded(["lat": .double(2)])])])
+        #expect(changes[2] == ["extra": .list([.int(1)])])
+        #expect(changes[3] == ["extra": .list([.int(1), .string("x")])])
+        #expect(changes[4] == ["name": .string("Villa")])
+        #expect(changes[5] == ["home": .null])
+        #expect(changes.count == 6)
     }
 
     @Test func collectionEditsAloneAreCapturedAndADeletedObjectLeavesNoMergeState() throws {

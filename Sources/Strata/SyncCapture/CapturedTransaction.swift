@@ -78,4 +78,13 @@ public import Foundation
     case uuid(UUID)
     /// A link: the target object's primary key.
     indirect case link(CapturedValue)
+    /// A mixed value's link: the target's persisted class name and primary key (a mixed property may link to any
+    /// class, so the class travels with the key).
+    indirect case typedLink(className: String, key: CapturedValue)
+    /// A mixed value holding a list, or an embedded object's list or set property: the elements in order.
+    indirect case list([CapturedValue])
+    /// A mixed value holding a dictionary, or an embedded object's map property: the entries by key.
+    indirect case dictionary([String: CapturedValue])
+    /// An embedded object: its persisted properties by persisted name (nested embedded objects as values).
+    indirect case embedded([String: CapturedValue])
 }

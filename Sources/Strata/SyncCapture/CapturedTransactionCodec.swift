@@ -10,12 +10,15 @@ import Foundation
 /// added count (varint), per element: value, tag count (varint), tags (strings); the removed elements alike;
 /// kind 3 (list): operation count (varint), per operation: 0 insert (id, 0/1 and the id it follows, value), 1 remove
 /// (id), 2 clear (time).
-/// Format 1 (before collections were captured) is format 2 without the collection part; it is still read.
+/// Format 1 (before collections were captured) is format 2 without the collection part; format 2 is format 3
+/// without the value tags 12–15 (mixed values and embedded objects); both are still read.
 /// A value is a tag byte and its payload: 0 null; 1 bool (1); 2 int (8); 3 float (4, bits); 4 double (8, bits);
 /// 5 string; 6 data; 7 date (8, seconds since 1970 as double bits); 8 decimal128 (string); 9 objectId (string);
-/// 10 uuid (16); 11 link (the target's primary key, a value).
+/// 10 uuid (16); 11 link (the target's primary key, a value); 12 typed link (class, then the key, a value);
+/// 13 list (count, values); 14 dictionary (count, per entry: key, value); 15 embedded object (count, per
+/// property: name, value).
 enum CapturedTransactionCodec {
-    static let format: UInt8 = 2
+    static let format: UInt8 = 3
 
     static func encode(_ entry: CapturedTransaction) -> [UInt8] {
         var writer = Writer()
@@ -44,7 +47,7 @@ enum CapturedTransactionCodec {
     /// Decodes an entry; nil when `bytes` is not one (the caller reports the damage).
     static func decode(_ bytes: [UInt8]) -> CapturedTransaction? {
         var reader = Reader(bytes: bytes)
-        guard let version = reader.byte(), version == 1 || version == format, let sequence = reader.fixed(8),
+        guard let version = reader.byte(), (1...format).contains(version), let sequence = reader.fixed(8),
             let timestamp = reader.string(),
             let count = reader.varint()
         else { return nil }
@@ -134,6 +137,29 @@ enum CapturedTransactionCodec {
             case .link(let key):
                 bytes.append(11)
                 self.value(key)
+            case .typedLink(let className, let key):
+                bytes.append(12)
+                string(className)
+                self.value(key)
+            case .list(let elements):
+                bytes.append(13)
+                varint(elements.count)
+                for element in elements { self.value(element) }
+            case .dictionary(let values):
+                bytes.append(14)
+                entries(values)
+            case .embedded(let properties):
+                bytes.append(15)
+                entries(properties)
+            }
+        }
+
+        /// Entries sorted by key, so that equal values encode to equal bytes.
+        mutating func entries(_ entries: [String: CapturedValue]) {
+            varint(entries.count)
+            for key in entries.keys.sorted() {
+                string(key)
+                value(entries[key]!)
             }
         }
 
@@ -226,9 +252,10 @@ enum CapturedTransactionCodec {
 
         mutating func string() -> String? { data().map { String(decoding: $0, as: UTF8.self) } }
 
-        /// A value; nested links at most 4 deep (a primary key is never a link, so 1 is all that occurs).
+        /// A value; nested at most 64 deep (links, mixed collections, embedded objects), so damaged bytes cannot
+        /// recurse without end.
         mutating func value(depth: Int = 0) -> CapturedValue? {
-            guard depth < 4, let tag = byte() else { return nil }
+            guard depth < 64, let tag = byte() else { return nil }
             switch tag {
             case 0: return .null
             case 1: return byte().map { .bool($0 != 0) }
@@ -247,8 +274,32 @@ enum CapturedTransactionCodec {
                 offset += 16
                 return .uuid(UUID(uuid: id))
             case 11: return value(depth: depth + 1).map { .link($0) }
+            case 12:
+                guard let className = string(), let key = value(depth: depth + 1) else { return nil }
+                return .typedLink(className: className, key: key)
+            case 13:
+                guard let count = varint(), count <= bytes.count - offset else { return nil }
+                var elements: [CapturedValue] = []
+                for _ in 0..<count {
+                    guard let element = value(depth: depth + 1) else { return nil }
+                    elements.append(element)
+                }
+                return .list(elements)
+            case 14: return entries(depth: depth).map { .dictionary($0) }
+            case 15: return entries(depth: depth).map { .embedded($0) }
             default: return nil
             }
+        }
+
+        /// Keyed values (a dictionary's entries, an embedded object's properties) at `depth`.
+        mutating func entries(depth: Int) -> [String: CapturedValue]? {
+            guard let count = varint(), count <= bytes.count - offset else { return nil }
+            var entries: [String: CapturedValue] = [:]
+            for _ in 0..<count {
+                guard let key = string(), let value = value(depth: depth + 1) else { return nil }
+                entries[key] = value
+            }
+            return entries
         }
 
         mutating func collection() -> CapturedCollectionChange? {

@@ -19,7 +19,9 @@ extension Realm {
     /// write and its entry are committed (or lost) together. A transaction that changed no synced object (or
     /// applies downloaded changes) appends nothing.
     func appendCapturedTransaction(_ capture: SyncCaptureWrite) throws(Realm.Error) {
-        guard !capture.isApplyingSync, !capture.touched.isEmpty else { return }
+        guard !capture.isApplyingSync else { return }
+        try traceTouchedEmbedded(capture)
+        guard !capture.touched.isEmpty else { return }
         var changes: [CapturedObjectChange] = []
         var mapClocks: [(binding: TableBinding, key: Int64, property: Int, keys: [String], isCreated: Bool)] = []
         var targets: [String: TableBinding] = [:]
@@ -57,6 +59,17 @@ extension Realm {
                         continue
                     }
                     guard isCaptured(binding, index) else { continue }
+                    if syncsAsWholeValue(binding, index) {
+                        // Equal stored bytes (or the same embedded row) can still hide a change: of a nested
+                        // collection of the mixed value, or of a property of the embedded object.
+                        if let before, Self.sameStored(before[index], after[index]),
+                            !capture.wroteCollection(binding, key, index), !capture.wroteEmbedded(binding, key, index)
+                        {
+                            continue
+                        }
+                        values[name] = try capturedWholeValue(binding, key: key, property: index)
+                        continue
+                    }
                     if let before, ListElements.equal(before[index], after[index]) { continue }
                     values[name] = try portable(after[index], binding: binding, property: index, targets: &targets)
                 }
@@ -83,20 +96,27 @@ extension Realm {
         try mutate { try transaction.put(KeyEncoding.objectKey(sequence), bytes, in: queue) }
     }
 
-    /// Whether property `index` of `binding` syncs as one value: plain values and links to objects with a primary
-    /// key. Collections, mixed values and embedded objects are not captured yet (see Documentation/Sync.md).
+    /// Whether property `index` of `binding` syncs as one value: plain values, mixed values, embedded objects
+    /// (whole) and links to objects with a primary key. Collections are captured apart.
     private func isCaptured(_ binding: TableBinding, _ index: Int) -> Bool {
         let info = binding.table.infos[index]
-        guard binding.columns[index] >= 0, !info.isCollection, info.type != .any, info.type != .linkingObjects else {
+        guard binding.columns[index] >= 0, !info.isCollection, info.type != .linkingObjects else {
             return false
         }
         if info.type == .object {
             guard let target = binding.table.schema.properties[index].objectClassName,
                 let stored = schemaClasses()[target]
             else { return false }
-            return !stored.embedded && stored.properties.contains(where: \.primary)
+            return stored.embedded || stored.properties.contains(where: \.primary)
         }
         return true
+    }
+
+    /// Whether two stored values of one property are the same: mixed values by their bytes (a nested
+    /// collection's contents are not in them: the caller checks whether the transaction wrote it).
+    private static func sameStored(_ lhs: _StoredValue, _ rhs: _StoredValue) -> Bool {
+        if case .mixed(let before) = lhs, case .mixed(let after) = rhs { return before == after }
+        return ListElements.equal(lhs, rhs)
     }
 
     /// The values of object `key` in the version the write transaction started from; nil if it had none.

@@ -83,17 +83,46 @@ final class SyncCaptureWrite {
     /// commit (reading a long list twice for an update of another property would cost the commit dearly).
     private(set) var touchedCollections: [Touched: Set<Int>] = [:]
 
+    /// The embedded rows the transaction wrote or deleted, in first-touch order: at the commit each is traced to
+    /// the synced object owning it (see `Realm.traceTouchedEmbedded`).
+    private(set) var touchedEmbedded: [(binding: TableBinding, key: Int64)] = []
+    private var seenEmbedded: Set<Touched> = []
+    /// The embedded-object properties of touched objects whose embedded objects (at any depth) the transaction
+    /// wrote.
+    private var writtenEmbedded: [Touched: Set<Int>] = [:]
+
     /// Notes that the transaction wrote or deleted the row `key` of `binding`'s class.
     func touch(_ binding: TableBinding, _ key: Int64) {
-        guard !isApplyingSync, capture.classes.contains(binding.className) else { return }
+        guard !isApplyingSync else { return }
+        guard capture.classes.contains(binding.className) else {
+            if binding.table.kind == .embedded,
+                seenEmbedded.insert(Touched(className: binding.className, key: key)).inserted
+            {
+                touchedEmbedded.append((binding, key))
+            }
+            return
+        }
         if seen.insert(Touched(className: binding.className, key: key)).inserted { touched.append((binding, key)) }
     }
 
     /// Notes that the transaction wrote collection property `property` of object `key` of `binding`'s class.
     func touch(_ binding: TableBinding, _ key: Int64, collection property: Int) {
-        guard !isApplyingSync, capture.classes.contains(binding.className) else { return }
-        touch(binding, key)
+        guard !isApplyingSync else { return }
+        touch(binding, key)  // an embedded owner is traced to its parent at the commit
+        guard capture.classes.contains(binding.className) else { return }
         touchedCollections[Touched(className: binding.className, key: key), default: []].insert(property)
+    }
+
+    /// Notes that the transaction wrote an embedded object held (at any depth) by property `property` of the
+    /// synced object `key` of `binding`'s class.
+    func touchEmbedded(owner binding: TableBinding, _ key: Int64, property: Int) {
+        touch(binding, key)
+        writtenEmbedded[Touched(className: binding.className, key: key), default: []].insert(property)
+    }
+
+    /// Whether the transaction wrote an embedded object held by property `property` of object `key`.
+    func wroteEmbedded(_ binding: TableBinding, _ key: Int64, _ property: Int) -> Bool {
+        writtenEmbedded[Touched(className: binding.className, key: key)]?.contains(property) ?? false
     }
 
     /// The positional edits of each list written only through them (see ``SyncListEdit``), in order.

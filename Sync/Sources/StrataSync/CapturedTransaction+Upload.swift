@@ -3,8 +3,9 @@
 extension CapturedTransaction {
     /// The captured changes in the change format, every part stamped with the transaction's timestamp.
     ///
-    /// A create gives every property, as the server requires: those the capture does not carry yet (collections,
-    /// mixed values, embedded objects) are sent empty — a clear of the collection, a null value.
+    /// A create gives every property, as the server requires: capture carries every property a synced type may
+    /// have (``SyncClient`` refuses types with collections of mixed values or embedded objects); a property the
+    /// entry does not name (a create queued by an earlier version) is sent empty, a clear or a null value.
     ///
     /// - Throws: ``SyncError/invalidChange(type:property:reason:)`` for an entry this library cannot read (a bad
     ///   timestamp), ``SyncError/unknownType(_:)`` for a class the server schema does not sync.
@@ -105,12 +106,16 @@ extension SyncValue {
         case .objectId(let value): self = .objectId(value)
         case .uuid(let value): self = .uuid(value)
         case .link(let key): self = .link(SyncValue(key))
+        case .typedLink(let className, let key): self = .typedLink(type: className, key: SyncValue(key))
+        case .list(let elements): self = .list(elements.map(SyncValue.init))
+        case .dictionary(let entries): self = .dictionary(entries.mapValues(SyncValue.init))
+        case .embedded(let properties): self = .embedded(properties.mapValues(SyncValue.init))
         }
     }
 }
 
 extension CapturedValue {
-    /// A change-format value in captured form; nil for an embedded object (which capture does not carry yet).
+    /// A change-format value in captured form (every value has one; optional for the callers that stored it so).
     init?(_ value: SyncValue) {
         switch value {
         case .null: self = .null
@@ -127,7 +132,23 @@ extension CapturedValue {
         case .link(let key):
             guard let key = CapturedValue(key) else { return nil }
             self = .link(key)
-        case .embedded: return nil
+        case .typedLink(let type, let key):
+            guard let key = CapturedValue(key) else { return nil }
+            self = .typedLink(className: type, key: key)
+        case .list(let elements):
+            var captured: [CapturedValue] = []
+            for element in elements {
+                guard let element = CapturedValue(element) else { return nil }
+                captured.append(element)
+            }
+            self = .list(captured)
+        case .dictionary(let entries), .embedded(let entries):
+            var captured: [String: CapturedValue] = [:]
+            for (key, element) in entries {
+                guard let element = CapturedValue(element) else { return nil }
+                captured[key] = element
+            }
+            if case .embedded = value { self = .embedded(captured) } else { self = .dictionary(captured) }
         }
     }
 }

@@ -79,12 +79,11 @@ struct LocalApply {
                 continue
             }
             guard case .value(let value, let at) = update, let column = type.column(named: name),
-                column.shape == .value, column.property.type != .any
-            else { continue }  // collections, mixed values: not applied yet (Documentation/Sync.md)
-            if case .embedded = column.link { continue }
+                column.shape == .value
+            else { continue }
             if let written = local.properties[name], written > at { continue }
             if let created = local.created, created > at { continue }
-            object[name] = try localValue(value, column: column)
+            try set(value, property: column.property, of: object)
         }
     }
 
@@ -117,7 +116,7 @@ struct LocalApply {
         }
         if values != before {
             var entries: [String: Any] = [:]
-            for (key, value) in values { entries[key] = try localValue(value, column: column) as Any }
+            for (key, value) in values { entries[key] = try localValue(value, property: column.property) as Any }
             object[name] = entries
         }
         try realm.setSyncMapClocks(clocks, of: object, property: name)
@@ -152,7 +151,7 @@ struct LocalApply {
                 }
             }
         }
-        if order != before { object[name] = try order.map { try localValue($0, column: column) as Any } }
+        if order != before { object[name] = try order.map { try localValue($0, property: column.property) as Any } }
         var stored: [CapturedValue: [String]] = [:]
         for (value, live) in tags {
             if let captured = CapturedValue(value) { stored[captured] = live }
@@ -186,7 +185,7 @@ struct LocalApply {
         }
         for operation in operations { _ = list.apply(operation) }
         let values = list.values
-        if values != current { object[name] = try values.map { try localValue($0, column: column) as Any } }
+        if values != current { object[name] = try values.map { try localValue($0, property: column.property) as Any } }
         let state = SyncListState(
             cleared: list.clearedAt?.description,
             elements: list.walk.map {
@@ -203,30 +202,8 @@ struct LocalApply {
         return time
     }
 
-    /// The Strata value of a change-format value for `column`.
-    private func localValue(_ value: SyncValue, column: ServerColumn) throws -> Any? {
-        switch value {
-        case .null: return nil
-        case .bool(let value): return value
-        case .int(let value): return Int(value)
-        case .float(let value): return value
-        case .double(let value): return value
-        case .string(let value): return value
-        case .data(let value): return value
-        case .date(let seconds): return Date(timeIntervalSince1970: seconds)
-        case .decimal128(let text): return try Decimal128(string: text)
-        case .objectId(let hex): return try ObjectId(string: hex)
-        case .uuid(let value): return value
-        case .link(let key):
-            guard case .object(let target, _) = column.link else { return nil }
-            return realm.dynamicObject(ofType: target, forPrimaryKey: try Self.primaryKey(key))
-        case .embedded:
-            return nil
-        }
-    }
-
     /// A primary key in the form Strata's dynamic API takes.
-    private static func primaryKey(_ value: SyncValue) throws(SyncError) -> Any {
+    static func primaryKey(_ value: SyncValue) throws(SyncError) -> Any {
         switch value {
         case .int(let value): return Int(value)
         case .string(let value): return value

@@ -2,7 +2,8 @@ import Foundation
 
 /// A ``SyncValue`` as plain JSON, the form of the jsonb columns that SQL readers see: numbers, strings, booleans,
 /// null, arrays and objects, without the kind tags of the change format. Data is base64, a date its seconds since
-/// 1970, a decimal, object id or UUID its text, a link its target's primary key, an embedded object an object.
+/// 1970, a decimal, object id or UUID its text, a link its target's primary key, an embedded object an object
+/// (its lists and sets arrays, its maps objects, a typed link `{"type": …, "key": …}`).
 /// (Mixed values keep the tagged form so that their kind survives; see ``ServerColumn``.)
 enum PlainJSON: Encodable {
     case value(SyncValue)
@@ -34,7 +35,10 @@ enum PlainJSON: Encodable {
         case .date(let value): try container.encode(value)
         case .uuid(let value): try container.encode(value.uuidString)
         case .link(let key): try container.encode(PlainJSON.value(key))
-        case .embedded(let values): try container.encode(PlainJSON.object(values))
+        case .embedded(let values), .dictionary(let values): try container.encode(PlainJSON.object(values))
+        case .list(let values): try container.encode(PlainJSON.array(values))
+        case .typedLink(let type, let key):
+            try container.encode(PlainJSON.object(["type": .string(type), "key": key]))
         }
     }
 

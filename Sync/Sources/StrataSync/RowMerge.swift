@@ -8,9 +8,10 @@ struct RowMerge {
     /// The new JSON of the collection columns that changed, by column name.
     var collectionValues: [String: PlainJSON] = [:]
 
-    /// Checks `change` against `type` without merging it: every property known, every value of the right kind,
-    /// a create giving every property.
-    static func validate(_ change: ObjectChange, of type: SyncedType) throws(SyncError) {
+    /// Checks `change` against `type` without merging it: every property known, every value of the right kind
+    /// (a mixed value's links naming a synced type of `schema` by a key of its primary key's kind), a create giving
+    /// every property.
+    static func validate(_ change: ObjectChange, of type: SyncedType, in schema: ServerSchema) throws(SyncError) {
         guard change.primaryKey.isPrimaryKey(of: type.primaryKey.property.type) else {
             throw .valueTypeMismatch(
                 type: type.className, property: type.primaryKey.name, expected: type.primaryKey.property.type.rawValue,
@@ -29,7 +30,7 @@ struct RowMerge {
                 throw .unknownProperty(type: type.className, property: name)
             }
             func check(_ value: SyncValue) throws(SyncError) {
-                guard value.fits(column) else {
+                guard value.fits(column), value.typedLinksResolve(in: schema) else {
                     throw .valueTypeMismatch(
                         type: type.className, property: name, expected: column.property.type.rawValue, found: value.kind
                     )

@@ -75,7 +75,9 @@ public struct ServerMerge: Sendable {
                     type: "", property: nil,
                     reason: "batches merged together must be of one scope and one client, with distinct sequences")
             }
-            for change in batch.changes { try RowMerge.validate(change, of: try schema.type(change.objectType)) }
+            for change in batch.changes {
+                try RowMerge.validate(change, of: try schema.type(change.objectType), in: schema)
+            }
         }
         var results: [UploadResult] = []
         results.reserveCapacity(batches.count)

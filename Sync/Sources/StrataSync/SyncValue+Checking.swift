@@ -21,14 +21,38 @@ extension SyncValue {
         case (.object, .embedded):
             if case .embedded = column.link { return true }
             return false
-        case (.any, .link), (.any, .embedded):
-            return false
-        case (.any, .string(let text)):
-            return !text.utf8.contains(0)
         case (.any, _):
-            return true
+            return fitsMixed
         default:
             return false
+        }
+    }
+
+    /// Whether this value may be a mixed value: any plain value, a typed link with a primary key value, or a
+    /// list or dictionary of such values (nested to any depth); never an embedded object or a bare link.
+    var fitsMixed: Bool {
+        switch self {
+        case .link, .embedded: return false
+        case .string(let text): return !text.utf8.contains(0)
+        case .typedLink(let type, let key):
+            return !type.isEmpty && [.int, .string, .objectId, .uuid].contains { key.isPrimaryKey(of: $0) }
+        case .list(let elements): return elements.allSatisfy(\.fitsMixed)
+        case .dictionary(let entries): return entries.values.allSatisfy(\.fitsMixed)
+        default: return true
+        }
+    }
+
+    /// Whether every typed link in this value (a mixed value, or its nested collections) names a synced type of
+    /// `schema` by a key of that type's primary key kind.
+    func typedLinksResolve(in schema: ServerSchema) -> Bool {
+        switch self {
+        case .typedLink(let type, let key):
+            guard let target = schema.types[type] else { return false }
+            return key.isPrimaryKey(of: target.primaryKey.property.type)
+        case .list(let elements): return elements.allSatisfy { $0.typedLinksResolve(in: schema) }
+        case .dictionary(let entries), .embedded(let entries):
+            return entries.values.allSatisfy { $0.typedLinksResolve(in: schema) }
+        default: return true
         }
     }
 

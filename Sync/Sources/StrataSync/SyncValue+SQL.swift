@@ -16,7 +16,7 @@ extension SyncValue {
         case .date(let seconds): return SyncValue.sqlText(seconds, isFinite: seconds.isFinite)
         case .uuid(let value): return value.uuidString
         case .link(let key): return try key.primaryKeySQLText()
-        case .embedded: return try SyncJSON.text(PlainJSON.value(self))
+        case .embedded, .list, .dictionary, .typedLink: return try SyncJSON.text(PlainJSON.value(self))
         }
     }
 

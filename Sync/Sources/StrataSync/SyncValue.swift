@@ -5,7 +5,10 @@ import Foundation
 /// Encoded (``Codable``) as a one-key object naming the kind: `{"int": 42}`, `{"string": "Rex"}`,
 /// `{"null": true}`, `{"data": "<base64>"}`, `{"date": 1764221345.25}` (seconds since 1970),
 /// `{"decimal128": "12.50"}`, `{"objectId": "<24 hex digits>"}`, `{"uuid": "<UUID>"}`,
-/// `{"link": <primary key value>}`, `{"embedded": {"property": value, …}}`.
+/// `{"link": <primary key value>}`, `{"embedded": {"property": value, …}}`; and in mixed values only,
+/// `{"typedLink": {"type": "Dog", "key": <primary key value>}}`, `{"list": [value, …]}` and
+/// `{"dictionary": {"key": value, …}}` (a mixed value's nested collection, carried whole). An embedded object's
+/// list, set and map properties are `list`, `list` and `dictionary` values too.
 public enum SyncValue: Sendable, Hashable, Codable {
     /// No value (a nil optional, or a removed link).
     case null
@@ -33,6 +36,13 @@ public enum SyncValue: Sendable, Hashable, Codable {
     indirect case link(SyncValue)
     /// An embedded object: its properties by persisted name. It belongs to its parent and syncs as part of it.
     case embedded([String: SyncValue])
+    /// A mixed value's link: the target's persisted class name and primary key (a mixed property may link to
+    /// any synced type).
+    indirect case typedLink(type: String, key: SyncValue)
+    /// A mixed value holding a list (or an embedded object's list or set property): the elements in order.
+    case list([SyncValue])
+    /// A mixed value holding a dictionary (or an embedded object's map property): the entries by key.
+    case dictionary([String: SyncValue])
 
     /// The kind's name, as in the encoded form and in errors.
     public var kind: String {
@@ -50,11 +60,21 @@ public enum SyncValue: Sendable, Hashable, Codable {
         case .uuid: "uuid"
         case .link: "link"
         case .embedded: "embedded"
+        case .typedLink: "typedLink"
+        case .list: "list"
+        case .dictionary: "dictionary"
         }
     }
 
     private enum Key: String, CodingKey {
-        case null, bool, int, float, double, string, data, date, decimal128, objectId, uuid, link, embedded
+        case null, bool, int, float, double, string, data, date, decimal128, objectId, uuid, link, embedded, typedLink,
+            list, dictionary
+    }
+
+    /// The body of the `typedLink` form.
+    private struct TypedLink: Codable {
+        var type: String
+        var key: SyncValue
     }
 
     /// Decodes the one-key form; any other shape is a `DecodingError`.
@@ -78,6 +98,11 @@ public enum SyncValue: Sendable, Hashable, Codable {
         case .uuid: self = .uuid(try container.decode(UUID.self, forKey: key))
         case .link: self = .link(try container.decode(SyncValue.self, forKey: key))
         case .embedded: self = .embedded(try container.decode([String: SyncValue].self, forKey: key))
+        case .typedLink:
+            let link = try container.decode(TypedLink.self, forKey: key)
+            self = .typedLink(type: link.type, key: link.key)
+        case .list: self = .list(try container.decode([SyncValue].self, forKey: key))
+        case .dictionary: self = .dictionary(try container.decode([String: SyncValue].self, forKey: key))
         }
     }
 
@@ -98,6 +123,9 @@ public enum SyncValue: Sendable, Hashable, Codable {
         case .uuid(let value): try container.encode(value, forKey: .uuid)
         case .link(let value): try container.encode(value, forKey: .link)
         case .embedded(let value): try container.encode(value, forKey: .embedded)
+        case .typedLink(let type, let key): try container.encode(TypedLink(type: type, key: key), forKey: .typedLink)
+        case .list(let value): try container.encode(value, forKey: .list)
+        case .dictionary(let value): try container.encode(value, forKey: .dictionary)
         }
     }
 }

@@ -43,8 +43,11 @@ extension SyncValue {
         switch self {
         case .string(let text), .decimal128(let text): return 16 + text.utf8.count
         case .data(let data): return 16 + data.count * 4 / 3
-        case .embedded(let properties): return 16 + properties.values.reduce(0) { $0 + 16 + $1.estimatedByteCount }
+        case .embedded(let properties), .dictionary(let properties):
+            return 16 + properties.reduce(0) { $0 + 16 + $1.key.utf8.count + $1.value.estimatedByteCount }
+        case .list(let elements): return 16 + elements.reduce(0) { $0 + 8 + $1.estimatedByteCount }
         case .link(let key): return 16 + key.estimatedByteCount
+        case .typedLink(let type, let key): return 32 + type.utf8.count + key.estimatedByteCount
         default: return 24
         }
     }

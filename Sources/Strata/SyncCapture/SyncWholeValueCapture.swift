@@ -1,0 +1,190 @@
+import Foundation
+import StrataStorage
+
+/// Capture of the properties that sync as one whole value although they are stored as more than a row column:
+/// mixed (`AnyRealmValue`) values, whose links name their class and whose nested lists and dictionaries live in
+/// trees of their own, and embedded objects, which are rows of their own class owned by the parent (see
+/// Documentation/Sync.md, "Mixed values and embedded objects").
+///
+/// A write of an embedded object's property writes the embedded row, not its parent's: at the commit such rows
+/// are traced up to the synced object that owns them (through the backlink counts, nested embedded objects
+/// included), and that object's property counts as written.
+extension Realm {
+    /// Whether property `index` of `binding` is a mixed value or an embedded object (one value, not a collection).
+    func syncsAsWholeValue(_ binding: TableBinding, _ index: Int) -> Bool {
+        let info = binding.table.infos[index]
+        guard !info.isCollection else { return false }
+        if info.type == .any { return true }
+        guard info.type == .object, let target = binding.table.schema.properties[index].objectClassName else {
+            return false
+        }
+        return schemaClasses()[target]?.embedded == true
+    }
+
+    /// Notes, for every embedded row the transaction wrote that still exists, the synced object and property
+    /// owning it as written (``SyncCaptureWrite/touchEmbedded(owner:_:property:)``).
+    func traceTouchedEmbedded(_ capture: SyncCaptureWrite) throws(Realm.Error) {
+        for (binding, key) in capture.touchedEmbedded {
+            guard let owner = try syncedOwner(ofEmbedded: binding, key: key),
+                capture.capture.classes.contains(owner.binding.className)
+            else { continue }
+            capture.touchEmbedded(owner: owner.binding, owner.key, property: owner.property)
+        }
+    }
+
+    /// The top-level object (its binding, key and the property holding the chain) that embedded row `key` of
+    /// `binding` belongs to; nil when the row is gone (its parent replaced or deleted it, and wrote its own row).
+    private func syncedOwner(ofEmbedded binding: TableBinding, key: Int64) throws(Realm.Error)
+        -> (binding: TableBinding, key: Int64, property: Int)?
+    {
+        var current = (binding: binding, key: key)
+        // Embedded objects nest to any depth a schema declares; a cycle is impossible (each has one parent).
+        for _ in 0..<256 {
+            guard try rowValues(binding: current.binding, key: current.key) != nil,
+                let parent = try embeddedParent(of: current.binding, key: current.key)
+            else { return nil }
+            if parent.binding.table.kind != .embedded { return parent }
+            current = (parent.binding, parent.key)
+        }
+        return nil
+    }
+
+    /// The object holding embedded row `key` of `binding`, found through the backlink counts of every property
+    /// that can hold that embedded class.
+    private func embeddedParent(of binding: TableBinding, key: Int64) throws(Realm.Error)
+        -> (binding: TableBinding, key: Int64, property: Int)?
+    {
+        for (className, stored) in schemaClasses().sorted(by: { $0.key < $1.key }) {
+            for property in stored.properties
+            where property.type == .object && property.objectClassName == binding.className {
+                guard
+                    let origin = try tables.backlinks(
+                        originClass: className, originProperty: property.name, target: key
+                    ).first
+                else { continue }
+                let parent = try dynamicBinding(className)
+                guard let index = parent.table.schema.properties.firstIndex(where: { $0.columnName == property.name })
+                else { continue }
+                return (parent, origin.origin, index)
+            }
+        }
+        return nil
+    }
+
+    /// The whole value of mixed or embedded property `index` of object `key`, as the transaction holds it.
+    func capturedWholeValue(_ binding: TableBinding, key: Int64, property index: Int) throws(Realm.Error)
+        -> CapturedValue
+    {
+        guard let managed = object(binding, key: key).managed else { return .null }
+        return try capturedProperty(managed, index)
+    }
+
+    /// Property `index` of `managed` in portable form: mixed values with their kind, embedded objects whole,
+    /// collections as lists and dictionaries, links as their target's primary key.
+    private func capturedProperty(_ managed: ManagedObject, _ index: Int) throws(Realm.Error) -> CapturedValue {
+        let info = managed.table.infos[index]
+        if info.isCollection { return try capturedAny(managed.readAny(property: index), managed, index) }
+        let stored = managed.readStored(property: index)
+        if info.type == .any {
+            return try capturedMixed(AnyRealmValue._fromStored(stored) ?? .none, managed, index)
+        }
+        return try capturedAny(StoredValueConversion.any(from: stored), managed, index)
+    }
+
+    /// An embedded object's persisted properties (computed ones, and links to objects without a primary key,
+    /// which do not sync, left out).
+    private func capturedEmbedded(_ managed: ManagedObject) throws(Realm.Error) -> CapturedValue {
+        var values: [String: CapturedValue] = [:]
+        for index in managed.table.infos.indices
+        where managed.binding.columns[index] >= 0 || managed.table.infos[index].isCollection {
+            let info = managed.table.infos[index]
+            guard info.type != .linkingObjects else { continue }
+            if info.type == .object, !info.isCollection,
+                let target = managed.table.schema.properties[index].objectClassName,
+                let stored = schemaClasses()[target], !stored.embedded, !stored.properties.contains(where: \.primary)
+            {
+                continue
+            }
+            values[managed.table.schema.properties[index].columnName] = try capturedProperty(managed, index)
+        }
+        return .embedded(values)
+    }
+
+    /// A value read through an accessor (`readAny`'s forms) in portable form, for property `index` of `owner`.
+    private func capturedAny(_ any: Any?, _ owner: ManagedObject, _ index: Int) throws(Realm.Error) -> CapturedValue {
+        guard let any = StoredValueConversion.unwrap(any), !(any is NSNull) else { return .null }
+        switch any {
+        case let value as Bool: return .bool(value)
+        case let value as Int: return .int(Int64(value))
+        case let value as Int64: return .int(value)
+        case let value as Int32: return .int(Int64(value))
+        case let value as Int16: return .int(Int64(value))
+        case let value as Int8: return .int(Int64(value))
+        case let value as Float: return .float(value)
+        case let value as Double: return .double(value)
+        case let value as String: return .string(value)
+        case let value as Data: return .data(value)
+        case let value as Date: return .date(value.timeIntervalSince1970)
+        case let value as ObjectId: return .objectId(value.stringValue)
+        case let value as UUID: return .uuid(value)
+        case let value as Decimal128: return .decimal128(value.stringValue)
+        case let value as AnyRealmValue: return try capturedMixed(value, owner, index)
+        case let object as ObjectBase:
+            guard let managed = object.managed else { return .null }
+            if managed.table.kind == .embedded { return try capturedEmbedded(managed) }
+            guard let key = managed.table.primaryKeyIndex else { return .null }
+            return .link(try portable(managed.readStored(property: key)))
+        case let elements as [Any]:
+            var result: [CapturedValue] = []
+            for element in elements { result.append(try capturedAny(element, owner, index)) }
+            return .list(result)
+        case let entries as [String: Any]:
+            var result: [String: CapturedValue] = [:]
+            for (key, element) in entries { result[key] = try capturedAny(element, owner, index) }
+            return .dictionary(result)
+        default:
+            throw .invalidValue(
+                type: owner.table.className, property: owner.table.schema.properties[index].columnName,
+                reason: "\(type(of: any)) has no portable form for Strata Sync")
+        }
+    }
+
+    /// A mixed value in portable form: a link names its target's class and primary key; a nested list or
+    /// dictionary is carried whole, element by element.
+    ///
+    /// - Throws: `Realm.Error.invalidValue` for a link to an object without a primary key, which no other
+    ///   replica could find (the write transaction then fails whole, so nothing is lost unnoticed).
+    private func capturedMixed(_ value: AnyRealmValue, _ owner: ManagedObject, _ index: Int) throws(Realm.Error)
+        -> CapturedValue
+    {
+        switch value {
+        case .none: return .null
+        case .int(let value): return .int(Int64(value))
+        case .bool(let value): return .bool(value)
+        case .float(let value): return .float(value)
+        case .double(let value): return .double(value)
+        case .string(let value): return .string(value)
+        case .data(let value): return .data(value)
+        case .date(let value): return .date(value.timeIntervalSince1970)
+        case .objectId(let value): return .objectId(value.stringValue)
+        case .decimal128(let value): return .decimal128(value.stringValue)
+        case .uuid(let value): return .uuid(value)
+        case .object(let object):
+            guard let managed = object.managed, let key = managed.table.primaryKeyIndex else {
+                throw .invalidValue(
+                    type: owner.table.className, property: owner.table.schema.properties[index].columnName,
+                    reason: "a synced mixed value links only to objects with a primary key")
+            }
+            return .typedLink(
+                className: managed.binding.className, key: try portable(managed.readStored(property: key)))
+        case .list(let list):
+            var result: [CapturedValue] = []
+            for element in list { result.append(try capturedMixed(element, owner, index)) }
+            return .list(result)
+        case .dictionary(let map):
+            var result: [String: CapturedValue] = [:]
+            for (key, element) in map { result[key] = try capturedMixed(element, owner, index) }
+            return .dictionary(result)
+        }
+    }
+}
