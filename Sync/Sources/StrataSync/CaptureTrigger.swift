@@ -8,11 +8,12 @@
 /// - A `DELETE` becomes the delete marker: the row stays with `_strata_deleted` true (set the session variable
 ///   `strata.merging` to `on` to remove rows for good).
 ///
-/// Columns that hold one value (and mixed values) are captured; embedded objects and collections written
-/// through SQL are not (their merge state lives in `_strata_state`), which Documentation/Sync.md lists as a
-/// limit. ``ServerMerge`` sets `strata.merging` in its own transactions, so merges are not captured twice.
+/// Columns that hold one value, mixed values (in their tagged form) and embedded objects (their plain JSON, read
+/// by the embedded type's fields: `strata_sync_plain`) are captured; collections written through SQL are not
+/// (their merge state lives in `_strata_state`), which Documentation/Sync.md lists as a limit. ``ServerMerge``
+/// sets `strata.merging` in its own transactions, so merges are not captured twice.
 enum CaptureTrigger {
-    /// The statements that create (or replace) the namespace's two functions.
+    /// The statements that create (or replace) the namespace's three functions.
     static func functionStatements(schema: String) -> [String] {
         [
             """
@@ -35,8 +36,67 @@ enum CaptureTrigger {
                 WHEN kind = 'any' THEN RETURN value;
                 WHEN kind LIKE 'link:%' THEN
                     RETURN jsonb_build_object('link', \(schema).strata_sync_value(substr(kind, 6), value));
+                WHEN left(kind, 1) = '{' THEN RETURN \(schema).strata_sync_plain(kind::jsonb, value);
                 ELSE RETURN NULL;
                 END CASE;
+            END
+            $fn$
+            """,
+            // An embedded object's plain JSON (as PlainJSON writes it) in the tagged form, by the spec the trigger
+            // names: a field kind, {"embedded": {field: spec}}, {"list": spec} or {"dictionary": spec}. A value of
+            // another JSON type than its field's fails the SQL statement (SQLSTATE 22023), so nothing reaches the
+            // log that clients could not read.
+            """
+            CREATE OR REPLACE FUNCTION \(schema).strata_sync_plain(spec jsonb, input jsonb) RETURNS jsonb
+            LANGUAGE plpgsql IMMUTABLE AS $fn$
+            DECLARE
+                kind text;
+                shape text := jsonb_typeof(input);
+                result jsonb;
+            BEGIN
+                IF input IS NULL OR shape = 'null' THEN RETURN '{"null": true}'::jsonb; END IF;
+                IF jsonb_typeof(spec) = 'object' THEN
+                    IF spec ? 'embedded' AND shape = 'object' THEN
+                        SELECT COALESCE(jsonb_object_agg(f.key, \(schema).strata_sync_plain(f.value, input -> f.key)), '{}')
+                            INTO result FROM jsonb_each(spec -> 'embedded') AS f WHERE input ? f.key;
+                        RETURN jsonb_build_object('embedded', result);
+                    ELSIF spec ? 'list' AND shape = 'array' THEN
+                        SELECT COALESCE(jsonb_agg(\(schema).strata_sync_plain(spec -> 'list', e) ORDER BY i), '[]')
+                            INTO result FROM jsonb_array_elements(input) WITH ORDINALITY AS x(e, i);
+                        RETURN jsonb_build_object('list', result);
+                    ELSIF spec ? 'dictionary' AND shape = 'object' THEN
+                        SELECT COALESCE(jsonb_object_agg(f.key, \(schema).strata_sync_plain(spec -> 'dictionary', f.value)), '{}')
+                            INTO result FROM jsonb_each(input) AS f;
+                        RETURN jsonb_build_object('dictionary', result);
+                    END IF;
+                    RAISE EXCEPTION 'strata: % does not fit %', input, spec USING ERRCODE = '22023';
+                END IF;
+                kind := spec #>> '{}';
+                IF kind = 'any' THEN
+                    -- A mixed value inside an embedded object: its plain JSON lost its kind; take the one it shows.
+                    CASE shape
+                    WHEN 'number' THEN
+                        IF input::text ~ '^-?[0-9]+$' THEN RETURN jsonb_build_object('int', input); END IF;
+                        RETURN jsonb_build_object('double', input);
+                    WHEN 'string' THEN RETURN jsonb_build_object('string', input);
+                    WHEN 'boolean' THEN RETURN jsonb_build_object('bool', input);
+                    WHEN 'array' THEN RETURN \(schema).strata_sync_plain('{"list": "any"}', input);
+                    ELSE RETURN \(schema).strata_sync_plain('{"dictionary": "any"}', input);
+                    END CASE;
+                END IF;
+                IF (kind = 'int' AND shape = 'number' AND input::text ~ '^-?[0-9]+$')
+                    OR (kind = 'bool' AND shape = 'boolean')
+                    OR (kind IN ('float', 'double') AND (shape = 'number'
+                        OR input #>> '{}' IN ('NaN', 'Infinity', '-Infinity')))
+                    OR (kind IN ('string', 'objectId', 'decimal128') AND shape = 'string') THEN
+                    RETURN jsonb_build_object(kind, input);
+                ELSIF kind = 'uuid' AND shape = 'string' THEN RETURN jsonb_build_object('uuid', upper(input #>> '{}'));
+                ELSIF kind = 'seconds' AND shape = 'number' THEN RETURN jsonb_build_object('date', input);
+                ELSIF kind = 'base64' AND shape = 'string' THEN RETURN jsonb_build_object('data', input);
+                ELSIF kind LIKE 'link:%' THEN
+                    RETURN jsonb_build_object('link', \(schema).strata_sync_plain(to_jsonb(substr(kind, 6)), input));
+                END IF;
+                RAISE EXCEPTION 'strata: % does not fit %', input, spec USING ERRCODE = '22023';
             END
             $fn$
             """,
@@ -141,7 +201,7 @@ enum CaptureTrigger {
         for column in type.columns where column.shape == .value {
             switch column.link {
             case .object(_, let primaryKey): kinds[column.name] = "link:" + primaryKey.rawValue
-            case .embedded: continue
+            case .embedded: if let spec = plainSpec(column) { kinds[column.name] = spec }
             case nil: kinds[column.name] = column.property.type.rawValue
             }
         }
@@ -155,6 +215,35 @@ enum CaptureTrigger {
             CREATE OR REPLACE TRIGGER strata_capture BEFORE INSERT OR UPDATE OR DELETE ON \(table)
             FOR EACH ROW EXECUTE FUNCTION \(schema).strata_capture(\(arguments.joined(separator: ", ")))
             """
+    }
+
+    /// The spec `strata_sync_plain` reads `column`'s plain JSON by (JSON text): a field kind (dates as `seconds`,
+    /// data as `base64`, as ``PlainJSON`` writes them), an embedded object's fields, a list's or a map's element.
+    /// Nil for an embedded type whose fields are unknown (one that holds itself): its column is not captured.
+    static func plainSpec(_ column: ServerColumn) -> String? {
+        var element: String
+        switch column.link {
+        case .object(_, let primaryKey): element = literal("link:" + primaryKey.rawValue)
+        case .embedded:
+            guard !column.embeddedColumns.isEmpty else { return nil }
+            var fields: [String] = []
+            for field in column.embeddedColumns {
+                guard let spec = plainSpec(field) else { return nil }
+                fields.append(literal(field.name) + ": " + spec)
+            }
+            element = "{\"embedded\": {" + fields.joined(separator: ", ") + "}}"
+        case nil:
+            switch column.property.type {
+            case .date: element = literal("seconds")
+            case .data: element = literal("base64")
+            default: element = literal(column.property.type.rawValue)
+            }
+        }
+        switch column.shape {
+        case .value: return element
+        case .list, .set: return "{\"list\": " + element + "}"
+        case .map: return "{\"dictionary\": " + element + "}"
+        }
     }
 
     /// `text` as a JSON string literal.

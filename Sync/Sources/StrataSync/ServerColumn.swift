@@ -34,6 +34,9 @@ public struct ServerColumn: Sendable, Hashable {
     let elementSQLType: String
     /// For links: the primary key column type of the target; for embedded objects: the embedded schema.
     let link: LinkTarget?
+    /// For embedded objects: the columns the embedded type's properties would have (the fields of the jsonb
+    /// object), which the capture trigger reads plain-SQL writes by; empty for an embedded type that holds itself.
+    let embeddedColumns: [ServerColumn]
 
     /// Where a link or an embedded object points.
     enum LinkTarget: Sendable, Hashable {
@@ -41,9 +44,10 @@ public struct ServerColumn: Sendable, Hashable {
         case embedded(className: String)
     }
 
-    init(property: Property, link: LinkTarget?) throws(SyncError) {
+    init(property: Property, link: LinkTarget?, embeddedColumns: [ServerColumn] = []) throws(SyncError) {
         self.property = property
         self.link = link
+        self.embeddedColumns = embeddedColumns
         shape = property.isArray ? .list : property.isSet ? .set : property.isMap ? .map : .value
         switch property.type {
         case .bool: elementSQLType = "boolean"

@@ -15,7 +15,8 @@ import Strata
 /// - `strata_change_log (scope, seq, client_id, client_seq, committed_at, changes)`: what each merge accepted;
 /// - `strata_upload (client_id, client_seq, scope, seq)`: the uploads already applied;
 /// - `strata_schema_version (component, version)`: the layout version;
-/// - the functions `strata_capture()` and `strata_sync_value(kind, value)`, and per synced table the trigger
+/// - the functions `strata_capture()`, `strata_sync_value(kind, value)` and `strata_sync_plain(spec, value)`, and
+///   per synced table the trigger
 ///   `strata_capture` that logs writes made through plain SQL as changes of the replica `server`;
 /// - per asymmetric type, an insert-only table of its uploaded objects (see ``AsymmetricType``).
 ///

@@ -26,8 +26,11 @@ public struct SyncedType: Sendable, Hashable {
     }
 
     /// The columns of `schema`'s persisted properties other than the primary key, in declaration order; `all`
-    /// holds the schemas that links and embedded objects name.
-    static func columns(of schema: ObjectSchema, all: [ObjectSchema]) throws(SyncError) -> [ServerColumn] {
+    /// holds the schemas that links and embedded objects name. `enclosing` names the embedded types being read
+    /// (an embedded type that holds itself gets no embedded columns, rather than endless ones).
+    static func columns(of schema: ObjectSchema, all: [ObjectSchema], enclosing: Set<String> = []) throws(SyncError)
+        -> [ServerColumn]
+    {
         var columns: [ServerColumn] = []
         for property in schema.properties where !property.isPrimary && property.type != .linkingObjects {
             try SQLName.check(identifier: property.columnName)
@@ -35,12 +38,21 @@ public struct SyncedType: Sendable, Hashable {
                 throw .invalidName(property.columnName, reason: "names starting with _strata_ are Strata Sync's own")
             }
             var link: ServerColumn.LinkTarget?
+            var embeddedColumns: [ServerColumn] = []
             if property.type == .object, let target = property.objectClassName {
                 guard let targetSchema = all.first(where: { $0.className == target }) else {
                     throw .unknownType(target)
                 }
                 if targetSchema.isEmbedded {
                     link = .embedded(className: target)
+                    // Only the capture trigger reads them: a field it cannot type (a link to an object without a
+                    // primary key) leaves plain-SQL writes of the column uncaptured, as before.
+                    if !enclosing.contains(target) {
+                        embeddedColumns =
+                            (try? Self.columns(
+                                of: targetSchema, all: all, enclosing: enclosing.union([schema.className, target])))
+                            ?? []
+                    }
                 } else {
                     guard let targetKey = targetSchema.primaryKeyProperty else {
                         throw .missingPrimaryKey(type: target)
@@ -48,7 +60,7 @@ public struct SyncedType: Sendable, Hashable {
                     link = .object(className: target, primaryKey: targetKey.type)
                 }
             }
-            columns.append(try ServerColumn(property: property, link: link))
+            columns.append(try ServerColumn(property: property, link: link, embeddedColumns: embeddedColumns))
         }
         return columns
     }

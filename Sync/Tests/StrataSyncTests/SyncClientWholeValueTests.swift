@@ -275,6 +275,33 @@ final class WholeRoute: Object {
         }
     }
 
+    @Test func aPlainSQLWriteOfAnEmbeddedColumnReachesTheClientsAndAMisfitIsRefused() async throws {
+        try await withReplicas { replicas, database in
+            let (a, b) = (replicas[0], replicas[1])
+            try a.write { realm in
+                realm.create(WholeThing.self, value: ["id": 1, "home": ["street": "Main", "city": "Oslo"]])
+            }
+            try await sync(a, replicas)
+            _ = try await database.rows(
+                """
+                UPDATE "WholeThing" SET home = '{"street": "Dock", "city": "Bergen", "zip": 5003,
+                    "geo": {"lat": 60.4, "lon": 5.3}, "notes": ["quay", "fish"]}' WHERE id = 1
+                """)
+            for replica in replicas { try await replica.sync.downloadPending() }
+            #expect(try a.home() == "Dock Bergen 5003 geo(60.4, 5.3) [quay, fish]")
+            #expect(try b.home() == "Dock Bergen 5003 geo(60.4, 5.3) [quay, fish]")
+            // A field of another JSON type fails the statement: nothing reaches the log.
+            await #expect(throws: (any Error).self) {
+                _ = try await database.rows(#"UPDATE "WholeThing" SET home = '{"street": 5}' WHERE id = 1"#)
+            }
+            let rows = try await database.rows(#"SELECT home ->> 'street' FROM "WholeThing" WHERE id = 1"#)
+            #expect(rows == [["Dock"]])
+            _ = try await database.rows(#"UPDATE "WholeThing" SET home = NULL WHERE id = 1"#)
+            for replica in replicas { try await replica.sync.downloadPending() }
+            #expect(try b.home() == "-")
+        }
+    }
+
     @Test func theClientRefusesCollectionsOfEmbeddedObjects() async throws {
         try await TestDatabase.with { database in
             let schema = try await database.migratedSchema([WholeRoute.self, WholeAddress.self, WholeGeo.self])
