@@ -67,7 +67,8 @@ extension Realm {
                         {
                             continue
                         }
-                        values[name] = try capturedWholeValue(binding, key: key, property: index)
+                        values[name] = try capturedWholeValue(
+                            binding, key: key, property: index, synced: capture.capture.classes)
                         continue
                     }
                     if let before, ListElements.equal(before[index], after[index]) { continue }

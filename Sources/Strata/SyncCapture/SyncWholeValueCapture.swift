@@ -72,28 +72,32 @@ extension Realm {
     }
 
     /// The whole value of mixed or embedded property `index` of object `key`, as the transaction holds it.
-    func capturedWholeValue(_ binding: TableBinding, key: Int64, property index: Int) throws(Realm.Error)
+    func capturedWholeValue(_ binding: TableBinding, key: Int64, property index: Int, synced: Set<String>)
+        throws(Realm.Error)
         -> CapturedValue
     {
         guard let managed = object(binding, key: key).managed else { return .null }
-        return try capturedProperty(managed, index)
+        return try capturedProperty(managed, index, synced)
     }
 
     /// Property `index` of `managed` in portable form: mixed values with their kind, embedded objects whole,
     /// collections as lists and dictionaries, links as their target's primary key.
-    private func capturedProperty(_ managed: ManagedObject, _ index: Int) throws(Realm.Error) -> CapturedValue {
+    private func capturedProperty(_ managed: ManagedObject, _ index: Int, _ synced: Set<String>) throws(Realm.Error)
+        -> CapturedValue
+    {
         let info = managed.table.infos[index]
-        if info.isCollection { return try capturedAny(managed.readAny(property: index), managed, index) }
+        if info.isCollection { return try capturedAny(managed.readAny(property: index), managed, index, synced) }
         let stored = managed.readStored(property: index)
         if info.type == .any {
-            return try capturedMixed(AnyRealmValue._fromStored(stored) ?? .none, managed, index)
+            return try capturedMixed(AnyRealmValue._fromStored(stored) ?? .none, managed, index, synced)
         }
-        return try capturedAny(StoredValueConversion.any(from: stored), managed, index)
+        return try capturedAny(StoredValueConversion.any(from: stored), managed, index, synced)
     }
 
     /// An embedded object's persisted properties (computed ones, and links to objects without a primary key,
     /// which do not sync, left out).
-    private func capturedEmbedded(_ managed: ManagedObject) throws(Realm.Error) -> CapturedValue {
+    private func capturedEmbedded(_ managed: ManagedObject, _ synced: Set<String>) throws(Realm.Error) -> CapturedValue
+    {
         var values: [String: CapturedValue] = [:]
         for index in managed.table.infos.indices
         where managed.binding.columns[index] >= 0 || managed.table.infos[index].isCollection {
@@ -105,13 +109,15 @@ extension Realm {
             {
                 continue
             }
-            values[managed.table.schema.properties[index].columnName] = try capturedProperty(managed, index)
+            values[managed.table.schema.properties[index].columnName] = try capturedProperty(managed, index, synced)
         }
         return .embedded(values)
     }
 
     /// A value read through an accessor (`readAny`'s forms) in portable form, for property `index` of `owner`.
-    private func capturedAny(_ any: Any?, _ owner: ManagedObject, _ index: Int) throws(Realm.Error) -> CapturedValue {
+    private func capturedAny(_ any: Any?, _ owner: ManagedObject, _ index: Int, _ synced: Set<String>)
+        throws(Realm.Error) -> CapturedValue
+    {
         guard let any = StoredValueConversion.unwrap(any), !(any is NSNull) else { return .null }
         switch any {
         case let value as Bool: return .bool(value)
@@ -128,19 +134,19 @@ extension Realm {
         case let value as ObjectId: return .objectId(value.stringValue)
         case let value as UUID: return .uuid(value)
         case let value as Decimal128: return .decimal128(value.stringValue)
-        case let value as AnyRealmValue: return try capturedMixed(value, owner, index)
+        case let value as AnyRealmValue: return try capturedMixed(value, owner, index, synced)
         case let object as ObjectBase:
             guard let managed = object.managed else { return .null }
-            if managed.table.kind == .embedded { return try capturedEmbedded(managed) }
+            if managed.table.kind == .embedded { return try capturedEmbedded(managed, synced) }
             guard let key = managed.table.primaryKeyIndex else { return .null }
             return .link(try portable(managed.readStored(property: key)))
         case let elements as [Any]:
             var result: [CapturedValue] = []
-            for element in elements { result.append(try capturedAny(element, owner, index)) }
+            for element in elements { result.append(try capturedAny(element, owner, index, synced)) }
             return .list(result)
         case let entries as [String: Any]:
             var result: [String: CapturedValue] = [:]
-            for (key, element) in entries { result[key] = try capturedAny(element, owner, index) }
+            for (key, element) in entries { result[key] = try capturedAny(element, owner, index, synced) }
             return .dictionary(result)
         default:
             throw .invalidValue(
@@ -152,9 +158,11 @@ extension Realm {
     /// A mixed value in portable form: a link names its target's class and primary key; a nested list or
     /// dictionary is carried whole, element by element.
     ///
-    /// - Throws: `Realm.Error.invalidValue` for a link to an object without a primary key, which no other
-    ///   replica could find (the write transaction then fails whole, so nothing is lost unnoticed).
-    private func capturedMixed(_ value: AnyRealmValue, _ owner: ManagedObject, _ index: Int) throws(Realm.Error)
+    /// - Throws: `Realm.Error.invalidValue` for a link to an object of a class that does not sync (`synced`), which
+    ///   no other replica could find (the write transaction then fails whole, so nothing is lost unnoticed).
+    private func capturedMixed(
+        _ value: AnyRealmValue, _ owner: ManagedObject, _ index: Int, _ synced: Set<String>
+    ) throws(Realm.Error)
         -> CapturedValue
     {
         switch value {
@@ -170,20 +178,22 @@ extension Realm {
         case .decimal128(let value): return .decimal128(value.stringValue)
         case .uuid(let value): return .uuid(value)
         case .object(let object):
-            guard let managed = object.managed, let key = managed.table.primaryKeyIndex else {
+            guard let managed = object.managed, let key = managed.table.primaryKeyIndex,
+                synced.contains(managed.binding.className)
+            else {
                 throw .invalidValue(
                     type: owner.table.className, property: owner.table.schema.properties[index].columnName,
-                    reason: "a synced mixed value links only to objects with a primary key")
+                    reason: "a synced mixed value links only to objects of synced types (with a primary key)")
             }
             return .typedLink(
                 className: managed.binding.className, key: try portable(managed.readStored(property: key)))
         case .list(let list):
             var result: [CapturedValue] = []
-            for element in list { result.append(try capturedMixed(element, owner, index)) }
+            for element in list { result.append(try capturedMixed(element, owner, index, synced)) }
             return .list(result)
         case .dictionary(let map):
             var result: [String: CapturedValue] = [:]
-            for (key, element) in map { result[key] = try capturedMixed(element, owner, index) }
+            for (key, element) in map { result[key] = try capturedMixed(element, owner, index, synced) }
             return .dictionary(result)
         }
     }
