@@ -115,7 +115,7 @@ extension Realm {
 
     /// Whether two stored values of one property are the same: mixed values by their bytes (a nested
     /// collection's contents are not in them: the caller checks whether the transaction wrote it).
-    private static func sameStored(_ lhs: _StoredValue, _ rhs: _StoredValue) -> Bool {
+    static func sameStored(_ lhs: _StoredValue, _ rhs: _StoredValue) -> Bool {
         if case .mixed(let before) = lhs, case .mixed(let after) = rhs { return before == after }
         return ListElements.equal(lhs, rhs)
     }
@@ -133,10 +133,14 @@ extension Realm {
         }
     }
 
-    /// `value` of property `property` in portable form: a link becomes the target's primary key.
+    /// `value` of property `property` in portable form: a link becomes the target's primary key, a mixed
+    /// element its value (see `portableMixedElement`).
     func portable(
         _ value: _StoredValue, binding: TableBinding, property: Int, targets: inout [String: TableBinding]
     ) throws(Realm.Error) -> CapturedValue {
+        if case .mixed(let bytes) = value {
+            return try portableMixedElement(bytes, binding: binding, property: property)
+        }
         guard binding.table.infos[property].type == .object else { return try portable(value) }
         guard case .int(let targetKey) = value, let name = binding.table.schema.properties[property].objectClassName
         else { return .null }

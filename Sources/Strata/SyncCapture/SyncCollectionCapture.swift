@@ -4,10 +4,10 @@ import StrataStorage
 /// are compared with the version the transaction started from (see `Realm.appendCapturedTransaction`).
 extension Realm {
     /// The collection kind property `index` of `binding` syncs as; nil when it is no collection or its elements
-    /// do not sync yet (mixed values, embedded objects, links to objects without a primary key).
+    /// do not sync yet (embedded objects, links to objects without a primary key).
     func syncedCollection(_ binding: TableBinding, _ index: Int) -> _CollectionKind? {
         let info = binding.table.infos[index]
-        guard let kind = info.collection, info.type != .any else { return nil }
+        guard let kind = info.collection else { return nil }
         if info.type == .object {
             guard let target = binding.table.schema.properties[index].objectClassName,
                 let stored = schemaClasses()[target]
@@ -77,7 +77,7 @@ extension Realm {
             var set: [String: CapturedValue] = [:]
             for entry in after {
                 let previous = old.removeValue(forKey: entry.key)
-                if let previous, ListElements.equal(previous, entry.value) { continue }
+                if let previous, Self.sameStored(previous, entry.value) { continue }
                 set[String(decoding: entry.key, as: UTF8.self)] = try portable(
                     entry.value, binding: binding, property: property, targets: &targets)
             }

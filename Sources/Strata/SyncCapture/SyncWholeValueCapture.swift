@@ -71,6 +71,37 @@ extension Realm {
         return nil
     }
 
+    /// An element of a collection of mixed values in portable form: its plain value, or a link as its target's
+    /// class and primary key.
+    ///
+    /// - Throws: `Realm.Error.invalidValue` for an element holding a nested list or dictionary (elements sync one
+    ///   by one; a nested collection has no element form yet), or a link to an object of a class that does not
+    ///   sync: the write transaction fails whole rather than losing it.
+    func portableMixedElement(_ bytes: [UInt8], binding: TableBinding, property: Int) throws(Realm.Error)
+        -> CapturedValue
+    {
+        func failure(_ reason: String) -> Realm.Error {
+            .invalidValue(
+                type: binding.className, property: binding.table.schema.properties[property].columnName,
+                reason: reason)
+        }
+        switch MixedCodec.decode(bytes) {
+        case .value(let value)?: return try portable(value)
+        case .link(let className, let key)?:
+            let target = try tables.bindingForStoredClass(className)
+            let synced = SyncCaptureRegistry.write(path: configuration.path)?.capture.classes ?? [className]
+            guard synced.contains(className), let index = target.table.primaryKeyIndex else {
+                throw failure("a synced mixed value links only to objects of synced types (with a primary key)")
+            }
+            guard let values = try rowValues(binding: target, key: key) else { return .null }
+            return .typedLink(className: className, key: try portable(values[index]))
+        case .list?, .dictionary?:
+            throw failure("an element of a synced collection of mixed values cannot hold a list or dictionary yet")
+        case nil:
+            throw .incompatibleFile(path: configuration.path, reason: "unreadable mixed value")
+        }
+    }
+
     /// The whole value of mixed or embedded property `index` of object `key`, as the transaction holds it.
     func capturedWholeValue(_ binding: TableBinding, key: Int64, property index: Int, synced: Set<String>)
         throws(Realm.Error)

@@ -91,7 +91,6 @@ struct LocalApply {
     /// replica's own writes, pending or not, are in them too): a key takes a downloaded value written later than
     /// its clock; a clear removes the keys written before it; a write older than the latest clear is not shown.
     private func applyMap(_ operations: [MapOperation], to object: DynamicObject, column: ServerColumn) throws {
-        if column.property.type == .any { return }  // mixed values: not synced yet
         if case .embedded = column.link { return }  // embedded objects: not synced yet
         let name = column.name
         var clocks = try realm.syncMapClocks(of: object, property: name)
@@ -126,7 +125,6 @@ struct LocalApply {
     /// wins): an add puts the value in with its tag; a remove takes away the tags it names, and the value only
     /// when no tag is left, so a local add the remover had not seen (pending or not) keeps it.
     private func applySet(_ operations: [SetOperation], to object: DynamicObject, column: ServerColumn) throws {
-        if column.property.type == .any { return }  // mixed values: not synced yet
         let name = column.name
         let elements = try realm.syncSetElements(of: object, property: name)
         var order = elements.map { SyncValue($0.value) }
@@ -164,7 +162,6 @@ struct LocalApply {
     /// is rewritten in the state's order. Local edits are in the state already (the capture adds them at the
     /// commit), so a pending local insert keeps its place.
     private func applyList(_ operations: [ListOperation], to object: DynamicObject, column: ServerColumn) throws {
-        if column.property.type == .any { return }  // mixed values: not synced yet
         if case .embedded = column.link { return }  // embedded objects: not synced yet
         let name = column.name
         let current = try realm.syncListValues(of: object, property: name).map(SyncValue.init)

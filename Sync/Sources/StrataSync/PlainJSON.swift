@@ -9,6 +9,20 @@ enum PlainJSON: Encodable {
     case value(SyncValue)
     case array([SyncValue])
     case object([String: SyncValue])
+    /// A collection of mixed values: an array of tagged values, so that each element's kind survives.
+    case taggedArray([SyncValue])
+    /// A map of mixed values: an object of tagged values.
+    case taggedObject([String: SyncValue])
+
+    /// The materialised contents of a list or set column: tagged elements when they are mixed values.
+    static func array(_ values: [SyncValue], of column: ServerColumn?) -> PlainJSON {
+        column?.property.type == .any ? .taggedArray(values) : .array(values)
+    }
+
+    /// The materialised contents of a map column: tagged values when they are mixed values.
+    static func object(_ values: [String: SyncValue], of column: ServerColumn?) -> PlainJSON {
+        column?.property.type == .any ? .taggedObject(values) : .object(values)
+    }
 
     func encode(to encoder: any Encoder) throws {
         switch self {
@@ -19,6 +33,12 @@ enum PlainJSON: Encodable {
         case .object(let values):
             var container = encoder.container(keyedBy: AnyKey.self)
             for (key, value) in values { try container.encode(PlainJSON.value(value), forKey: AnyKey(key)) }
+        case .taggedArray(let values):
+            var container = encoder.unkeyedContainer()
+            for value in values { try container.encode(value) }
+        case .taggedObject(let values):
+            var container = encoder.container(keyedBy: AnyKey.self)
+            for (key, value) in values { try container.encode(value, forKey: AnyKey(key)) }
         }
     }
 

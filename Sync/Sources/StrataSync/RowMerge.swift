@@ -80,21 +80,21 @@ struct RowMerge {
                 guard !won.isEmpty else { continue }
                 state.lists[name] = list
                 accepted.properties[name] = .list(won)
-                collectionValues[name] = .array(list.values)
+                collectionValues[name] = .array(list.values, of: type.column(named: name))
             case .map(let operations):
                 var map = state.maps[name] ?? MapState()
                 let won = operations.filter { map.apply($0) }
                 guard !won.isEmpty else { continue }
                 state.maps[name] = map
                 accepted.properties[name] = .map(won)
-                collectionValues[name] = .object(map.values)
+                collectionValues[name] = .object(map.values, of: type.column(named: name))
             case .set(let operations):
                 var set = state.sets[name] ?? SetState()
                 let won = operations.compactMap { set.apply($0) }
                 guard !won.isEmpty else { continue }
                 state.sets[name] = set
                 accepted.properties[name] = .set(won)
-                collectionValues[name] = .array(set.values)
+                collectionValues[name] = .array(set.values, of: type.column(named: name))
             }
         }
     }

@@ -51,7 +51,7 @@ public actor SyncClient {
     ///
     /// - Throws: ``SyncError/invalidName(_:reason:)`` for a scope that is not 1–48 letters, digits and
     ///   underscores; ``SyncError/unsupportedProperty(type:property:reason:)`` for a synced type with a
-    ///   collection of mixed values or of embedded objects, which the client does not sync yet.
+    ///   collection of embedded objects, which the client does not sync yet.
     public init(
         configuration: Realm.Configuration, schema: ServerSchema, client: PostgresClient, scope: String,
         clientID: String, clock: HybridLogicalClock? = nil, batchSize: Int = 500,
@@ -75,18 +75,11 @@ public actor SyncClient {
         configuration.startSyncCapture(classes: synced, recorder: ClockRecorder(clock: self.clock))
     }
 
-    /// Refuses the synced types whose collections of mixed values or of embedded objects the client would
-    /// lose: their elements are neither captured nor applied yet (the server takes them; asymmetric types too).
+    /// Refuses the synced types whose collections of embedded objects the client would lose: their elements are
+    /// neither captured nor applied yet (the server takes them; asymmetric types too).
     static func checkSupported(_ schema: ServerSchema) throws(SyncError) {
         for type in schema.types.values.sorted(by: { $0.className < $1.className }) {
             for column in type.columns where column.shape != .value {
-                if column.property.type == .any {
-                    throw .unsupportedProperty(
-                        type: type.className, property: column.name,
-                        reason:
-                            "collections of mixed values are not synced yet; use a mixed property holding a list or dictionary"
-                    )
-                }
                 if case .embedded = column.link {
                     throw .unsupportedProperty(
                         type: type.className, property: column.name,

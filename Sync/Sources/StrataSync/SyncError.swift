@@ -25,8 +25,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case unsupportedFormatVersion(Int)
     /// Data read back from PostgreSQL that this library did not write in that form.
     case corruptServerState(String)
-    /// A property the sync client cannot keep in sync yet (a `List`, `MutableSet` or `Map` of mixed values or of
-    /// embedded objects): refused when the client is created, rather than losing its edits unnoticed.
+    /// A property the sync client cannot keep in sync yet (a `List`, `MutableSet` or `Map` of embedded objects):
+    /// refused when the client is created, rather than losing its edits unnoticed.
     case unsupportedProperty(type: String, property: String, reason: String)
 
     /// A sentence naming the cause.

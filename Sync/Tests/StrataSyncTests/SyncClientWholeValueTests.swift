@@ -26,6 +26,14 @@ final class WholeGeo: EmbeddedObject {
     @Persisted var lon: Double
 }
 
+/// A synced type with collections of mixed values.
+final class WholeBox: Object {
+    @Persisted(primaryKey: true) var id: Int
+    @Persisted var items: List<AnyRealmValue>
+    @Persisted var tags: MutableSet<AnyRealmValue>
+    @Persisted var fields: Map<String, AnyRealmValue>
+}
+
 /// A synced type with a list of embedded objects, which the client refuses.
 final class WholeRoute: Object {
     @Persisted(primaryKey: true) var id: Int
@@ -37,7 +45,7 @@ final class WholeRoute: Object {
 /// wins per property, the jsonb forms in the tables, and the refusal of what the client cannot sync.
 @Suite struct SyncClientWholeValueTests {
     private static let classes: [ObjectBase.Type] = [
-        WholeThing.self, WholeAddress.self, WholeGeo.self, ClientPerson.self,
+        WholeThing.self, WholeAddress.self, WholeGeo.self, ClientPerson.self, WholeBox.self,
     ]
 
     private func withReplicas(_ body: ([ClientReplica], TestDatabase) async throws -> Void) async throws {
@@ -302,6 +310,73 @@ final class WholeRoute: Object {
         }
     }
 
+    @Test func collectionsOfMixedValuesSyncElementByElement() async throws {
+        try await withReplicas { replicas, database in
+            let (a, b, c) = (replicas[0], replicas[1], replicas[2])
+            try a.write { realm in
+                let ann = realm.create(ClientPerson.self, value: ["name": "Ann", "city": "Oslo"])
+                realm.create(
+                    WholeBox.self,
+                    value: [
+                        "id": 1, "items": [AnyRealmValue.int(1), .string("x"), .object(ann)],
+                        "tags": [AnyRealmValue.int(1), .string("a")],
+                        "fields": ["k": AnyRealmValue.bool(true), "l": .object(ann)],
+                    ])
+            }
+            try await sync(a, replicas)
+            let created =
+                "items [int 1, string x, link ClientPerson Ann] tags [int 1, string a] "
+                + "fields [k: bool true, l: link ClientPerson Ann]"
+            for replica in replicas { #expect(try replica.box() == created, "replica \(replica.id)") }
+            let columns = try await database.rows(#"SELECT items::text, fields::text FROM "WholeBox" WHERE id = 1"#)
+            #expect(
+                columns == [
+                    [
+                        #"[{"int": 1}, {"string": "x"}, {"typedLink": {"key": {"string": "Ann"}, "type": "ClientPerson"}}]"#,
+                        #"{"k": {"bool": true}, "l": {"typedLink": {"key": {"string": "Ann"}, "type": "ClientPerson"}}}"#,
+                    ]
+                ])
+            // Concurrent edits: both appends are kept (the later first), the later map write wins its key, and a
+            // remove loses to an add it had not seen.
+            a.wall.withLock { $0 += 10 }
+            b.wall.withLock { $0 += 20 }
+            try a.write { realm in
+                let box = try #require(realm.object(ofType: WholeBox.self, forPrimaryKey: 1))
+                box.items.append(.int(2))
+                box.fields["k"] = .string("older")
+                box.tags.remove(.string("a"))
+            }
+            try b.write { realm in
+                let box = try #require(realm.object(ofType: WholeBox.self, forPrimaryKey: 1))
+                box.items.append(.string("y"))
+                box.fields["k"] = .double(2.5)
+                box.tags.insert(.string("a"))
+                box.tags.insert(.date(Date(timeIntervalSince1970: 5)))
+            }
+            try await a.sync.uploadPending()
+            try await b.sync.uploadPending()
+            for replica in replicas { try await replica.sync.downloadPending() }
+            let merged =
+                "items [int 1, string x, link ClientPerson Ann, string y, int 2] "
+                + "tags [date 5.0, int 1, string a] fields [k: double 2.5, l: link ClientPerson Ann]"
+            for replica in [a, b, c] { #expect(try replica.box() == merged, "replica \(replica.id)") }
+        }
+    }
+
+    @Test func anElementHoldingANestedCollectionFailsTheWrite() async throws {
+        try await withReplicas { replicas, _ in
+            let a = replicas[0]
+            try a.write { realm in realm.create(WholeBox.self, value: ["id": 1]) }
+            #expect(throws: Realm.Error.self) {
+                try a.write { realm in
+                    try #require(realm.object(ofType: WholeBox.self, forPrimaryKey: 1)).items.append(
+                        .fromArray([.int(1)]))
+                }
+            }
+            #expect(try a.box() == "items [] tags [] fields []")
+        }
+    }
+
     @Test func theClientRefusesCollectionsOfEmbeddedObjects() async throws {
         try await TestDatabase.with { database in
             let schema = try await database.migratedSchema([WholeRoute.self, WholeAddress.self, WholeGeo.self])
@@ -338,6 +413,18 @@ extension ClientReplica {
         let realm = try Realm(configuration: configuration)
         realm.refresh()
         return described(try thing(realm).value)
+    }
+
+    /// Box 1's collections as `items [...] tags [...] fields [...]` (tags and fields sorted).
+    fileprivate func box() throws -> String {
+        let realm = try Realm(configuration: configuration)
+        realm.refresh()
+        let box = try #require(realm.object(ofType: WholeBox.self, forPrimaryKey: 1))
+        let items = box.items.map(described).joined(separator: ", ")
+        let tags = box.tags.map(described).sorted().joined(separator: ", ")
+        var fields: [String] = []
+        for (key, value) in box.fields { fields.append("\(key): \(described(value))") }
+        return "items [\(items)] tags [\(tags)] fields [\(fields.sorted().joined(separator: ", "))]"
     }
 
     /// Thing 1's embedded address as `street city zip geo(lat, lon) [notes]`, or `-`.
