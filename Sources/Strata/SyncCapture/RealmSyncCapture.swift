@@ -50,7 +50,9 @@ extension Realm {
                         guard
                             let change = try capturedCollectionChange(
                                 binding, property: index, key: key, isCreated: before == nil,
-                                listEdits: capture.listEdits(binding, key, index), stamp: stamp, targets: &targets)
+                                listEdits: capture.listEdits(binding, key, index),
+                                rewritten: capture.rewrittenElements(binding, key, index), stamp: stamp,
+                                targets: &targets)
                         else { continue }
                         collections[name] = change
                         if case .map(let set, let removed) = change {
@@ -121,7 +123,7 @@ extension Realm {
     }
 
     /// The values of object `key` in the version the write transaction started from; nil if it had none.
-    private func baseRowValues(_ binding: TableBinding, _ key: Int64) throws(Realm.Error) -> [_StoredValue]? {
+    func baseRowValues(_ binding: TableBinding, _ key: Int64) throws(Realm.Error) -> [_StoredValue]? {
         guard let rows = tables.view(binding.rowsTree) else { return nil }
         return try storage {
             try rows.withValue(forKey: KeyEncoding.objectKey(key)) { bytes in
@@ -150,6 +152,11 @@ extension Realm {
         } else {
             target = try dynamicBinding(name)
             targets[name] = target
+        }
+        if target.table.kind == .embedded {
+            // An element of a collection of embedded objects: the embedded object, whole.
+            let synced = SyncCaptureRegistry.write(path: path)?.capture.classes ?? []
+            return try capturedWholeObject(target, key: targetKey, synced: synced)
         }
         guard let index = target.table.primaryKeyIndex, let values = try rowValues(binding: target, key: targetKey)
         else { return .null }

@@ -120,6 +120,22 @@ final class SyncCaptureWrite {
         writtenEmbedded[Touched(className: binding.className, key: key), default: []].insert(property)
     }
 
+    /// The embedded rows, values of map property `property` of object `key`, whose fields the transaction wrote.
+    private var rewrittenElements: [ListProperty: Set<Int64>] = [:]
+
+    /// Notes that the transaction wrote a field of embedded row `element`, a value of map property `property` of
+    /// object `key` of `binding`'s class: its key is sent again.
+    func noteRewritten(element: Int64, _ binding: TableBinding, _ key: Int64, _ property: Int) {
+        let map = ListProperty(owner: Touched(className: binding.className, key: key), property: property)
+        rewrittenElements[map, default: []].insert(element)
+    }
+
+    /// The embedded rows of map property `property` of object `key` whose fields the transaction wrote.
+    func rewrittenElements(_ binding: TableBinding, _ key: Int64, _ property: Int) -> Set<Int64> {
+        rewrittenElements[ListProperty(owner: Touched(className: binding.className, key: key), property: property)]
+            ?? []
+    }
+
     /// Whether the transaction wrote an embedded object held by property `property` of object `key`.
     func wroteEmbedded(_ binding: TableBinding, _ key: Int64, _ property: Int) -> Bool {
         writtenEmbedded[Touched(className: binding.className, key: key)]?.contains(property) ?? false

@@ -4,7 +4,7 @@ import StrataStorage
 /// are compared with the version the transaction started from (see `Realm.appendCapturedTransaction`).
 extension Realm {
     /// The collection kind property `index` of `binding` syncs as; nil when it is no collection or its elements
-    /// do not sync yet (embedded objects, links to objects without a primary key).
+    /// do not sync (links to objects without a primary key).
     func syncedCollection(_ binding: TableBinding, _ index: Int) -> _CollectionKind? {
         let info = binding.table.infos[index]
         guard let kind = info.collection else { return nil }
@@ -12,7 +12,7 @@ extension Realm {
             guard let target = binding.table.schema.properties[index].objectClassName,
                 let stored = schemaClasses()[target]
             else { return nil }
-            return !stored.embedded && stored.properties.contains(where: \.primary) ? kind : nil
+            return stored.embedded || stored.properties.contains(where: \.primary) ? kind : nil
         }
         return kind
     }
@@ -60,7 +60,7 @@ extension Realm {
     /// when nothing changed.
     func capturedCollectionChange(
         _ binding: TableBinding, property: Int, key: Int64, isCreated: Bool, listEdits: [SyncListEdit]?,
-        stamp: CaptureStamp, targets: inout [String: TableBinding]
+        rewritten: Set<Int64> = [], stamp: CaptureStamp, targets: inout [String: TableBinding]
     ) throws(Realm.Error) -> CapturedCollectionChange? {
         let kind = syncedCollection(binding, property)
         if kind == .list {
@@ -77,7 +77,10 @@ extension Realm {
             var set: [String: CapturedValue] = [:]
             for entry in after {
                 let previous = old.removeValue(forKey: entry.key)
-                if let previous, Self.sameStored(previous, entry.value) { continue }
+                if let previous, Self.sameStored(previous, entry.value) {
+                    // The same embedded row, unless the transaction wrote one of its fields.
+                    guard case .int(let element) = entry.value, rewritten.contains(element) else { continue }
+                }
                 set[String(decoding: entry.key, as: UTF8.self)] = try portable(
                     entry.value, binding: binding, property: property, targets: &targets)
             }

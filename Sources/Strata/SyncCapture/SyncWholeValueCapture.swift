@@ -21,21 +21,59 @@ extension Realm {
         return schemaClasses()[target]?.embedded == true
     }
 
-    /// Notes, for every embedded row the transaction wrote that still exists, the synced object and property
-    /// owning it as written (``SyncCaptureWrite/touchEmbedded(owner:_:property:)``).
+    /// Notes, for every embedded row the transaction wrote that existed before it and still exists, the synced
+    /// object and property owning it as written: an embedded-object property (``SyncCaptureWrite/touchEmbedded``),
+    /// a map whose value it is (that key is sent again), or a list whose element it is (a replacement of that
+    /// element, recorded after the transaction's own edits). A row the transaction created is part of a write of
+    /// its owner's property or collection, captured there.
     func traceTouchedEmbedded(_ capture: SyncCaptureWrite) throws(Realm.Error) {
         for (binding, key) in capture.touchedEmbedded {
-            guard let owner = try syncedOwner(ofEmbedded: binding, key: key),
+            guard try baseRowValues(binding, key) != nil, let owner = try syncedOwner(ofEmbedded: binding, key: key),
                 capture.capture.classes.contains(owner.binding.className)
             else { continue }
-            capture.touchEmbedded(owner: owner.binding, owner.key, property: owner.property)
+            switch owner.binding.table.infos[owner.property].collection {
+            case nil:
+                capture.touchEmbedded(owner: owner.binding, owner.key, property: owner.property)
+            case .map?, .set?:
+                capture.touch(owner.binding, owner.key, collection: owner.property)
+                capture.noteRewritten(element: owner.child, owner.binding, owner.key, owner.property)
+            case .list?:
+                capture.touch(owner.binding, owner.key, collection: owner.property)
+                guard
+                    let list = try tables.collectionHandle(
+                        owner.binding, property: owner.property, key: owner.key, create: false)
+                else { continue }
+                let transaction = try activeTransaction()
+                var cursor = try storage { try transaction.makeCursor(for: list) }
+                var more = try storage { try cursor.first() }
+                var index = 0
+                while more {
+                    let row = try storage { try cursor.value() }
+                    if Self.linkedElementKey(row) == owner.child {
+                        capture.record(
+                            .replace(at: index, element: row), owner.binding, owner.key, list: owner.property)
+                        break
+                    }
+                    index += 1
+                    more = try storage { try cursor.next() }
+                }
+            }
         }
     }
 
-    /// The top-level object (its binding, key and the property holding the chain) that embedded row `key` of
-    /// `binding` belongs to; nil when the row is gone (its parent replaced or deleted it, and wrote its own row).
+    /// The object key a list element row holds (nil for a null element or a damaged row).
+    private static func linkedElementKey(_ row: [UInt8]) -> Int64? {
+        row.withUnsafeBytes { raw in
+            guard let view = try? RowView(raw), !view.isNull(0) else { return nil }
+            return view.int(0)
+        }
+    }
+
+    /// The top-level object (its binding, key, the property holding the chain and the embedded row directly in
+    /// that property) that embedded row `key` of `binding` belongs to; nil when the row is gone (its parent
+    /// replaced or deleted it, and wrote its own row).
     private func syncedOwner(ofEmbedded binding: TableBinding, key: Int64) throws(Realm.Error)
-        -> (binding: TableBinding, key: Int64, property: Int)?
+        -> (binding: TableBinding, key: Int64, property: Int, child: Int64)?
     {
         var current = (binding: binding, key: key)
         // Embedded objects nest to any depth a schema declares; a cycle is impossible (each has one parent).
@@ -43,7 +81,9 @@ extension Realm {
             guard try rowValues(binding: current.binding, key: current.key) != nil,
                 let parent = try embeddedParent(of: current.binding, key: current.key)
             else { return nil }
-            if parent.binding.table.kind != .embedded { return parent }
+            if parent.binding.table.kind != .embedded {
+                return (parent.binding, parent.key, parent.property, current.key)
+            }
             current = (parent.binding, parent.key)
         }
         return nil
@@ -109,6 +149,14 @@ extension Realm {
     {
         guard let managed = object(binding, key: key).managed else { return .null }
         return try capturedProperty(managed, index, synced)
+    }
+
+    /// Embedded row `key` of `binding` whole, as the transaction holds it (`.null` when it is gone).
+    func capturedWholeObject(_ binding: TableBinding, key: Int64, synced: Set<String>) throws(Realm.Error)
+        -> CapturedValue
+    {
+        guard let managed = object(binding, key: key).managed else { return .null }
+        return try capturedEmbedded(managed, synced)
     }
 
     /// Property `index` of `managed` in portable form: mixed values with their kind, embedded objects whole,

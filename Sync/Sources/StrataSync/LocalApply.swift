@@ -91,7 +91,6 @@ struct LocalApply {
     /// replica's own writes, pending or not, are in them too): a key takes a downloaded value written later than
     /// its clock; a clear removes the keys written before it; a write older than the latest clear is not shown.
     private func applyMap(_ operations: [MapOperation], to object: DynamicObject, column: ServerColumn) throws {
-        if case .embedded = column.link { return }  // embedded objects: not synced yet
         let name = column.name
         var clocks = try realm.syncMapClocks(of: object, property: name)
         var values = try realm.syncMapValues(of: object, property: name).mapValues(SyncValue.init)
@@ -162,7 +161,6 @@ struct LocalApply {
     /// is rewritten in the state's order. Local edits are in the state already (the capture adds them at the
     /// commit), so a pending local insert keeps its place.
     private func applyList(_ operations: [ListOperation], to object: DynamicObject, column: ServerColumn) throws {
-        if case .embedded = column.link { return }  // embedded objects: not synced yet
         let name = column.name
         let current = try realm.syncListValues(of: object, property: name).map(SyncValue.init)
         var list = ListState()

@@ -50,8 +50,7 @@ public actor SyncClient {
     /// ``maximumChangesPerApply``.
     ///
     /// - Throws: ``SyncError/invalidName(_:reason:)`` for a scope that is not 1–48 letters, digits and
-    ///   underscores; ``SyncError/unsupportedProperty(type:property:reason:)`` for a synced type with a
-    ///   collection of embedded objects, which the client does not sync yet.
+    ///   underscores.
     public init(
         configuration: Realm.Configuration, schema: ServerSchema, client: PostgresClient, scope: String,
         clientID: String, clock: HybridLogicalClock? = nil, batchSize: Int = 500,
@@ -62,7 +61,6 @@ public actor SyncClient {
         self.uploadInterval = uploadInterval
         self.maximumChangesPerApply = max(1, maximumChangesPerApply)
         try SQLName.check(scope: scope)
-        try Self.checkSupported(schema)
         self.configuration = configuration
         self.schema = schema
         self.client = client
@@ -73,20 +71,6 @@ public actor SyncClient {
         merge = ServerMerge(schema: schema, client: client, logger: logger)
         let synced = Set(schema.types.keys)
         configuration.startSyncCapture(classes: synced, recorder: ClockRecorder(clock: self.clock))
-    }
-
-    /// Refuses the synced types whose collections of embedded objects the client would lose: their elements are
-    /// neither captured nor applied yet (the server takes them; asymmetric types too).
-    static func checkSupported(_ schema: ServerSchema) throws(SyncError) {
-        for type in schema.types.values.sorted(by: { $0.className < $1.className }) {
-            for column in type.columns where column.shape != .value {
-                if case .embedded = column.link {
-                    throw .unsupportedProperty(
-                        type: type.className, property: column.name,
-                        reason: "collections of embedded objects are not synced yet")
-                }
-            }
-        }
     }
 
     /// Turns capture off: later writes are not queued (``run()`` should be stopped first).

@@ -25,10 +25,6 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case unsupportedFormatVersion(Int)
     /// Data read back from PostgreSQL that this library did not write in that form.
     case corruptServerState(String)
-    /// A property the sync client cannot keep in sync yet (a `List`, `MutableSet` or `Map` of embedded objects):
-    /// refused when the client is created, rather than losing its edits unnoticed.
-    case unsupportedProperty(type: String, property: String, reason: String)
-
     /// A sentence naming the cause.
     public var description: String {
         switch self {
@@ -46,8 +42,6 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the PostgreSQL table of \(type) does not fit column \(column): \(reason)"
         case .unsupportedFormatVersion(let version): return "change format version \(version) is not supported"
         case .corruptServerState(let reason): return "unexpected data in PostgreSQL: \(reason)"
-        case .unsupportedProperty(let type, let property, let reason):
-            return "\(type).\(property) cannot be synced by the client: \(reason)"
         }
     }
 }

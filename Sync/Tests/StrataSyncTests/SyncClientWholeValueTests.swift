@@ -34,10 +34,11 @@ final class WholeBox: Object {
     @Persisted var fields: Map<String, AnyRealmValue>
 }
 
-/// A synced type with a list of embedded objects, which the client refuses.
+/// A synced type with a list and a map of embedded objects.
 final class WholeRoute: Object {
     @Persisted(primaryKey: true) var id: Int
     @Persisted var stops: List<WholeAddress>
+    @Persisted var places: Map<String, WholeAddress?>
 }
 
 /// Mixed values and embedded objects through the sync client against a real PostgreSQL: every kind of mixed
@@ -45,7 +46,7 @@ final class WholeRoute: Object {
 /// wins per property, the jsonb forms in the tables, and the refusal of what the client cannot sync.
 @Suite struct SyncClientWholeValueTests {
     private static let classes: [ObjectBase.Type] = [
-        WholeThing.self, WholeAddress.self, WholeGeo.self, ClientPerson.self, WholeBox.self,
+        WholeThing.self, WholeAddress.self, WholeGeo.self, ClientPerson.self, WholeBox.self, WholeRoute.self,
     ]
 
     private func withReplicas(_ body: ([ClientReplica], TestDatabase) async throws -> Void) async throws {
@@ -377,22 +378,58 @@ final class WholeRoute: Object {
         }
     }
 
-    @Test func theClientRefusesCollectionsOfEmbeddedObjects() async throws {
-        try await TestDatabase.with { database in
-            let schema = try await database.migratedSchema([WholeRoute.self, WholeAddress.self, WholeGeo.self])
-            let directory = try ReplicaDirectory()
-            #expect(throws: SyncError.self) {
-                _ = try ClientReplica(
-                    "a", in: directory.url, database: database, schema: schema,
-                    objectTypes: [WholeRoute.self, WholeAddress.self, WholeGeo.self])
+    @Test func listsAndMapsOfEmbeddedObjectsSyncElementByElement() async throws {
+        try await withReplicas { replicas, database in
+            let (a, b, c) = (replicas[0], replicas[1], replicas[2])
+            try a.write { realm in
+                realm.create(
+                    WholeRoute.self,
+                    value: [
+                        "id": 1, "stops": [["street": "Main", "city": "Oslo"], ["street": "Side", "city": "Lund"]],
+                        "places": ["home": ["street": "Home", "city": "Oslo"]],
+                    ])
             }
-            let error = #expect(throws: SyncError.self) { try SyncClient.checkSupported(schema) }
-            if case .unsupportedProperty(let type, let property, _)? = error {
-                #expect(type == "WholeRoute" && property == "stops")
-            } else {
-                Issue.record("unexpected \(String(describing: error))")
+            try await sync(a, replicas)
+            let created = "stops [Main Oslo, Side Lund] places [home: Home Oslo]"
+            for replica in replicas { #expect(try replica.route() == created, "replica \(replica.id)") }
+            let columns = try await database.rows(#"SELECT stops::text, places::text FROM "WholeRoute" WHERE id = 1"#)
+            #expect(
+                columns == [
+                    [
+                        #"[{"geo": null, "zip": null, "city": "Oslo", "notes": [], "street": "Main"}, "#
+                            + #"{"geo": null, "zip": null, "city": "Lund", "notes": [], "street": "Side"}]"#,
+                        #"{"home": {"geo": null, "zip": null, "city": "Oslo", "notes": [], "street": "Home"}}"#,
+                    ]
+                ])
+            // A field of a list element and of a map value, edited in place on another replica.
+            try c.write { realm in
+                let route = try #require(realm.object(ofType: WholeRoute.self, forPrimaryKey: 1))
+                route.stops[1].city = "Malmo"
+                try #require(route.places["home"] ?? nil).street = "Dock"
             }
-            withExtendedLifetime(directory) {}
+            // Sent as a replacement of the list element and a write of the map key, nothing else.
+            #expect(try c.queuedChanges().first.map { Set($0.collections.keys) } == ["stops", "places"])
+            #expect(try c.queuedChanges().first?.values == [:])
+            try await c.sync.uploadPending()
+            for replica in replicas { try await replica.sync.downloadPending() }
+            let edited = "stops [Main Oslo, Side Malmo] places [home: Dock Oslo]"
+            for replica in replicas { #expect(try replica.route() == edited, "replica \(replica.id)") }
+            // Concurrent inserts at one place are both kept, the later first.
+            a.wall.withLock { $0 += 10 }
+            b.wall.withLock { $0 += 20 }
+            try a.write { realm in
+                try #require(realm.object(ofType: WholeRoute.self, forPrimaryKey: 1)).stops.append(
+                    WholeAddress(value: ["street": "A", "city": "Ay"]))
+            }
+            try b.write { realm in
+                try #require(realm.object(ofType: WholeRoute.self, forPrimaryKey: 1)).stops.append(
+                    WholeAddress(value: ["street": "B", "city": "Bee"]))
+            }
+            try await a.sync.uploadPending()
+            try await b.sync.uploadPending()
+            for replica in replicas { try await replica.sync.downloadPending() }
+            let merged = "stops [Main Oslo, Side Malmo, B Bee, A Ay] places [home: Dock Oslo]"
+            for replica in [a, b, c] { #expect(try replica.route() == merged, "replica \(replica.id)") }
         }
     }
 }
@@ -413,6 +450,24 @@ extension ClientReplica {
         let realm = try Realm(configuration: configuration)
         realm.refresh()
         return described(try thing(realm).value)
+    }
+
+    /// Route 1's stops and places as `stops [street city, …] places [key: street city, …]`.
+    fileprivate func route() throws -> String {
+        let realm = try Realm(configuration: configuration)
+        realm.refresh()
+        let route = try #require(realm.object(ofType: WholeRoute.self, forPrimaryKey: 1))
+        let stops = route.stops.map { "\($0.street) \($0.city)" }.joined(separator: ", ")
+        var places: [String] = []
+        for (key, place) in route.places { places.append("\(key): \(place.map { "\($0.street) \($0.city)" } ?? "-")") }
+        return "stops [\(stops)] places [\(places.sorted().joined(separator: ", "))]"
+    }
+
+    /// The changes of the replica's queued entries, in order.
+    fileprivate func queuedChanges() throws -> [CapturedObjectChange] {
+        let realm = try Realm(configuration: configuration)
+        realm.refresh()
+        return try realm.syncQueue().flatMap(\.changes)
     }
 
     /// Box 1's collections as `items [...] tags [...] fields [...]` (tags and fields sorted).
