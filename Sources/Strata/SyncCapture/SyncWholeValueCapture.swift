@@ -151,11 +151,15 @@ extension Realm {
         return try capturedProperty(managed, index, synced)
     }
 
-    /// Embedded row `key` of `binding` whole, as the transaction holds it (`.null` when it is gone).
+    /// Embedded row `key` of `binding` whole, as the transaction holds it. A row that is gone is an empty embedded
+    /// object: a list element inserted and removed again in one transaction is replayed from its row's key, and its
+    /// insert (which its removal follows) must still be an embedded value for the server to take it.
     func capturedWholeObject(_ binding: TableBinding, key: Int64, synced: Set<String>) throws(Realm.Error)
         -> CapturedValue
     {
-        guard let managed = object(binding, key: key).managed else { return .null }
+        guard try rowValues(binding: binding, key: key) != nil, let managed = object(binding, key: key).managed else {
+            return .embedded([:])
+        }
         return try capturedEmbedded(managed, synced)
     }
 

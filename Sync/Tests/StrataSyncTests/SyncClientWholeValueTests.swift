@@ -430,6 +430,22 @@ final class WholeRoute: Object {
             for replica in replicas { try await replica.sync.downloadPending() }
             let merged = "stops [Main Oslo, Side Malmo, B Bee, A Ay] places [home: Dock Oslo]"
             for replica in [a, b, c] { #expect(try replica.route() == merged, "replica \(replica.id)") }
+            // An element inserted and removed again in one transaction, and a nested object's field edited.
+            try c.write { realm in
+                let route = try #require(realm.object(ofType: WholeRoute.self, forPrimaryKey: 1))
+                route.stops.insert(WholeAddress(value: ["street": "Gone", "city": "Soon"]), at: 0)
+                route.stops.remove(at: 0)
+                route.stops[0].geo = WholeGeo(value: ["lat": 1.0, "lon": 2.0])
+            }
+            try c.write { realm in
+                let route = try #require(realm.object(ofType: WholeRoute.self, forPrimaryKey: 1))
+                try #require(route.stops[0].geo).lat = 3
+            }
+            try await sync(c, replicas)
+            for replica in replicas {
+                #expect(try replica.route() == merged, "replica \(replica.id)")
+                #expect(try replica.firstStopGeo() == "3.0 2.0", "replica \(replica.id)")
+            }
         }
     }
 }
@@ -461,6 +477,14 @@ extension ClientReplica {
         var places: [String] = []
         for (key, place) in route.places { places.append("\(key): \(place.map { "\($0.street) \($0.city)" } ?? "-")") }
         return "stops [\(stops)] places [\(places.sorted().joined(separator: ", "))]"
+    }
+
+    /// The first stop's nested geo as `lat lon`, or `-`.
+    fileprivate func firstStopGeo() throws -> String {
+        let realm = try Realm(configuration: configuration)
+        realm.refresh()
+        let route = try #require(realm.object(ofType: WholeRoute.self, forPrimaryKey: 1))
+        return route.stops.first?.geo.map { "\($0.lat) \($0.lon)" } ?? "-"
     }
 
     /// The changes of the replica's queued entries, in order.
