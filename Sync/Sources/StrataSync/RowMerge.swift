@@ -35,6 +35,16 @@ struct RowMerge {
                         type: type.className, property: name, expected: column.property.type.rawValue, found: value.kind
                     )
                 }
+                // Clients cannot capture a collection element holding a collection (Documentation/Sync.md).
+                if column.shape != .value, column.property.type == .any {
+                    switch value {
+                    case .list, .dictionary:
+                        throw .invalidChange(
+                            type: type.className, property: name,
+                            reason: "an element of a collection of mixed values cannot hold a list or dictionary")
+                    default: break
+                    }
+                }
             }
             switch (column.shape, update) {
             case (.value, .value(let value, _)): try check(value)

@@ -54,13 +54,22 @@ import Testing
 
     @Test func theServerRefusesAMixedLinkToATypeItDoesNotSync() throws {
         let schema = try ServerSchema(
-            namespace: "test", classes: [WholeThing.self, WholeAddress.self, WholeGeo.self, ClientPerson.self])
+            namespace: "test",
+            classes: [WholeThing.self, WholeAddress.self, WholeGeo.self, ClientPerson.self, WholeBox.self])
         let t = HybridTimestamp(wallMilliseconds: 1, counter: 0, replica: "a")
         var change = ObjectChange(objectType: "WholeThing", primaryKey: .int(1))
         change.properties["value"] = .value(.typedLink(type: "Nowhere", key: .int(1)), at: t)
         #expect(throws: SyncError.self) { try RowMerge.validate(change, of: try schema.type("WholeThing"), in: schema) }
         change.properties["value"] = .value(.typedLink(type: "ClientPerson", key: .string("Ann")), at: t)
         try RowMerge.validate(change, of: try schema.type("WholeThing"), in: schema)
+        // A mixed property may hold a list; an element of a collection of mixed values may not.
+        change.properties["value"] = .value(.list([.int(1)]), at: t)
+        try RowMerge.validate(change, of: try schema.type("WholeThing"), in: schema)
+        var box = ObjectChange(objectType: "WholeBox", primaryKey: .int(1))
+        box.properties["items"] = .list([.insert(id: t, after: nil, value: .list([.int(1)]))])
+        #expect(throws: SyncError.self) { try RowMerge.validate(box, of: try schema.type("WholeBox"), in: schema) }
+        box.properties["items"] = .list([.insert(id: t, after: nil, value: .int(1))])
+        try RowMerge.validate(box, of: try schema.type("WholeBox"), in: schema)
     }
 
     @Test func embeddedObjectsAreTheirPlainJSONInTheirColumn() throws {
