@@ -6,11 +6,19 @@ extension AsymmetricValue {
     /// value as ``SyncValue/sqlText(for:)`` gives it, an embedded object or a collection as plain JSON (a mixed
     /// value, or a collection's mixed elements, in the tagged form so that their kind survives).
     ///
-    /// - Throws: ``SyncError`` for a value of another kind or shape than the property's, or a mixed value holding a
-    ///   collection (not synced yet).
+    /// - Throws: ``SyncError`` for a value of another kind or shape than the property's, or an element of a
+    ///   collection of mixed values holding a list or dictionary.
     func sqlText(for column: ServerColumn, type: String) throws -> String? {
         switch (column.shape, self) {
         case (.value, _):
+            if column.property.type == .any, let mixed = mixedValue {
+                // A mixed value, nested lists and dictionaries included, in its tagged form.
+                guard mixed.fitsMixed else {
+                    throw SyncError.valueTypeMismatch(
+                        type: type, property: column.name, expected: column.property.type.rawValue, found: mixed.kind)
+                }
+                return try SyncJSON.text(mixed)
+            }
             try check(self, fits: column, type: type)
             if case .value(let value) = self { return try value.sqlText(for: column) }
             return try SyncJSON.text(AsymmetricJSON(value: self, isMixed: false))
@@ -42,9 +50,32 @@ extension AsymmetricValue {
         case .list, .map:
             let reason =
                 column.property.type == .any
-                ? "a mixed value holding a collection is not synced yet"
+                ? "an element of a collection of mixed values cannot hold a list or dictionary"
                 : column.shape == .value ? "\(value.shapeName) does not fit one value" : "collections do not nest"
             throw SyncError.invalidChange(type: type, property: column.name, reason: reason)
+        }
+    }
+
+    /// This value as a mixed value: a nested list or map as a `list` or `dictionary`; nil when it holds an
+    /// embedded object (which a mixed value cannot).
+    private var mixedValue: SyncValue? {
+        switch self {
+        case .value(let value): return value
+        case .embedded: return nil
+        case .list(let elements):
+            var values: [SyncValue] = []
+            for element in elements {
+                guard let value = element.mixedValue else { return nil }
+                values.append(value)
+            }
+            return .list(values)
+        case .map(let entries):
+            var values: [String: SyncValue] = [:]
+            for (key, element) in entries {
+                guard let value = element.mixedValue else { return nil }
+                values[key] = value
+            }
+            return .dictionary(values)
         }
     }
 

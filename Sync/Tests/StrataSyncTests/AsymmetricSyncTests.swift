@@ -256,9 +256,11 @@ final class SyncSpot: EmbeddedObject {
     }
 
     /// An upload of one object holding `values` of `type`, from client `x`.
-    private func upload(_ values: [String: AsymmetricValue], type: String = "SyncReading") -> AsymmetricUpload {
+    private func upload(_ values: [String: AsymmetricValue], type: String = "SyncReading", sequence: Int64 = 1)
+        -> AsymmetricUpload
+    {
         AsymmetricUpload(
-            scope: "main", clientID: "x", objectType: type, objects: [.init(clientSequence: 1, values: values)])
+            scope: "main", clientID: "x", objectType: type, objects: [.init(clientSequence: sequence, values: values)])
     }
 
     @Test func anUploadThatDoesNotFitTheTypeIsRefusedWithATypedError() async throws {
@@ -283,9 +285,9 @@ final class SyncSpot: EmbeddedObject {
             await #expect(throws: SyncError.unknownProperty(type: "SyncReading", property: "colour")) {
                 try await merge.insert(upload(unknown))
             }
-            var nested = values
-            nested["extra"] = .list([.value(.int(1))])
-            await #expect(throws: SyncError.self) { try await merge.insert(upload(nested)) }
+            var embedded = values
+            embedded["extra"] = .list([.embedded(["lat": .value(.double(1))])])
+            await #expect(throws: SyncError.self) { try await merge.insert(upload(embedded)) }
             await #expect(throws: SyncError.unknownType("ClientDog")) {
                 try await merge.insert(upload(values, type: "ClientDog"))
             }
@@ -293,6 +295,13 @@ final class SyncSpot: EmbeddedObject {
             let refused = try await database.rows(#"SELECT count(*)::text FROM "SyncReading""#)
             #expect(refused == [["0"]])
             #expect(try await merge.insert(upload(values)) == 1)
+            // A mixed value holding a nested list and dictionary goes in whole, in its tagged form.
+            var nested = values
+            nested["extra"] = .list([.value(.int(1)), .map(["k": .value(.string("v"))])])
+            #expect(try await merge.insert(upload(nested, sequence: 2)) == 1)
+            let extra = try await database.rows(
+                #"SELECT extra::text FROM "SyncReading" WHERE _strata_client_seq = 2"#)
+            #expect(extra == [[#"{"list": [{"int": 1}, {"dictionary": {"k": {"string": "v"}}}]}"#]])
         }
     }
 
