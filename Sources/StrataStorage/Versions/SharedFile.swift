@@ -177,10 +177,12 @@ final class SharedFile: @unchecked Sendable {
                 lock = try LockFile.shared(forDataFile: path, optional: false)
                 try initializeEmptyFile(disk, lock: lock, options: options)
             }
-            // This open's reads of the metas authenticate each page they check once (an encrypted file); the file
-            // keeps the codec without that record.
+            // This open's reads of the metas authenticate each slot and each page they check once (an encrypted
+            // file), and the pages go into the file's decrypted-page cache, where the first read finds the roots;
+            // the file keeps the codec without that record.
             let fileMetas = try MetaCodec.forExisting(disk, options: options)
-            let metas = fileMetas.remembering(AuthenticatedPages())
+            let decrypted = try DecryptedPages.forFile(sealedBy: fileMetas)
+            let metas = fileMetas.remembering(AuthenticatedPages(seeding: decrypted))
             let logPath = path + ".log"
             var log: CommitLog?
             var replayed = 0
@@ -245,8 +247,7 @@ final class SharedFile: @unchecked Sendable {
                 file: disk, lockFile: lock, commitLog: log, meta: meta, mapping: mapping, options: options,
                 registryKey: key,
                 recovery: try recoveryNotice(disk, opened: meta, mapping: mapping, lock: lock, metas: metas),
-                replayedCommits: replayed, metaCodec: fileMetas,
-                decrypted: try DecryptedPages.forFile(sealedBy: fileMetas))
+                replayedCommits: replayed, metaCodec: fileMetas, decrypted: decrypted)
             shared.state.withLock { $0.counterSeen = counter }
             files[key] = WeakFile(shared)
             return shared
