@@ -33,7 +33,8 @@ import Synchronization
 /// size).
 final class DecryptedPages: @unchecked Sendable {
     // @unchecked: slots are written only under `lock`, and only while no reader can use them (see above); entries
-    // are atomics; the directory is written once per chunk under `lock`. Everything is freed in deinit.
+    // are atomics; the directory is written once per chunk under `lock`. Everything is freed in deinit, or kept for
+    // another open (``SlotReservation``).
 
     private static let chunkShift = 12
     private static let chunkPages = 1 << chunkShift
@@ -47,32 +48,47 @@ final class DecryptedPages: @unchecked Sendable {
     /// One word per chunk of entries: its address, or 0 while not allocated.
     private let directory: UnsafeMutablePointer<Atomic<UInt>>
     private let chunkCount: Int
-    private let lock = Locked<[UnsafeMutablePointer<Atomic<UInt64>>]>([])
+    private let lock: Locked<[UnsafeMutablePointer<Atomic<UInt64>>]>
+    /// Slot writes (fills, stores, claims): at least the slots this file made resident, which decides whether its
+    /// reservation is kept for the next open (``SlotReservation``).
+    private let slotsWritten = Atomic<Int>(0)
 
-    /// Decrypted pages of a file sealed by `sealer`, for files of up to `maximumBytes` bytes. Nil when the address
+    /// Decrypted pages of a file sealed by `sealer`, for files of up to `maximumBytes` bytes: in a reservation the
+    /// process kept from a file it closed, if it has one of that size, else in a new one. Nil when the address
     /// space cannot be reserved.
     init?(sealer: PageSealer, maximumBytes: Int = 1 << 40) {
         let capacity = maximumBytes / sealer.pageSize
-        guard capacity > 0, let slots = Mapping.anonymous(capacity: capacity * sealer.pageSize) else { return nil }
+        guard capacity > 0 else { return nil }
         self.sealer = sealer
-        self.slots = slots
         self.capacity = capacity
+        if let kept = SlotReservation.reuse(pageSize: sealer.pageSize, capacity: capacity) {
+            slots = kept.slots
+            directory = kept.directory
+            chunkCount = kept.chunkCount
+            lock = Locked(kept.chunks)
+            return
+        }
+        guard let slots = Mapping.anonymous(capacity: capacity * sealer.pageSize) else { return nil }
+        self.slots = slots
         chunkCount = (capacity + Self.chunkPages - 1) >> Self.chunkShift
         // Zeroed by calloc, which for this size (512 KiB for a 1 TiB reservation) maps fresh pages that the kernel
         // zeroes only when touched: every open of an encrypted file makes a directory, and writing each word of
         // it made a tenth of an open's time. An atomic word's zero bits are `Atomic(0)`.
         guard let zeroed = calloc(chunkCount, MemoryLayout<Atomic<UInt>>.stride) else { return nil }
         directory = zeroed.bindMemory(to: Atomic<UInt>.self, capacity: chunkCount)
+        lock = Locked([])
     }
 
     deinit {
+        let reservation = SlotReservation(
+            slots: slots, pageSize: sealer.pageSize, capacity: capacity, directory: directory, chunkCount: chunkCount,
+            chunks: lock.withLock { $0 }, chunkWords: 2 * Self.chunkPages)
+        if SlotReservation.keep(reservation, slotsWritten: slotsWritten.load(ordering: .relaxed)) { return }
         // Atomic words need no deinitialisation; the memory came from calloc.
         free(directory)
-        lock.withLock { chunks in
-            for chunk in chunks {
-                chunk.deinitialize(count: 2 * Self.chunkPages)
-                chunk.deallocate()
-            }
+        for chunk in reservation.chunks {
+            chunk.deinitialize(count: 2 * Self.chunkPages)
+            chunk.deallocate()
         }
     }
 
@@ -135,6 +151,7 @@ final class DecryptedPages: @unchecked Sendable {
             UnsafeMutableRawPointer(mutating: slot(number)).copyMemory(from: scratch, byteCount: usable)
             entry[0].store(low, ordering: .relaxed)
             entry[1].store(high, ordering: .releasing)
+            slotsWritten.add(1, ordering: .relaxed)
         }
         return slot(number)
     }
@@ -159,6 +176,7 @@ final class DecryptedPages: @unchecked Sendable {
         }
         entry[0].store(low, ordering: .relaxed)
         entry[1].store(high, ordering: .releasing)
+        slotsWritten.add(1, ordering: .relaxed)
     }
 
     /// The slot of page `number`, as the buffer a write transaction writes the page in (nil beyond the slots), no
@@ -173,6 +191,7 @@ final class DecryptedPages: @unchecked Sendable {
     func claim(_ number: PageNumber) -> UnsafeMutableRawPointer? {
         guard Int(number) < capacity else { return nil }
         entry(number)?[1].store(0, ordering: .relaxed)
+        slotsWritten.add(1, ordering: .relaxed)
         return UnsafeMutableRawPointer(mutating: slot(number))
     }
 
