@@ -128,6 +128,40 @@ struct EncryptedOpenReuseTests {
         #expect(try decode(opening, rewritten) == .success(newer))
     }
 
+    @Test func aCommitFoundWholeIsNotCheckedAgainInTheSameOpenButIsInTheNext() throws {
+        let options = StoreOptions(pageSize: 4096, encryptionKey: Self.key(6))
+        let file = MemoryFile(name: "found-whole")
+        let store = try Store.open(file: file, options: options)
+        for n in 0..<2 {
+            try store.write { txn in
+                let tree = try #require(try txn.tree(named: "data", create: .keyed))
+                try txn.put(Array("key-\(n)".utf8), Self.value(n, seed: 6), in: tree)
+            }
+        }
+        store.close()
+        let codec = try MetaCodec.forExisting(file, options: options)
+        let opening = codec.remembering(AuthenticatedPages())
+        let (newest, _) = try SharedFile.recover(file, metas: opening)
+        let listed = try #require(newest.written.first { $0.page != newest.catalog.root }).page
+        // Damage a page the newest commit listed (nonce and tag kept), as a torn write would leave it.
+        var byte: [UInt8] = [0]
+        _ = try byte.withUnsafeMutableBytes { try file.read(into: $0, at: Int(listed) * 4096 + 100) }
+        byte[0] ^= 0x40
+        try byte.withUnsafeBytes { try file.write($0, at: Int(listed) * 4096 + 100) }
+        // The same open's second look finds the same meta and does not check its pages again.
+        #expect(try SharedFile.recover(file, metas: opening).0 == newest)
+        // The next open checks them: the newest commit is not whole, and it is not the one opened.
+        do {
+            let (recovered, _) = try SharedFile.recover(file, metas: codec.remembering(AuthenticatedPages()))
+            #expect(recovered.version < newest.version)
+        } catch {
+            guard case .incompatibleFile = error else {
+                Issue.record("expected an older version or incompatibleFile, got \(error)")
+                return
+            }
+        }
+    }
+
     @Test func aPageRecoveryAuthenticatedSeedsTheCacheWithItsAuthenticatedBytes() throws {
         let sealer = PageSealer(cipher: try BlockCipher(key: Self.key(8)), fileID: Self.fileID, pageSize: 4096)
         let pages = try #require(DecryptedPages(sealer: sealer, maximumBytes: 1 << 30))

@@ -5,8 +5,9 @@
 /// An open reads the meta slots three times (a first look before it holds a slot in the lock file, again under the
 /// lock's change counter, and once more for the recovery notice), and the first two check every page the newest
 /// commit listed (a single-sync commit lists up to a few hundred): without this each slot is authenticated and
-/// decoded three times and each listed page twice, and HMAC-SHA-256 is most of what opening an encrypted page
-/// costs. Remembering the tail is enough: every write of a page draws a fresh nonce, and a different page under
+/// decoded three times and each listed page authenticated twice, and HMAC-SHA-256 is most of what opening an
+/// encrypted page costs. A commit found whole by the first look is not checked again by the second
+/// (``foundWhole(_:)``). Remembering the tail is enough: every write of a page draws a fresh nonce, and a different page under
 /// the same nonce and tag would be a forged tag. Used for one open only, so it holds at most what its recovery
 /// checked.
 ///
@@ -51,6 +52,8 @@ final class AuthenticatedPages: Sendable {
         var pages: Set<Page> = []
         /// Meta slots decoded, by slot and sealed tail.
         var metas: [Page: Meta] = [:]
+        /// Metas whose commit recovery found whole (every page listed and both roots intact).
+        var whole: [Meta] = []
     }
 
     private let record = Locked(Record())
@@ -83,5 +86,20 @@ final class AuthenticatedPages: Sendable {
     func insert(_ meta: Meta, slot: PageNumber, tail: UnsafeRawBufferPointer) {
         let key = Page(slot, tail)
         record.withLock { $0.metas[key] = meta }
+    }
+
+    /// Whether recovery found `meta`'s commit whole before in this open.
+    ///
+    /// The open reads the metas a second time under the lock's change counter, in case a commit landed since its
+    /// first look; a meta found again as it was (the same slot contents, its tail unchanged) names pages that no
+    /// writer rewrites while it is the newest or the one before (a writer only writes pages free in the newest
+    /// version), so checking them again would decrypt and checksum the same bytes.
+    func foundWhole(_ meta: Meta) -> Bool {
+        record.withLock { $0.whole.contains(meta) }
+    }
+
+    /// Remembers that recovery found `meta`'s commit whole.
+    func insertWhole(_ meta: Meta) {
+        record.withLock { $0.whole.append(meta) }
     }
 }

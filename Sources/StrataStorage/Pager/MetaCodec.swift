@@ -69,6 +69,19 @@ enum MetaCodec: Sendable {
         return body(opened ? UnsafeRawPointer(clear) : nil)
     }
 
+    /// Whether this open found `meta`'s commit whole before (an encrypted file's open: see
+    /// ``AuthenticatedPages/foundWhole(_:)``); always false for a plain file, whose checks cost little.
+    func foundWhole(_ meta: Meta) -> Bool {
+        guard case .sealed(let sealed) = self, let authenticated = sealed.authenticated else { return false }
+        return authenticated.foundWhole(meta)
+    }
+
+    /// Remembers, during an encrypted file's open, that `meta`'s commit was found whole.
+    func insertWhole(_ meta: Meta) {
+        guard case .sealed(let sealed) = self, let authenticated = sealed.authenticated else { return }
+        authenticated.insertWhole(meta)
+    }
+
     /// This codec, remembering in `pages` which pages recovery's checks authenticated (one open's, so that its
     /// second read of the metas does not authenticate them again); a plain codec as it is.
     func remembering(_ pages: AuthenticatedPages) -> MetaCodec {

@@ -561,7 +561,11 @@ final class SharedFile: @unchecked Sendable {
         // newer one fails: each check reads every page its commit listed, and in an encrypted file authenticates it.
         if decoded.count == 2 && decoded[1].meta.version > decoded[0].meta.version { decoded.swapAt(0, 1) }
         for (slot, meta) in decoded {
-            guard let problem = validate(meta, mapping: mapping, fileSize: fileSize, metas: metas) else { return meta }
+            if metas.foundWhole(meta) { return meta }
+            guard let problem = validate(meta, mapping: mapping, fileSize: fileSize, metas: metas) else {
+                metas.insertWhole(meta)
+                return meta
+            }
             reasons.append((slot, "meta \(slot) (version \(meta.version)): \(problem)"))
         }
         if case .failure(.notStrata) = first, !secondFound {
