@@ -712,6 +712,8 @@ final class SharedFile: @unchecked Sendable {
 
     /// Re-reads the meta pages (another process committed) and extends the mapping if the file grew.
     private func reloadFromDisk(_ state: inout State) throws(StorageError) {
+        // Another process committed: pages it rewrote may sit in decrypted slots known current until now.
+        decrypted?.advanceEpoch()
         let size = try file.size()
         let mapping = try file.mapping(covering: size)
         let meta = try Self.newestValidMeta(in: mapping, fileSize: size, path: path, metas: metaCodec)
