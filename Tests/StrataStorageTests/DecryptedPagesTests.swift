@@ -79,8 +79,10 @@ struct DecryptedPagesTests {
             of: ~file.sealed(7).load(fromByteOffset: 100, as: UInt8.self), toByteOffset: 7 * Self.pageSize + 100,
             as: UInt8.self)
         #expect(try read(pages, file, 7) == file.contents[7])
-        // A page rewritten again (a new nonce, another commit than the one that stored it) is decrypted again.
+        // A page rewritten again by another process (a new nonce, another commit than the one that stored it; the
+        // file's reload starts a new epoch) is decrypted again.
         try file.write(7, generation: 3)
+        pages.advanceEpoch()
         #expect(try read(pages, file, 7) == file.contents[7])
     }
 
@@ -89,6 +91,7 @@ struct DecryptedPagesTests {
         let pages = try #require(DecryptedPages(sealer: file.sealer, maximumBytes: 1 << 30))
         #expect(try read(pages, file, 9) == file.contents[9])
         try file.write(9, generation: 1)
+        pages.advanceEpoch()
         #expect(try read(pages, file, 9) == file.contents[9])
         #expect(try read(pages, file, 10) == file.contents[10])
     }
@@ -100,6 +103,7 @@ struct DecryptedPagesTests {
         #expect(try read(pages, file, 12) == before)
         // A rewrite whose bytes were then damaged: the new nonce misses, and its tag fails.
         try file.write(12, generation: 1)
+        pages.advanceEpoch()
         file.base.storeBytes(
             of: ~file.sealed(12).load(fromByteOffset: 7, as: UInt8.self), toByteOffset: 12 * Self.pageSize + 7,
             as: UInt8.self)
@@ -113,6 +117,29 @@ struct DecryptedPagesTests {
         #expect(throws: StorageError.self) {
             try pages.page(PageNumber(pages.capacity), sealed: file.sealed(1), file: file.path)
         }
+    }
+
+    @Test func aSlotKnownCurrentInTheEpochIsUsedAndANewEpochComparesNoncesAgain() throws {
+        let file = try SealedFile()
+        let pages = try #require(DecryptedPages(sealer: file.sealer, maximumBytes: 1 << 30))
+        let before = file.contents[20]
+        #expect(try read(pages, file, 20) == before)
+        // Rewritten by another process's commit that this process has not reloaded yet: no reader here can reach
+        // it, and the slot known current in this epoch is used without looking at the sealed page.
+        try file.write(20, generation: 4)
+        #expect(try read(pages, file, 20) == before)
+        // The reload that makes that commit readable starts a new epoch: the nonce is compared, the page
+        // decrypted again.
+        pages.advanceEpoch()
+        #expect(try read(pages, file, 20) == file.contents[20])
+        // Found current in the new epoch, it is used without the sealed page again: damaging the nonce shows it.
+        let tail = 20 * Self.pageSize + file.sealer.usableSize
+        file.base.storeBytes(
+            of: ~file.base.load(fromByteOffset: tail, as: UInt8.self), toByteOffset: tail, as: UInt8.self)
+        #expect(try read(pages, file, 20) == file.contents[20])
+        // And in the next epoch the changed nonce is compared, and the page fails its tag.
+        pages.advanceEpoch()
+        #expect(throws: StorageError.self) { try pages.page(20, sealed: file.sealed(20), file: file.path) }
     }
 
     @Test func readersOnSeveralThreadsGetTheirPagesBytes() throws {

@@ -23,7 +23,7 @@ package struct BlockCipher: Sendable {
     /// The AES key, then the HMAC key.
     private let key: [UInt8]
     #if !canImport(CommonCrypto)
-        /// Contexts keyed once, reused by every call (see ``KeyedContexts``).
+        /// Contexts keyed once per key in the process, reused by every call (see ``KeyedContexts``).
         private let contexts: KeyedContexts
     #endif
 
@@ -35,7 +35,7 @@ package struct BlockCipher: Sendable {
         try CryptoPrimitives.checkAvailable()
         self.key = key
         #if !canImport(CommonCrypto)
-            contexts = KeyedContexts(library: try LibCrypto.shared.get(), key: key)
+            contexts = KeyedContexts.shared(library: try LibCrypto.shared.get(), key: key)
         #endif
     }
 

@@ -29,15 +29,25 @@ import Synchronization
 /// with acquire ordering before anything else, so a match proves the slot's bytes are the ones decrypted from
 /// that nonce.
 ///
+/// A slot found current is marked with the current epoch, and while no other process commits it is used without
+/// looking at the sealed page at all (``advanceEpoch()``): comparing the nonce touched the file's mapping on every
+/// page access, a fault of the mapping for a page this process never read there and two more cache misses.
+///
 /// Not yet: giving slots back. Memory grows with the pages read since the file was opened (at most the file's
 /// size).
 final class DecryptedPages: @unchecked Sendable {
     // @unchecked: slots are written only under `lock`, and only while no reader can use them (see above); entries
-    // are atomics; the directory is written once per chunk under `lock`. Everything is freed in deinit.
+    // are atomics; the directory is written once per chunk under `lock`. Everything is freed in deinit, or kept for
+    // another open (``SlotReservation``).
 
     private static let chunkShift = 12
     private static let chunkPages = 1 << chunkShift
     private static let filled: UInt64 = 1 << 32
+    /// An entry's second word: the nonce's last 4 bytes (bits 0–31), "filled" (bit 32), and the epoch in which the
+    /// slot was last known current (bits 33–63, ``advanceEpoch()``).
+    private static let nonceBits: UInt64 = (1 << 33) - 1
+    private static let epochShift: UInt64 = 33
+    private static let epochLimit: UInt64 = (1 << 31) - 1
 
     let sealer: PageSealer
     /// Slots: page `n` at `n · pageSize`.
@@ -47,32 +57,49 @@ final class DecryptedPages: @unchecked Sendable {
     /// One word per chunk of entries: its address, or 0 while not allocated.
     private let directory: UnsafeMutablePointer<Atomic<UInt>>
     private let chunkCount: Int
-    private let lock = Locked<[UnsafeMutablePointer<Atomic<UInt64>>]>([])
+    private let lock: Locked<[UnsafeMutablePointer<Atomic<UInt64>>]>
+    /// Slot writes (fills, stores, claims): at least the slots this file made resident, which decides whether its
+    /// reservation is kept for the next open (``SlotReservation``).
+    private let slotsWritten = Atomic<Int>(0)
+    /// The current epoch, in place in an entry's second word (``advanceEpoch()``).
+    private let epochBits = Atomic<UInt64>(0)
 
-    /// Decrypted pages of a file sealed by `sealer`, for files of up to `maximumBytes` bytes. Nil when the address
+    /// Decrypted pages of a file sealed by `sealer`, for files of up to `maximumBytes` bytes: in a reservation the
+    /// process kept from a file it closed, if it has one of that size, else in a new one. Nil when the address
     /// space cannot be reserved.
     init?(sealer: PageSealer, maximumBytes: Int = 1 << 40) {
         let capacity = maximumBytes / sealer.pageSize
-        guard capacity > 0, let slots = Mapping.anonymous(capacity: capacity * sealer.pageSize) else { return nil }
+        guard capacity > 0 else { return nil }
         self.sealer = sealer
-        self.slots = slots
         self.capacity = capacity
+        if let kept = SlotReservation.reuse(pageSize: sealer.pageSize, capacity: capacity) {
+            slots = kept.slots
+            directory = kept.directory
+            chunkCount = kept.chunkCount
+            lock = Locked(kept.chunks)
+            return
+        }
+        guard let slots = Mapping.anonymous(capacity: capacity * sealer.pageSize) else { return nil }
+        self.slots = slots
         chunkCount = (capacity + Self.chunkPages - 1) >> Self.chunkShift
         // Zeroed by calloc, which for this size (512 KiB for a 1 TiB reservation) maps fresh pages that the kernel
         // zeroes only when touched: every open of an encrypted file makes a directory, and writing each word of
         // it made a tenth of an open's time. An atomic word's zero bits are `Atomic(0)`.
         guard let zeroed = calloc(chunkCount, MemoryLayout<Atomic<UInt>>.stride) else { return nil }
         directory = zeroed.bindMemory(to: Atomic<UInt>.self, capacity: chunkCount)
+        lock = Locked([])
     }
 
     deinit {
+        let reservation = SlotReservation(
+            slots: slots, pageSize: sealer.pageSize, capacity: capacity, directory: directory, chunkCount: chunkCount,
+            chunks: lock.withLock { $0 }, chunkWords: 2 * Self.chunkPages)
+        if SlotReservation.keep(reservation, slotsWritten: slotsWritten.load(ordering: .relaxed)) { return }
         // Atomic words need no deinitialisation; the memory came from calloc.
         free(directory)
-        lock.withLock { chunks in
-            for chunk in chunks {
-                chunk.deinitialize(count: 2 * Self.chunkPages)
-                chunk.deallocate()
-            }
+        for chunk in reservation.chunks {
+            chunk.deinitialize(count: 2 * Self.chunkPages)
+            chunk.deallocate()
         }
     }
 
@@ -85,13 +112,50 @@ final class DecryptedPages: @unchecked Sendable {
         guard Int(number) < capacity else {
             throw file.corrupt(number, "page \(number) lies beyond the \(capacity) pages an encrypted file may have")
         }
-        let (low, high) = nonce(of: sealed)
-        if let entry = entry(number), entry[1].load(ordering: .acquiring) == high,
-            entry[0].load(ordering: .relaxed) == low
-        {
-            return slot(number)
+        if let entry = entry(number) {
+            let word = entry[1].load(ordering: .acquiring)
+            let epoch = epochBits.load(ordering: .relaxed)
+            // Known current in this epoch: no other process has committed since (see ``advanceEpoch()``), and
+            // this process's commits keep their slots current, so the sealed page need not be looked at.
+            if word & Self.filled != 0 && word & ~Self.nonceBits == epoch { return slot(number) }
+            let (low, high) = nonce(of: sealed)
+            if word & Self.nonceBits == high && entry[0].load(ordering: .relaxed) == low {
+                // Current: say so for this epoch. Losing a race with a fill or another reader only means
+                // comparing the nonce again next time; the exchange continues the fill's release.
+                _ = entry[1].compareExchange(
+                    expected: word, desired: high | epoch, ordering: .acquiringAndReleasing)
+                return slot(number)
+            }
+            return try fill(number, sealed: sealed, low: low, high: high, file: file)
         }
+        let (low, high) = nonce(of: sealed)
         return try fill(number, sealed: sealed, low: low, high: high, file: file)
+    }
+
+    /// Starts a new epoch: every slot must show its nonce equal to the sealed page's again before it is used
+    /// without looking at the sealed page. Called before this process reads a version another process
+    /// committed (``SharedFile``'s reload from disk, under its state lock, before any reader or writer gets the
+    /// new version).
+    ///
+    /// Why a slot known current in the epoch stays current while no other process commits: a page reachable from
+    /// a version some reader pins is never rewritten, this process's own commits store each page they write in its
+    /// slot (or leave its slot matching nothing, ``claim(_:)``), and another process's commit is only read after
+    /// a reload, which starts a new epoch first. The epoch saves a reader the sealed page's nonce, on a page
+    /// never touched a fault of the file's mapping and two cache misses.
+    func advanceEpoch() {
+        lock.withLock { chunks in
+            let next = (epochBits.load(ordering: .relaxed) >> Self.epochShift) + 1
+            guard next > Self.epochLimit else {
+                epochBits.store(next << Self.epochShift, ordering: .releasing)
+                return
+            }
+            // After 2³¹ epochs the numbers would come round again: clear every slot's filled bit instead (under
+            // the lock, as a fill), then start again from epoch 0.
+            for chunk in chunks {
+                for page in 0..<Self.chunkPages { chunk[2 * page + 1].store(0, ordering: .relaxed) }
+            }
+            epochBits.store(0, ordering: .releasing)
+        }
     }
 
     @inline(__always)
@@ -130,11 +194,14 @@ final class DecryptedPages: @unchecked Sendable {
         lock.withLock { chunks in
             let entry = entry(number) ?? install(number, &chunks)
             // Another reader may have filled it meanwhile, from the same nonce: then the slot is already right.
-            if entry[1].load(ordering: .relaxed) == high && entry[0].load(ordering: .relaxed) == low { return }
+            if entry[1].load(ordering: .relaxed) & Self.nonceBits == high && entry[0].load(ordering: .relaxed) == low {
+                return
+            }
             entry[1].store(0, ordering: .relaxed)
             UnsafeMutableRawPointer(mutating: slot(number)).copyMemory(from: scratch, byteCount: usable)
             entry[0].store(low, ordering: .relaxed)
-            entry[1].store(high, ordering: .releasing)
+            entry[1].store(high | epochBits.load(ordering: .relaxed), ordering: .releasing)
+            slotsWritten.add(1, ordering: .relaxed)
         }
         return slot(number)
     }
@@ -158,7 +225,8 @@ final class DecryptedPages: @unchecked Sendable {
             UnsafeMutableRawPointer(mutating: slot(number)).copyMemory(from: clear, byteCount: sealer.usableSize)
         }
         entry[0].store(low, ordering: .relaxed)
-        entry[1].store(high, ordering: .releasing)
+        entry[1].store(high | epochBits.load(ordering: .relaxed), ordering: .releasing)
+        slotsWritten.add(1, ordering: .relaxed)
     }
 
     /// The slot of page `number`, as the buffer a write transaction writes the page in (nil beyond the slots), no
@@ -173,6 +241,7 @@ final class DecryptedPages: @unchecked Sendable {
     func claim(_ number: PageNumber) -> UnsafeMutableRawPointer? {
         guard Int(number) < capacity else { return nil }
         entry(number)?[1].store(0, ordering: .relaxed)
+        slotsWritten.add(1, ordering: .relaxed)
         return UnsafeMutableRawPointer(mutating: slot(number))
     }
 

@@ -28,6 +28,34 @@
             self.key = key
         }
 
+        /// How many keys' contexts the process keeps (``shared(library:key:)``).
+        static let keptKeys = 4
+        /// The contexts of the keys used most recently, newest last.
+        private static let recent = Locked<[KeyedContexts]>([])
+
+        /// The process's contexts for `key`: the ones made for it before, if it is among the ``keptKeys`` used most
+        /// recently, else new ones (which then replace the least recently used).
+        ///
+        /// Every open of an encrypted file makes ciphers for its key (the key check, then the file's own), and
+        /// making and keying a pair (OpenSSL 3 looks its algorithms up in its providers on the way) cost an open
+        /// about as much as authenticating a page, twice. Kept across closes, so that opening the same file again,
+        /// as apps do, finds them keyed. The contexts hold the key's schedule and HMAC pads in the process's memory
+        /// after its files closed, as the open files' ciphers hold the key itself while open: memory is outside
+        /// what the encryption protects (Documentation/Encryption.md's threat model).
+        static func shared(library: LibCrypto, key: [UInt8]) -> KeyedContexts {
+            recent.withLock { recent in
+                if let index = recent.firstIndex(where: { $0.key == key }) {
+                    let found = recent.remove(at: index)
+                    recent.append(found)
+                    return found
+                }
+                let made = KeyedContexts(library: library, key: key)
+                if recent.count == keptKeys { recent.removeFirst() }
+                recent.append(made)
+                return made
+            }
+        }
+
         deinit {
             let library = library
             pool.withLock { pairs in

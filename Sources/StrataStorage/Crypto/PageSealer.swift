@@ -69,7 +69,9 @@ struct PageSealer: Sendable {
     /// elsewhere, or sealed under another key.
     ///
     /// With `authenticated`, a page whose number and tail (nonce and tag) it holds is only decrypted, and one that
-    /// authenticates is added to it.
+    /// authenticates is added to it (and stored in its decrypted-page cache when it seeds one: `sealed` must then
+    /// not change while this runs, a private copy when the file may be written meanwhile, so that the nonce stored
+    /// is the one of the bytes authenticated).
     func open(
         _ sealed: UnsafeRawPointer, page number: PageNumber, into plaintext: UnsafeMutableRawPointer,
         authenticated: AuthenticatedPages? = nil
@@ -85,6 +87,7 @@ struct PageSealer: Sendable {
         }
         guard try open(sealed, page: number, into: plaintext) else { return false }
         authenticated.insert(number, tail: tail)
+        authenticated.seeding?.store(number, clear: plaintext, sealed: sealed)
         return true
     }
 

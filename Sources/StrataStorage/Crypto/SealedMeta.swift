@@ -17,8 +17,8 @@ struct SealedMeta: Sendable {
     /// Seals the meta record: a ``PageSealer`` over the page minus the header, so its nonce and tag land in the
     /// page's last 44 bytes and its associated data is the slot number and the file id.
     private let sealer: PageSealer
-    /// The pages an open already authenticated, for recovery's page checks (``remembering(_:)``); nil outside an
-    /// open.
+    /// What an open already authenticated, for its decodes of the slots and recovery's page checks
+    /// (``remembering(_:)``); nil outside an open.
     private(set) var authenticated: AuthenticatedPages?
 
     init(header: EncryptedFileHeader, cipher: BlockCipher) {
@@ -27,7 +27,7 @@ struct SealedMeta: Sendable {
             cipher: cipher, fileID: header.fileID, pageSize: header.pageSize - EncryptedFileHeader.size)
     }
 
-    /// This codec, with recovery's page checks remembering in `pages` what authenticated.
+    /// This codec, with its decodes and recovery's page checks remembering in `pages` what authenticated.
     func remembering(_ pages: AuthenticatedPages) -> SealedMeta {
         var copy = self
         copy.authenticated = pages
@@ -59,6 +59,10 @@ struct SealedMeta: Sendable {
     /// Reads meta slot `slot` from `page`, which holds at least `available` readable bytes. A slot without this
     /// file's header is `notStrata`; one whose tag fails (damaged, torn, moved or from another file) is
     /// `checksum`.
+    ///
+    /// The sealed bytes are copied first and authenticated, decrypted and decoded in the copy: `page` may be a
+    /// mapping another process writes meanwhile, and what is decoded must be what was authenticated. During an
+    /// open (``remembering(_:)``) a slot decoded before with the same sealed tail gives the same meta at once.
     func decode(_ page: UnsafeRawPointer, slot: PageNumber, available: Int) throws(StorageError) -> Result<
         Meta, Meta.Rejection
     > {
@@ -67,12 +71,29 @@ struct SealedMeta: Sendable {
             EncryptedFileHeader.decode(UnsafeRawBufferPointer(start: page, count: EncryptedFileHeader.size))
                 == header
         else { return .failure(.notStrata) }
+        let sealedSize = sealer.pageSize
+        let usable = sealer.usableSize
+        if let authenticated,
+            let meta = authenticated.meta(
+                slot: slot,
+                tail: UnsafeRawBufferPointer(
+                    start: page + EncryptedFileHeader.size + usable, count: PageSealer.overhead))
+        {
+            return .success(meta)
+        }
+        // The copy: the sealed bytes, then zeros to a whole page (the encoded meta page's bytes past the sealed
+        // record are zero, and its checksum covers them).
         let record = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 8)
         defer { record.deallocate() }
-        record.initializeMemory(as: UInt8.self, repeating: 0, count: pageSize)
-        guard try sealer.open(page + EncryptedFileHeader.size, page: slot, into: record) else {
-            return .failure(.checksum)
+        record.copyMemory(from: page + EncryptedFileHeader.size, byteCount: sealedSize)
+        (record + sealedSize).initializeMemory(as: UInt8.self, repeating: 0, count: pageSize - sealedSize)
+        let tail = [UInt8](UnsafeRawBufferPointer(start: record + usable, count: PageSealer.overhead))
+        guard try sealer.open(UnsafeRawPointer(record), page: slot, into: record) else { return .failure(.checksum) }
+        (record + usable).initializeMemory(as: UInt8.self, repeating: 0, count: PageSealer.overhead)
+        let decoded = Meta.decode(UnsafeRawPointer(record), slot: slot, available: pageSize)
+        if let authenticated, case .success(let meta) = decoded {
+            tail.withUnsafeBytes { authenticated.insert(meta, slot: slot, tail: $0) }
         }
-        return Meta.decode(UnsafeRawPointer(record), slot: slot, available: pageSize)
+        return decoded
     }
 }

@@ -49,18 +49,37 @@ enum MetaCodec: Sendable {
     /// plain file; in an encrypted one a decrypted copy (its reserved tail zero, as when its checksum was
     /// computed), or nil when the page does not authenticate. For recovery, which checks a few pages before any
     /// decrypted-page cache exists; during an open (``remembering(_:)``) a page it authenticated already is only
-    /// decrypted.
+    /// decrypted, and one authenticated whole seeds the file's decrypted-page cache (``AuthenticatedPages``).
+    ///
+    /// The page is copied first and opened in the copy: the mapping may be written by another process's commit
+    /// meanwhile, and what is checked, decrypted and seeded must be the bytes authenticated.
     func withClearPage<R>(
         _ page: UnsafeRawPointer, number: PageNumber, pageSize: Int, _ body: (UnsafeRawPointer?) -> R
     ) -> R {
         guard case .sealed(let sealed) = self else { return body(page) }
         let clear = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 16)
         defer { clear.deallocate() }
-        clear.initializeMemory(as: UInt8.self, repeating: 0, count: pageSize)
+        clear.copyMemory(from: page, byteCount: pageSize)
+        let sealer = sealed.pageSealer
         let opened =
-            (try? sealed.pageSealer.open(page, page: number, into: clear, authenticated: sealed.authenticated))
+            (try? sealer.open(UnsafeRawPointer(clear), page: number, into: clear, authenticated: sealed.authenticated))
             ?? false
+        // The nonce and tag are not part of the clear page: its checksum was computed with zeros there.
+        (clear + sealer.usableSize).initializeMemory(as: UInt8.self, repeating: 0, count: PageSealer.overhead)
         return body(opened ? UnsafeRawPointer(clear) : nil)
+    }
+
+    /// Whether this open found `meta`'s commit whole before (an encrypted file's open: see
+    /// ``AuthenticatedPages/foundWhole(_:)``); always false for a plain file, whose checks cost little.
+    func foundWhole(_ meta: Meta) -> Bool {
+        guard case .sealed(let sealed) = self, let authenticated = sealed.authenticated else { return false }
+        return authenticated.foundWhole(meta)
+    }
+
+    /// Remembers, during an encrypted file's open, that `meta`'s commit was found whole.
+    func insertWhole(_ meta: Meta) {
+        guard case .sealed(let sealed) = self, let authenticated = sealed.authenticated else { return }
+        authenticated.insertWhole(meta)
     }
 
     /// This codec, remembering in `pages` which pages recovery's checks authenticated (one open's, so that its

@@ -177,10 +177,12 @@ final class SharedFile: @unchecked Sendable {
                 lock = try LockFile.shared(forDataFile: path, optional: false)
                 try initializeEmptyFile(disk, lock: lock, options: options)
             }
-            // This open's reads of the metas authenticate each page they check once (an encrypted file); the file
-            // keeps the codec without that record.
+            // This open's reads of the metas authenticate each slot and each page they check once (an encrypted
+            // file), and the pages go into the file's decrypted-page cache, where the first read finds the roots;
+            // the file keeps the codec without that record.
             let fileMetas = try MetaCodec.forExisting(disk, options: options)
-            let metas = fileMetas.remembering(AuthenticatedPages())
+            let decrypted = try DecryptedPages.forFile(sealedBy: fileMetas)
+            let metas = fileMetas.remembering(AuthenticatedPages(seeding: decrypted))
             let logPath = path + ".log"
             var log: CommitLog?
             var replayed = 0
@@ -245,8 +247,7 @@ final class SharedFile: @unchecked Sendable {
                 file: disk, lockFile: lock, commitLog: log, meta: meta, mapping: mapping, options: options,
                 registryKey: key,
                 recovery: try recoveryNotice(disk, opened: meta, mapping: mapping, lock: lock, metas: metas),
-                replayedCommits: replayed, metaCodec: fileMetas,
-                decrypted: try DecryptedPages.forFile(sealedBy: fileMetas))
+                replayedCommits: replayed, metaCodec: fileMetas, decrypted: decrypted)
             shared.state.withLock { $0.counterSeen = counter }
             files[key] = WeakFile(shared)
             return shared
@@ -560,7 +561,11 @@ final class SharedFile: @unchecked Sendable {
         // newer one fails: each check reads every page its commit listed, and in an encrypted file authenticates it.
         if decoded.count == 2 && decoded[1].meta.version > decoded[0].meta.version { decoded.swapAt(0, 1) }
         for (slot, meta) in decoded {
-            guard let problem = validate(meta, mapping: mapping, fileSize: fileSize, metas: metas) else { return meta }
+            if metas.foundWhole(meta) { return meta }
+            guard let problem = validate(meta, mapping: mapping, fileSize: fileSize, metas: metas) else {
+                metas.insertWhole(meta)
+                return meta
+            }
             reasons.append((slot, "meta \(slot) (version \(meta.version)): \(problem)"))
         }
         if case .failure(.notStrata) = first, !secondFound {
@@ -707,6 +712,8 @@ final class SharedFile: @unchecked Sendable {
 
     /// Re-reads the meta pages (another process committed) and extends the mapping if the file grew.
     private func reloadFromDisk(_ state: inout State) throws(StorageError) {
+        // Another process committed: pages it rewrote may sit in decrypted slots known current until now.
+        decrypted?.advanceEpoch()
         let size = try file.size()
         let mapping = try file.mapping(covering: size)
         let meta = try Self.newestValidMeta(in: mapping, fileSize: size, path: path, metas: metaCodec)
