@@ -60,6 +60,13 @@ struct RowMerge {
         if let created = change.created, state.created.map({ created > $0 }) ?? true {
             state.created = created
             accepted.created = created
+            // A (re-)created object's sets start empty at its create, as its lists and maps do (their creates
+            // carry a clear): adds made before it, in a previous life of the object, are gone.
+            for name in state.sets.keys.sorted() {
+                guard var set = state.sets[name], set.clear(before: created) else { continue }
+                state.sets[name] = set
+                collectionValues[name] = .array(set.values)
+            }
         }
         if let deleted = change.deleted, state.deleted.map({ deleted > $0 }) ?? true {
             state.deleted = deleted
