@@ -87,4 +87,25 @@ import Testing
             }
         }
     }
+
+    @Test func aDeleteOlderThanAConcurrentCreateLeavesTheObjectEverywhere() async throws {
+        try await withCollectionReplicas(3, classes: Self.classes) { replicas, database in
+            let (a, b, c) = (replicas[0], replicas[1], replicas[2])
+            try a.write { realm in realm.create(ClientDog.self, value: ["id": 1, "name": "Rex"]) }
+            try await a.sync.syncOnce()
+            try await c.sync.downloadPending()
+            // c deletes Rex; b, which never saw him, creates dog 1 later by its clock. b's create reaches the
+            // server first: the later create keeps the object live, so c's older delete must delete it nowhere.
+            c.wall.withLock { $0 += 10 }
+            b.wall.withLock { $0 += 20 }
+            try c.write { realm in realm.delete(try #require(realm.object(ofType: ClientDog.self, forPrimaryKey: 1))) }
+            try b.write { realm in realm.create(ClientDog.self, value: ["id": 1, "name": "Max"]) }
+            try await b.sync.uploadPending()
+            try await c.sync.uploadPending()
+            for replica in replicas { try await replica.sync.syncOnce() }
+            for replica in replicas { #expect(try replica.dogs() == ["1 Max nil -"], "replica \(replica.id)") }
+            let rows = try await database.rows(#"SELECT name, _strata_deleted::text FROM "ClientDog" WHERE id = 1"#)
+            #expect(rows == [["Max", "false"]])
+        }
+    }
 }
