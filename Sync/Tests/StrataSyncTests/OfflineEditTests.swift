@@ -108,4 +108,26 @@ import Testing
             #expect(rows == [["Max", "false"]])
         }
     }
+
+    @Test func aReCreatedObjectsSetStartsEmptyEverywhere() async throws {
+        try await withCollectionReplicas(2, classes: Self.classes) { replicas, database in
+            let (a, b) = (replicas[0], replicas[1])
+            try a.write { realm in realm.create(ClientBag.self, value: ["id": 1, "colors": ["red"]]) }
+            try await a.sync.syncOnce()
+            try await b.sync.syncOnce()
+            try b.write { realm in try bag(realm).colors.insert("green") }
+            try await b.sync.syncOnce()
+            try await a.sync.syncOnce()
+            try a.write { realm in realm.delete(try bag(realm)) }
+            try await a.sync.syncOnce()
+            try await b.sync.syncOnce()
+            // b saw the delete; its new bag 1 has only blue: red and green belonged to the previous one.
+            try b.write { realm in realm.create(ClientBag.self, value: ["id": 1, "colors": ["blue"]]) }
+            try await b.sync.syncOnce()
+            try await a.sync.syncOnce()
+            for replica in replicas { #expect(try replica.bagColors(1) == ["blue"], "replica \(replica.id)") }
+            let rows = try await database.rows(#"SELECT colors::text FROM "ClientBag" WHERE id = 1"#)
+            #expect(rows == [[#"["blue"]"#]])
+        }
+    }
 }
