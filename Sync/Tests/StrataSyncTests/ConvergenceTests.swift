@@ -172,6 +172,8 @@ final class ConvergenceRun {
         if !observed.halves.isEmpty {
             throw RunFailure("the observer of \(inProcess[1].name) saw half pairs: \(observed.halves)")
         }
+        // An observer that saw nothing would check nothing: it must have seen the pairs change.
+        if observed.updates < 2 { throw RunFailure("the observer saw \(observed.updates) updates") }
         note("observer saw \(observed.updates) updates")
     }
 
