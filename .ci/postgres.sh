@@ -7,6 +7,7 @@
 # Source it (it exports variables and defines `strata_postgres_stop`):
 #
 #     source .ci/postgres.sh          # starts the cluster, exports PGHOST PGPORT PGUSER PGPASSWORD PGDATABASE
+#                                     # (and STRATA_PG_DIR, STRATA_PG_BIN: the suites may restart it with pg_ctl)
 #     swift test --package-path Sync
 #     strata_postgres_stop            # stops it and removes its directory
 #
@@ -61,6 +62,8 @@ strata_postgres_start() {
     "${as_server[@]}" "$bin/createdb" --host=127.0.0.1 --port="$port" --username="$STRATA_PG_USER" strata_sync_test \
         || { strata_postgres_stop; return 1; }
     export PGHOST=127.0.0.1 PGPORT=$port PGUSER=$STRATA_PG_USER PGPASSWORD= PGDATABASE=strata_sync_test
+    # The cluster's data directory and binaries: the convergence suite restarts the server mid-run with pg_ctl.
+    export STRATA_PG_DIR STRATA_PG_BIN
     echo "PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on 127.0.0.1:$port (cluster in $dir)" >&2
 }
 

@@ -35,6 +35,20 @@ let package = Package(
             dependencies: strataAndPostgres,
             swiftSettings: strictSettings
         ),
+        // The convergence suite's model, seeded workload and canonical dump, shared by its in-process replicas and
+        // its child-process replica (Sync/Tests/StrataSyncTests/ConvergenceTests.swift).
+        .target(
+            name: "SyncConvergence",
+            dependencies: [.product(name: "Strata", package: "Strata")],
+            swiftSettings: strictSettings
+        ),
+        // The convergence suite's replica in a process of its own, which the suite kills with SIGKILL mid-upload
+        // and mid-apply (see its main.swift for the commands it takes). Built by `swift build --build-tests`.
+        .executableTarget(
+            name: "strata-sync-replica",
+            dependencies: ["StrataSync", "SyncConvergence"] + strataAndPostgres,
+            swiftSettings: strictSettings
+        ),
         // Benchmarks against a real PostgreSQL (Documentation/Sync.md, "Benchmarks"); not run by CI.
         .executableTarget(
             name: "strata-sync-bench",
@@ -43,7 +57,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataSyncTests",
-            dependencies: ["StrataSync"] + strataAndPostgres,
+            dependencies: ["StrataSync", "SyncConvergence", "strata-sync-replica"] + strataAndPostgres,
             swiftSettings: strictSettings
         ),
     ],

@@ -65,6 +65,12 @@ struct LocalApply {
             }
         }
         guard let object else { return }  // an update of an object deleted here: the delete wins
+        if let created = change.created {
+            // The create won on the server: its sets start empty at its time there (see `RowMerge`), here too.
+            for column in type.columns where column.shape == .set && column.property.type != .any {
+                try clearSet(before: created, of: object, column: column)
+            }
+        }
         for (name, update) in change.properties {
             if case .map(let operations) = update, let column = type.column(named: name), column.shape == .map {
                 try applyMap(operations, to: object, column: column)
@@ -153,6 +159,26 @@ struct LocalApply {
         for (value, live) in tags {
             if let captured = CapturedValue(value) { stored[captured] = live }
         }
+        try realm.setSyncSetTags(stored, of: object, property: name)
+    }
+
+    /// Drops the tags of `column`'s set added before `created` (a downloaded create that won: the object's sets
+    /// start again), pending local adds too, as the server drops them.
+    private func clearSet(before created: HybridTimestamp, of object: DynamicObject, column: ServerColumn) throws {
+        let name = column.name
+        let elements = try realm.syncSetElements(of: object, property: name)
+        var stored: [CapturedValue: [String]] = [:]
+        var kept: [SyncValue] = []
+        var changed = false
+        for element in elements {
+            let live = element.tags.filter { tag in HybridTimestamp(tag).map { $0 >= created } ?? false }
+            changed = changed || live.count != element.tags.count
+            guard !live.isEmpty else { continue }
+            stored[element.value] = live
+            kept.append(SyncValue(element.value))
+        }
+        guard changed else { return }
+        if kept.count != elements.count { object[name] = try kept.map { try localValue($0, column: column) as Any } }
         try realm.setSyncSetTags(stored, of: object, property: name)
     }
 

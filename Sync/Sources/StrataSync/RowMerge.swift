@@ -68,14 +68,27 @@ struct RowMerge {
     /// Merges `change` (already validated) into `state`.
     init(_ change: ObjectChange, into state: inout RowState, type: SyncedType) {
         accepted = ObjectChange(objectType: change.objectType, primaryKey: change.primaryKey)
+        var createWon = false
         if let created = change.created, state.created.map({ created > $0 }) ?? true {
             state.created = created
-            accepted.created = created
+            createWon = true
+            // A (re-)created object's sets start empty at its create, as its lists and maps do (their creates
+            // carry a clear): adds made before it, in a previous life of the object, are gone.
+            for name in state.sets.keys.sorted() {
+                guard var set = state.sets[name], set.clear(before: created) else { continue }
+                state.sets[name] = set
+                collectionValues[name] = .array(set.values)
+            }
         }
         if let deleted = change.deleted, state.deleted.map({ deleted > $0 }) ?? true {
             state.deleted = deleted
-            accepted.deleted = deleted
+            // Replicas keep no create and delete times: they are told only what changes whether the object
+            // exists. A delete older than the object's latest create (made concurrently with a later create),
+            // or a create older than its latest delete, is kept here but not sent, or a replica applying it
+            // would delete (or create) an object that the server holds live (or deleted).
+            if !state.isLive { accepted.deleted = deleted }
         }
+        if createWon, state.isLive { accepted.created = state.created }
         for name in change.properties.keys.sorted() {
             guard let update = change.properties[name] else { continue }
             switch update {

@@ -71,8 +71,11 @@ struct MergedRows {
         let type = try schema.type(change.objectType)
         let id = RowID(type: change.objectType, key: change.primaryKey)
         var row = rows[id] ?? Row()
+        let before = row.state
         let merge = RowMerge(change, into: &row.state, type: type)
-        if merge.accepted.isEmpty { return merge.accepted }
+        // A create or delete that does not change whether the object exists is sent to nobody, but its time is
+        // kept in the state.
+        if merge.accepted.isEmpty && row.state == before { return merge.accepted }
         if !row.isChanged {
             row.isChanged = true
             changedOrder.append(id)

@@ -8,12 +8,26 @@ struct SetState: Sendable, Hashable, Codable {
 
     var elements: [Element] = []
     var removedTags: [HybridTimestamp] = []
+    /// The latest create of the object (a re-create starts an empty set): adds tagged before it are gone.
+    var clearedAt: HybridTimestamp?
+
+    /// Starts the set again at `at` (the object's accepted create): the tags of earlier adds are dropped, and an
+    /// earlier add arriving later does not show. Returns whether the values changed.
+    mutating func clear(before at: HybridTimestamp) -> Bool {
+        if let clearedAt, clearedAt >= at { return false }
+        clearedAt = at
+        let before = values
+        for index in elements.indices { elements[index].tags.removeAll { $0 < at } }
+        elements.removeAll { $0.tags.isEmpty }
+        return values != before
+    }
 
     /// Applies `operation`; returns the operation's effect (nil if none): for a remove, only the tags it removed.
     mutating func apply(_ operation: SetOperation) -> SetOperation? {
         switch operation {
         case .add(let value, let tag):
             if removedTags.contains(tag) { return nil }
+            if let clearedAt, tag < clearedAt { return nil }
             if let index = elements.firstIndex(where: { $0.value == value }) {
                 if elements[index].tags.contains(tag) { return nil }
                 elements[index].tags.append(tag)

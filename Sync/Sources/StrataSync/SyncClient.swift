@@ -43,6 +43,8 @@ public actor SyncClient {
     let merge: ServerMerge
     private let client: PostgresClient
     let logger: Logger
+    /// Where tests stop the client (``SyncClientHooks``); none by default.
+    private var hooks = SyncClientHooks()
 
     /// A client for the file of `configuration` and the types of `schema` (migrated with
     /// ``ServerSchema/migrate(_:logger:)``), through `client` (which the caller runs). Turns capture on.
@@ -71,6 +73,11 @@ public actor SyncClient {
         merge = ServerMerge(schema: schema, client: client, logger: logger)
         let synced = Set(schema.types.keys)
         configuration.startSyncCapture(classes: synced, recorder: ClockRecorder(clock: self.clock))
+    }
+
+    /// Sets the points where a test stops the client (see ``SyncClientHooks``).
+    @_spi(StrataSyncTesting) public func setHooks(_ hooks: SyncClientHooks) {
+        self.hooks = hooks
     }
 
     /// Turns capture off: later writes are not queued (``run()`` should be stopped first).
@@ -121,6 +128,7 @@ public actor SyncClient {
                 metadata: [
                     "through": "\(last.sequence)", "retries": "\(results.filter(\.wasAlreadyApplied).count)",
                 ])
+            hooks.uploadCommitted?(last.sequence)
             try await RealmThread.run {
                 let realm = try Realm(configuration: configuration)
                 try realm.write { try realm.removeSyncQueue(through: last.sequence) }
@@ -138,6 +146,9 @@ public actor SyncClient {
         let configuration = configuration
         let scope = scope
         var applied = 0
+        // Whether this download applied an entry of another replica: this replica's own entries after it are
+        // then applied again (see ``entriesToApply(_:clientID:replayingOwn:)``).
+        var replayingOwn = false
         while true {
             let checkpoint = try await RealmThread.run {
                 try Realm(configuration: configuration).syncCheckpoint(scope: scope)
@@ -150,7 +161,10 @@ public actor SyncClient {
             let schema = schema
             let clientID = clientID
             let writes = Self.applyGroups(entries, maximumChanges: maximumChangesPerApply)
-            try await RealmThread.run {
+            let applying = hooks.applying
+            let replayingBefore = replayingOwn
+            replayingOwn = try await RealmThread.run {
+                var replaying = replayingBefore
                 let realm = try Realm(configuration: configuration)
                 for group in writes {
                     try realm.write {
@@ -159,19 +173,38 @@ public actor SyncClient {
                         let checkpoint = try realm.syncCheckpoint(scope: scope)
                         let missing = group.filter { $0.sequence > checkpoint }
                         guard let last = missing.last else { return }
-                        // This replica's own uploads are in its file already (or superseded by later local writes).
-                        let others = missing.filter { $0.clientID != clientID }
-                        if !others.isEmpty {
+                        let toApply = Self.entriesToApply(missing, clientID: clientID, replayingOwn: &replaying)
+                        if !toApply.isEmpty {
                             let apply = try LocalApply(realm: realm, schema: schema)
-                            for entry in others {
+                            for entry in toApply {
                                 for change in entry.changes { try apply.apply(change) }
                             }
                         }
+                        applying?(missing.map(\.sequence))
                         try realm.setSyncCheckpoint(last.sequence, scope: scope)
                     }
                 }
+                return replaying
             }
             applied += entries.count
+        }
+    }
+
+    /// Which of `entries` (in log order) a download applies. Entries of other replicas, always. This replica's
+    /// own entries are in its file already, so they only move the checkpoint — until the download has applied
+    /// an entry of another replica: the server merged that one before the own entries after it, so applying it
+    /// may have overwritten what they wrote (an earlier write of another replica uploaded before this replica's
+    /// later one). From then on the own entries are applied again, as the server merged them, so the file ends
+    /// as the log says. (Own writes still queued keep their values through the local merge, ``LocalApply``.)
+    static func entriesToApply(_ entries: [ChangeLogEntry], clientID: String, replayingOwn: inout Bool)
+        -> [ChangeLogEntry]
+    {
+        entries.filter { entry in
+            if entry.clientID != clientID {
+                replayingOwn = true
+                return true
+            }
+            return replayingOwn
         }
     }
 
