@@ -178,7 +178,9 @@ struct LocalApply {
             kept.append(SyncValue(element.value))
         }
         guard changed else { return }
-        if kept.count != elements.count { object[name] = try kept.map { try localValue($0, column: column) as Any } }
+        if kept.count != elements.count {
+            object[name] = try kept.map { try localValue($0, property: column.property) as Any }
+        }
         try realm.setSyncSetTags(stored, of: object, property: name)
     }
 
