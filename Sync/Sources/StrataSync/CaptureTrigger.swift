@@ -194,9 +194,9 @@ enum CaptureTrigger {
         ]
     }
 
-    /// The statement that creates (or replaces) the trigger of `type`'s table `table`, in the PostgreSQL schema
-    /// `schema` (both quoted).
-    static func triggerStatement(for type: SyncedType, schema: String, table: String) -> String {
+    /// The `strata_sync_value` kind of each single-value column of `type`, by column name: how its SQL value
+    /// reads as a ``SyncValue`` (used by the trigger and by snapshot reads).
+    static func valueKinds(of type: SyncedType) -> [String: String] {
         var kinds: [String: String] = [:]
         for column in type.columns where column.shape == .value {
             switch column.link {
@@ -205,6 +205,13 @@ enum CaptureTrigger {
             case nil: kinds[column.name] = column.property.type.rawValue
             }
         }
+        return kinds
+    }
+
+    /// The statement that creates (or replaces) the trigger of `type`'s table `table`, in the PostgreSQL schema
+    /// `schema` (both quoted).
+    static func triggerStatement(for type: SyncedType, schema: String, table: String) -> String {
+        let kinds = valueKinds(of: type)
         let kindsJSON =
             "{"
             + kinds.sorted { $0.key < $1.key }.map { "\(literal($0.key)): \(literal($0.value))" }

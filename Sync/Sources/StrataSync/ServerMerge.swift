@@ -187,9 +187,16 @@ public struct ServerMerge: Sendable {
         var results: [UploadResult] = []
         for batch in batches {
             if let applied = earlier[batch.clientSequence] {
-                guard let entry = try await pull(scope: scope, after: applied - 1, limit: 1).first,
-                    entry.sequence == applied
-                else {
+                let logged: ChangeLogEntry?
+                do {
+                    logged = try await pull(scope: scope, after: applied - 1, limit: 1).first
+                } catch SyncError.historyTrimmed {
+                    // Its entry was trimmed away since: what it accepted is in the snapshot now.
+                    logged = ChangeLogEntry(
+                        scope: scope, sequence: applied, clientID: clientID, clientSequence: batch.clientSequence,
+                        changes: [])
+                }
+                guard let entry = logged, entry.sequence == applied else {
                     throw SyncError.corruptServerState("upload recorded as entry \(applied), which is missing")
                 }
                 results.append(UploadResult(entry: entry, wasAlreadyApplied: true))
@@ -204,19 +211,31 @@ public struct ServerMerge: Sendable {
     ///
     /// A client keeps the sequence of the last entry it applied as its checkpoint and pulls after it.
     ///
-    /// - Throws: ``SyncError`` for an invalid scope or an unreadable entry, or the PostgreSQL client's error.
+    /// The entries and the scope's trim horizon are read by one statement (one snapshot), so a trim running
+    /// meanwhile either happened before (and is reported) or after (and the entries are complete).
+    ///
+    /// - Throws: ``SyncError/historyTrimmed(scope:after:trimmedThrough:)`` if entries after `after` were trimmed
+    ///   away (``trimLog(scope:through:)``); ``SyncError`` for an invalid scope or an unreadable entry, or the
+    ///   PostgreSQL client's error.
     public func pull(scope: String, after: Int64, limit: Int = 1000) async throws -> [ChangeLogEntry] {
         try SQLName.check(scope: scope)
         let schemaName = try SQLName.quoted(schema.namespace)
         let rows = try await client.query(
             """
-            SELECT seq, client_id, client_seq, changes::text FROM \(unescaped: schemaName).strata_change_log
-            WHERE scope = \(scope) AND seq > \(after) ORDER BY seq LIMIT \(Int64(max(0, limit)))
+            SELECT trimmed_through, NULL::bigint, NULL::text, NULL::bigint, NULL::text
+            FROM \(unescaped: schemaName).strata_scope WHERE scope = \(scope)
+            UNION ALL (
+                SELECT NULL::bigint, seq, client_id, client_seq, changes::text
+                FROM \(unescaped: schemaName).strata_change_log
+                WHERE scope = \(scope) AND seq > \(after) ORDER BY seq LIMIT \(Int64(max(0, limit))))
             """, logger: logger)
         var entries: [ChangeLogEntry] = []
-        for try await (sequence, clientID, clientSequence, changes) in rows.decode(
-            (Int64, String?, Int64?, String).self)
+        var trimmedThrough: Int64 = 0
+        for try await (horizon, logSequence, clientID, clientSequence, logChanges) in rows.decode(
+            (Int64?, Int64?, String?, Int64?, String?).self)
         {
+            if let horizon { trimmedThrough = horizon }
+            guard let sequence = logSequence, let changes = logChanges else { continue }
             let decoded: [ObjectChange]
             do {
                 decoded = try SyncJSON.decode([ObjectChange].self, from: changes)
@@ -227,6 +246,10 @@ public struct ServerMerge: Sendable {
                 ChangeLogEntry(
                     scope: scope, sequence: sequence, clientID: clientID, clientSequence: clientSequence,
                     changes: decoded))
+        }
+        entries.sort { $0.sequence < $1.sequence }  // UNION ALL promises no order
+        if after < trimmedThrough {
+            throw SyncError.historyTrimmed(scope: scope, after: after, trimmedThrough: trimmedThrough)
         }
         return entries
     }

@@ -11,7 +11,8 @@ import Strata
 ///   `_strata_state jsonb` (the per-property clocks and the collections' merge state),
 ///   `_strata_deleted boolean` (true when the object is not live), `_strata_created_at` and
 ///   `_strata_deleted_at` (the latest create's and delete's ``HybridTimestamp``);
-/// - `strata_scope (scope, last_seq)`: the last change-log sequence of each scope;
+/// - `strata_scope (scope, last_seq, trimmed_through)`: the last change-log sequence of each scope, and the last
+///   one trimmed away (``ServerMerge/trimLog(scope:through:)``);
 /// - `strata_change_log (scope, seq, client_id, client_seq, committed_at, changes)`: what each merge accepted;
 /// - `strata_upload (client_id, client_seq, scope, seq)`: the uploads already applied;
 /// - `strata_schema_version (component, version)`: the layout version;
@@ -129,6 +130,8 @@ public struct ServerSchema: Sendable {
                 component text PRIMARY KEY, version integer NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
             """,
             "CREATE TABLE IF NOT EXISTS \(schema).strata_scope (scope text PRIMARY KEY, last_seq bigint NOT NULL)",
+            // The trim horizon: the log holds no entry at or before it (see ServerMerge.trimLog).
+            "ALTER TABLE \(schema).strata_scope ADD COLUMN IF NOT EXISTS trimmed_through bigint NOT NULL DEFAULT 0",
             """
             CREATE TABLE IF NOT EXISTS \(schema).strata_change_log (
                 scope text NOT NULL, seq bigint NOT NULL, client_id text, client_seq bigint,

@@ -90,7 +90,7 @@ public actor SyncClient {
     /// direction of the objects' sync.
     public func syncOnce() async throws {
         try await uploadQueue()
-        try await downloadPending()
+        try await downloadOrBootstrap()
         try await uploadAsymmetricPending()
     }
 
@@ -273,7 +273,7 @@ public actor SyncClient {
 
     /// Moves the clock past the timestamps of a downloaded change, so later local writes come after it. A
     /// timestamp too far ahead of the wall clock is not taken in (the clock refuses it) but still applied.
-    private func receive(_ change: ObjectChange) {
+    nonisolated func receive(_ change: ObjectChange) {
         var times = [change.created, change.deleted].compactMap { $0 }
         for update in change.properties.values {
             switch update {

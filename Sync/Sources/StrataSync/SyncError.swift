@@ -25,6 +25,10 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     case unsupportedFormatVersion(Int)
     /// Data read back from PostgreSQL that this library did not write in that form.
     case corruptServerState(String)
+    /// A pull after sequence `after` of `scope`, whose log was trimmed through `trimmedThrough` (later than
+    /// `after`): the entries in between are gone, so the replica must bootstrap from a snapshot
+    /// (``SyncClient/bootstrap()``, which ``SyncClient/syncOnce()`` runs by itself).
+    case historyTrimmed(scope: String, after: Int64, trimmedThrough: Int64)
     /// A sentence naming the cause.
     public var description: String {
         switch self {
@@ -42,6 +46,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the PostgreSQL table of \(type) does not fit column \(column): \(reason)"
         case .unsupportedFormatVersion(let version): return "change format version \(version) is not supported"
         case .corruptServerState(let reason): return "unexpected data in PostgreSQL: \(reason)"
+        case .historyTrimmed(let scope, let after, let trimmed):
+            return "the log of \(scope) is trimmed through \(trimmed), past \(after): bootstrap from a snapshot"
         }
     }
 }

@@ -6,13 +6,15 @@
 //     Sync/.build/release/strata-sync-bench [latency writes] [throughput writes]
 //     strata_postgres_stop
 //     Sync/.build/release/strata-sync-bench lists    # only (4), no PostgreSQL needed
+//     Sync/.build/release/strata-sync-bench bootstrap 1000000    # only (6): a new replica's bootstrap of N objects
 //
 // It measures (1) a write on replica A until an observer on replica B fires, both clients in `run()`; (2) the
 // upload of N queued single-object commits (and of the same number of objects in 100-object commits) until the
 // server acknowledged all of them, and their download and apply on B; (3) the local commit of a synced write
 // (capture on) against the same write in a file without sync; (4) the commit of one edit of a long synced list
 // against the same edit without capture (`ListEditBench.swift`); (5) the upload of 10 × N asymmetric objects from
-// A's outbox until PostgreSQL committed them and they left the outbox. It prints a Markdown table. Its PostgreSQL
+// A's outbox until PostgreSQL committed them and they left the outbox; (6) alone, with `bootstrap N`: a new
+// replica's bootstrap from a snapshot of N objects (`BootstrapBench.swift`). It prints a Markdown table. Its PostgreSQL
 // schema and its files are removed at the end. Not part of CI: its numbers depend on the machine's load.
 import Foundation
 import Logging
@@ -127,6 +129,31 @@ let postgres = PostgresClient(configuration: postgresConfiguration(), background
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-sync-bench-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 let namespace = "strata_bench_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+
+if CommandLine.arguments.dropFirst().first == "bootstrap" {
+    let count = max(1, CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 100_000)
+    let task = Task { await postgres.run() }
+    var bootstrapRows: [(String, String, String)] = []
+    var failure: (any Error)?
+    do {
+        bootstrapRows = try await measureBootstrap(
+            count: count, postgres: postgres, namespace: namespace, directory: directory, logger: logger)
+    } catch {
+        failure = error
+    }
+    _ = try? await postgres.query(
+        PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \"\(namespace)\" CASCADE"), logger: logger)
+    task.cancel()
+    try? FileManager.default.removeItem(at: directory)
+    if let failure {
+        print("strata-sync-bench failed: \(String(reflecting: failure))")
+        exit(1)
+    }
+    print("| Measure | Result | Target |")
+    print("|---|---|---|")
+    for (measure, result, target) in bootstrapRows { print("| \(measure) | \(result) | \(target) |") }
+    exit(0)
+}
 func configuration(_ name: String) -> Realm.Configuration {
     Realm.Configuration(
         fileURL: directory.appendingPathComponent("\(name).strata"), objectTypes: [BenchItem.self, BenchReading.self])
