@@ -212,6 +212,9 @@ final class ManagedObject {
     /// The value of property `index` as `Value`.
     @inlinable
     func read<Value: _Persistable>(column index: Int, as type: Value.Type) -> Value {
+        // A collection is a view of its own tree: the owner's row (a lookup each time the transaction changed,
+        // i.e. on every `list.append` in a loop) is not needed to hand it out. A recording accessor notes the step.
+        if Value._isReferenceCollection, recorder == nil { return liveCollection(property: index, as: Value.self) }
         if let row = currentRow(property: index),
             let value = Value._read(from: row, column: binding.columns[index])
         {
@@ -327,6 +330,15 @@ final class ManagedObject {
         let state = CollectionState()
         collectionState = state
         return state
+    }
+
+    /// The managed `List`, `MutableSet` or `Map` of property `index`, checked as a row read is (confinement, an
+    /// invalidated object) without reading the row.
+    @usableFromInline
+    func liveCollection<Value>(property index: Int, as type: Value.Type) -> Value {
+        realm.checkThread()
+        if isInvalidatedByRealm { invalidatedRead(property: index) }
+        return collection(property: index, as: Value.self)
     }
 
     /// The managed collection (`List`, `MutableSet`, `Map`, `LinkingObjects`) of property `index`.
