@@ -309,12 +309,13 @@ final class ManagedObject {
     /// collection, and creating and freeing them is on the path of every object a query returns.
     final class CollectionState {
         /// Collection trees of this object in the current write transaction (see `Realm.collectionHandle`).
-        var handles: [Int: (epoch: UInt64, handle: TreeHandle)] = [:]
+        /// Confined to the object's Realm, like the accessor: no run-time exclusivity check.
+        @exclusivity(unchecked) var handles = PropertySlots<(epoch: UInt64, handle: TreeHandle)>()
         /// The accessors (`List`, `MutableSet`, `Map`) of this object's collection properties, held weakly: an
         /// accessor holds its owner, so a strong reference here would keep the object, its accessor and their Realm
         /// (file, log and mapping) alive for as long as the process runs. An accessor still in use is handed out
         /// again; one nobody holds any more is made anew.
-        var accessors: [Int: WeakAccessor] = [:]
+        @exclusivity(unchecked) var accessors = PropertySlots<WeakAccessor>()
     }
 
     /// A weak reference to a collection accessor (see ``CollectionState/accessors``).
@@ -322,7 +323,7 @@ final class ManagedObject {
         weak var object: AnyObject?
     }
 
-    private var collectionState: CollectionState?
+    @exclusivity(unchecked) private var collectionState: CollectionState?
 
     /// This object's `CollectionState`, created on first use.
     var collections: CollectionState {
