@@ -349,11 +349,10 @@ final class ManagedObject {
         // The accessor kept, or made, is of exactly the type asked for but where a declaration does not match the
         // stored one: compare the types and reinterpret, instead of dynamic casts (thousands of instructions on
         // every collection access, with the bridge to `AnyObject`).
-        if let object = collections.accessors[index]?.object {
-            if ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(Value.self) {
-                return unsafeBitCast(object, to: Value.self)
-            }
-            if let list = object as? Value { return list }
+        if let object = collections.accessors[index]?.object,
+            ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(Value.self)
+        {
+            return unsafeBitCast(object, to: Value.self)
         }
         if index < table.referenceCollections.count, let factory = table.referenceCollections[index],
             ObjectIdentifier(factory) == ObjectIdentifier(Value.self)
@@ -362,6 +361,15 @@ final class ManagedObject {
             collections.accessors[index] = WeakAccessor(object: object)
             return unsafeBitCast(object, to: Value.self)
         }
+        return castCollection(property: index, as: Value.self)
+    }
+
+    /// `collection(property:as:)` for a type that is not exactly the accessor's (a protocol, `LinkingObjects`):
+    /// apart, because its casts make the runtime look up `Optional<Value>`'s metadata on entry (~700 instructions
+    /// for an unspecialised `Map`), which the common path above needs none of.
+    @inline(never)
+    private func castCollection<Value>(property index: Int, as type: Value.Type) -> Value {
+        if let object = collections.accessors[index]?.object, let list = object as? Value { return list }
         guard let factory = Value.self as? any ManagedCollectionFactory.Type,
             let list = factory.managedCollection(owner: self, property: index) as? Value
         else {
