@@ -58,6 +58,9 @@ extension _PersistedCollection {
     }
     /// See ``_Persistable``.
     public var _stored: _StoredValue { .collection(self) }
+    /// See ``_Persistable``: a collection, read without its owner's row.
+    @inlinable
+    public static var _isReferenceCollection: Bool { true }
 }
 
 /// Where a `List`, `MutableSet` or `Map` keeps its contents: in memory while unmanaged, in its owner's trees once
@@ -195,7 +198,14 @@ public final class List<Element: RealmCollectionValue>: RandomAccessCollection, 
     // MARK: Mutation
 
     /// Adds `element` at the end.
-    public func append(_ element: Element) { insert(element, at: count) }
+    public func append(_ element: Element) {
+        switch backing {
+        case .unmanaged: insert(element, at: count)
+        case .managed(let owner, let property):
+            // Counted inside the write, once: `insert(at: count)` would count the list twice.
+            owner.realm.listInsert(owner, property: property, nested: nested, level: level, element._stored, at: nil)
+        }
+    }
 
     /// Adds every element of `elements` at the end, in order.
     public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {

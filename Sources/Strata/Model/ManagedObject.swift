@@ -212,6 +212,9 @@ final class ManagedObject {
     /// The value of property `index` as `Value`.
     @inlinable
     func read<Value: _Persistable>(column index: Int, as type: Value.Type) -> Value {
+        // A collection is a view of its own tree: the owner's row (a lookup each time the transaction changed,
+        // i.e. on every `list.append` in a loop) is not needed to hand it out. A recording accessor notes the step.
+        if Value._isReferenceCollection, recorder == nil { return liveCollection(property: index, as: Value.self) }
         if let row = currentRow(property: index),
             let value = Value._read(from: row, column: binding.columns[index])
         {
@@ -306,12 +309,13 @@ final class ManagedObject {
     /// collection, and creating and freeing them is on the path of every object a query returns.
     final class CollectionState {
         /// Collection trees of this object in the current write transaction (see `Realm.collectionHandle`).
-        var handles: [Int: (epoch: UInt64, handle: TreeHandle)] = [:]
+        /// Confined to the object's Realm, like the accessor: no run-time exclusivity check.
+        @exclusivity(unchecked) var handles = PropertySlots<(epoch: UInt64, handle: TreeHandle)>()
         /// The accessors (`List`, `MutableSet`, `Map`) of this object's collection properties, held weakly: an
         /// accessor holds its owner, so a strong reference here would keep the object, its accessor and their Realm
         /// (file, log and mapping) alive for as long as the process runs. An accessor still in use is handed out
         /// again; one nobody holds any more is made anew.
-        var accessors: [Int: WeakAccessor] = [:]
+        @exclusivity(unchecked) var accessors = PropertySlots<WeakAccessor>()
     }
 
     /// A weak reference to a collection accessor (see ``CollectionState/accessors``).
@@ -319,7 +323,7 @@ final class ManagedObject {
         weak var object: AnyObject?
     }
 
-    private var collectionState: CollectionState?
+    @exclusivity(unchecked) private var collectionState: CollectionState?
 
     /// This object's `CollectionState`, created on first use.
     var collections: CollectionState {
@@ -329,6 +333,15 @@ final class ManagedObject {
         return state
     }
 
+    /// The managed `List`, `MutableSet` or `Map` of property `index`, checked as a row read is (confinement, an
+    /// invalidated object) without reading the row.
+    @usableFromInline
+    func liveCollection<Value>(property index: Int, as type: Value.Type) -> Value {
+        realm.checkThread()
+        if isInvalidatedByRealm { invalidatedRead(property: index) }
+        return collection(property: index, as: Value.self)
+    }
+
     /// The managed collection (`List`, `MutableSet`, `Map`, `LinkingObjects`) of property `index`.
     @usableFromInline
     func collection<Value>(property index: Int, as type: Value.Type) -> Value {
@@ -336,11 +349,10 @@ final class ManagedObject {
         // The accessor kept, or made, is of exactly the type asked for but where a declaration does not match the
         // stored one: compare the types and reinterpret, instead of dynamic casts (thousands of instructions on
         // every collection access, with the bridge to `AnyObject`).
-        if let object = collections.accessors[index]?.object {
-            if ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(Value.self) {
-                return unsafeBitCast(object, to: Value.self)
-            }
-            if let list = object as? Value { return list }
+        if let object = collections.accessors[index]?.object,
+            ObjectIdentifier(Swift.type(of: object)) == ObjectIdentifier(Value.self)
+        {
+            return unsafeBitCast(object, to: Value.self)
         }
         if index < table.referenceCollections.count, let factory = table.referenceCollections[index],
             ObjectIdentifier(factory) == ObjectIdentifier(Value.self)
@@ -349,6 +361,15 @@ final class ManagedObject {
             collections.accessors[index] = WeakAccessor(object: object)
             return unsafeBitCast(object, to: Value.self)
         }
+        return castCollection(property: index, as: Value.self)
+    }
+
+    /// `collection(property:as:)` for a type that is not exactly the accessor's (a protocol, `LinkingObjects`):
+    /// apart, because its casts make the runtime look up `Optional<Value>`'s metadata on entry (~700 instructions
+    /// for an unspecialised `Map`), which the common path above needs none of.
+    @inline(never)
+    private func castCollection<Value>(property index: Int, as type: Value.Type) -> Value {
+        if let object = collections.accessors[index]?.object, let list = object as? Value { return list }
         guard let factory = Value.self as? any ManagedCollectionFactory.Type,
             let list = factory.managedCollection(owner: self, property: index) as? Value
         else {

@@ -80,12 +80,19 @@ public protocol _Persistable {
     /// The value of `column` read straight from a stored row, or nil to take the general path (links,
     /// projections). A fast path for the common scalar types: no intermediate `_StoredValue`.
     static func _read(from row: RowView, column: Int) -> Self?
+    /// Whether the type is a collection held by reference (`List`, `MutableSet`, `Map`): its accessor reads no
+    /// row, so a managed object hands the collection out without looking its row up.
+    static var _isReferenceCollection: Bool { get }
 }
 
 extension _Persistable {
     /// See ``_Persistable``: the general path.
     @inlinable
     public static func _read(from row: RowView, column: Int) -> Self? { nil }
+
+    /// See ``_Persistable``: a value read from the row.
+    @inlinable
+    public static var _isReferenceCollection: Bool { false }
 
     /// What an accessor that records key paths (type-safe queries) returns: any value of the type.
     @inlinable

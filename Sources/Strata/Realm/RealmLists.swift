@@ -83,12 +83,21 @@ extension Realm {
         try tables.checkPositions(positions, in: list, binding: owner.binding, property: property, inserting: inserting)
     }
 
+    /// Inserts `value` at `position` of `owner`'s list, or at its end when `position` is nil (an append, which needs no
+    /// position check).
     func listInsert(
-        _ owner: ManagedObject, property: Int, nested: UInt64 = 0, level: Int = 0, _ value: _StoredValue, at index: Int
+        _ owner: ManagedObject, property: Int, nested: UInt64 = 0, level: Int = 0, _ value: _StoredValue,
+        at position: Int?
     ) {
         mutateCollection(owner, property: property, nested: nested, "inserting into") {
-            (_, list) throws(Realm.Error) in
-            try checkPositions([index], in: list, owner: owner, property: property, inserting: true)
+            (transaction, list) throws(Realm.Error) in
+            let index: Int
+            if let position {
+                try checkPositions([position], in: list, owner: owner, property: property, inserting: true)
+                index = position
+            } else {
+                index = try storage { try transaction.count(in: list) }
+            }
             let bytes = try encodeElement(
                 value, binding: owner.binding, property: property, owner: owner.key, level: level)
             try tables.insertElement(

@@ -26,6 +26,9 @@ public final class WriteTransaction {
         let location: Location
         var dirty = false
         var valid = true
+        /// Whether a nested tree was ever opened under one of this tree's keys in the transaction: a put or delete
+        /// in a tree without any skips looking its key up in `nested` (an array copy and a hash of the key).
+        var hadChildren = false
     }
 
     private struct NestedKey: Hashable {
@@ -343,6 +346,7 @@ public final class WriteTransaction {
             return nil
         }
         trees.append(OpenTree(root: root, location: .nested(parent: parentID, key: bytes)))
+        trees[parentID].hadChildren = true
         nested[nestedKey] = trees.count - 1
         return handle(trees.count - 1)
     }
@@ -614,7 +618,8 @@ public final class WriteTransaction {
     /// Before `key` of tree `id` is overwritten or removed: if a nested tree opened under it has unsaved changes,
     /// save them (so the pages it now uses are the ones released), then invalidate its handles.
     private func detachNested(_ key: UnsafeRawBufferPointer, in id: Int) throws(StorageError) {
-        guard !nested.isEmpty, let child = nested[NestedKey(parent: id, key: Array(key))], trees[child].valid else {
+        guard trees[id].hadChildren, let child = nested[NestedKey(parent: id, key: Array(key))], trees[child].valid
+        else {
             return
         }
         try mutate { () throws(StorageError) in try flush(subtreeOf: child) }
