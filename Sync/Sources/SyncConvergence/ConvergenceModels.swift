@@ -63,6 +63,11 @@ package let convergenceClasses: [ObjectBase.Type] = [
 ]
 
 /// The people every replica's links point to.
+/// The `application_name` of every PostgreSQL connection the convergence suite makes (its in-process replicas'
+/// and its child processes'): the suite's stand-in for a server restart ends exactly these connections, so suites
+/// running at the same time keep theirs.
+package let convergenceApplicationName = "strata-convergence"
+
 package let convergencePeople = ["ann", "bob", "cyd", "dee", "eve"]
 
 /// The pairs of ``ConvergencePair``: group `g` is the objects `"<g>a"` and `"<g>b"`.

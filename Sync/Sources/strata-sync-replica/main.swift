@@ -76,6 +76,7 @@ func postgresConfiguration() -> PostgresClient.Configuration {
             host: host, port: port, username: user, password: password, database: database, tls: .disable)
     }
     configuration.options.connectTimeout = .seconds(5)
+    configuration.options.additionalStartupParameters = [("application_name", convergenceApplicationName)]
     return configuration
 }
 

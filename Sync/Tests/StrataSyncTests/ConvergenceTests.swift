@@ -64,7 +64,7 @@ final class ConvergenceRun {
     static let rounds = 15
 
     func run() async throws {
-        try await TestDatabase.with { database in
+        try await TestDatabase.with(applicationName: convergenceApplicationName) { database in
             let schema = try await database.migratedSchema(convergenceClasses)
             let directory = try ReplicaDirectory()
             let inProcess = try ["a", "b", "c", "d", "e"].prefix(3 + Int(seed % 3)).enumerated().map { index, name in
@@ -205,12 +205,18 @@ final class ConvergenceRun {
         }
     }
 
-    /// Restarts the test's PostgreSQL with `pg_ctl` when the cluster is the test's own (`.ci/postgres.sh` exports
-    /// STRATA_PG_DIR and STRATA_PG_BIN), or else ends every other connection to the database with
+    /// Restarts the test's PostgreSQL with `pg_ctl` when asked to (`STRATA_PG_RESTART=1`) and the cluster is the
+    /// test's own (`.ci/postgres.sh` exports STRATA_PG_DIR and STRATA_PG_BIN), or else ends every connection of
+    /// this suite (its in-process replicas' and its children's, known by ``convergenceApplicationName``) with
     /// `pg_terminate_backend`; returns which ran.
+    ///
+    /// A real restart ends every other suite's connections too, and suites that do not expect it can wait
+    /// forever on a pooled connection; `.ci/run` therefore restarts the server only in a run of this suite alone.
     private func restartPostgres(_ database: TestDatabase) async throws -> String {
         let environment = ProcessInfo.processInfo.environment
-        if let directory = environment["STRATA_PG_DIR"], let bin = environment["STRATA_PG_BIN"], !directory.isEmpty {
+        if environment["STRATA_PG_RESTART"] == "1", let directory = environment["STRATA_PG_DIR"],
+            let bin = environment["STRATA_PG_BIN"], !directory.isEmpty
+        {
             // The server runs as `postgres` when the tests run as root (see .ci/postgres.sh).
             let runAs = getuid() == 0 ? "runuser -u postgres -- " : ""
             let command =
@@ -223,8 +229,9 @@ final class ConvergenceRun {
             """
             SELECT count(pg_terminate_backend(pid))::text FROM pg_stat_activity
             WHERE datname = current_database() AND pid <> pg_backend_pid()
+              AND application_name = '\(convergenceApplicationName)'
             """)
-        return "connections ended (pg_terminate_backend: \(ended.first?.first.flatMap { $0 } ?? "?"))"
+        return "this suite's connections ended (pg_terminate_backend: \(ended.first?.first.flatMap { $0 } ?? "?"))"
     }
 
     /// The checks after healing (see ``ConvergenceTests``).

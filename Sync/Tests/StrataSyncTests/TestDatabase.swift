@@ -35,7 +35,9 @@ struct TestDatabase {
         var socketPath: String? { host.hasPrefix("/") ? "\(host)/.s.PGSQL.\(port)" : nil }
     }
 
-    static var configuration: PostgresClient.Configuration {
+    /// The client configuration for the PG* variables; `applicationName` marks the connections (a suite that
+    /// disrupts its own connections finds them by it, ``ConvergenceTests``).
+    static func configuration(applicationName: String? = nil) -> PostgresClient.Configuration {
         let server = Server.fromEnvironment
         var configuration: PostgresClient.Configuration
         if let socketPath = server.socketPath {
@@ -47,6 +49,9 @@ struct TestDatabase {
                 database: server.database, tls: .disable)
         }
         configuration.options.connectTimeout = .seconds(5)
+        if let applicationName {
+            configuration.options.additionalStartupParameters = [("application_name", applicationName)]
+        }
         return configuration
     }
 
@@ -83,15 +88,17 @@ struct TestDatabase {
         var description: String
     }
 
-    /// Runs `body` with a running client and a fresh, empty PostgreSQL schema, dropped afterwards.
-    static func with(_ body: (TestDatabase) async throws -> Void) async throws {
+    /// Runs `body` with a running client and a fresh, empty PostgreSQL schema, dropped afterwards; the client's
+    /// connections carry `applicationName` when one is given.
+    static func with(applicationName: String? = nil, _ body: (TestDatabase) async throws -> Void) async throws {
         if let problem = await serverProblem.value {
             throw NoServer(description: problem)
         }
         var logger = Logger(label: "strata-sync-tests")
         // The pool warns when a lease comes before `run()` has started, which the group below makes harmless.
         logger.logLevel = .error
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        let client = PostgresClient(
+            configuration: configuration(applicationName: applicationName), backgroundLogger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
