@@ -62,26 +62,6 @@ func writeItems(_ configuration: Realm.Configuration, from first: Int, count: In
     }
 }
 
-/// The PostgreSQL client configuration from the standard PG* variables (libpq's defaults where unset).
-func postgresConfiguration() -> PostgresClient.Configuration {
-    let environment = ProcessInfo.processInfo.environment
-    let user = environment["PGUSER"] ?? environment["USER"] ?? "postgres"
-    let host = environment["PGHOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
-    let port = environment["PGPORT"].flatMap { Int($0) } ?? 5432
-    let password = environment["PGPASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
-    let database = environment["PGDATABASE"] ?? user
-    var configuration: PostgresClient.Configuration
-    if host.hasPrefix("/") {
-        configuration = .init(
-            unixSocketPath: "\(host)/.s.PGSQL.\(port)", username: user, password: password, database: database)
-    } else {
-        configuration = .init(
-            host: host, port: port, username: user, password: password, database: database, tls: .disable)
-    }
-    configuration.options.connectTimeout = .seconds(5)
-    return configuration
-}
-
 /// Observes B's items on an actor-confined Realm and reports each inserted item's id with the time it was seen.
 actor Watcher {
     func watch(
@@ -125,7 +105,7 @@ if CommandLine.arguments.dropFirst().first == "lists" {
 
 var logger = Logger(label: "strata-sync-bench")
 logger.logLevel = .error
-let postgres = PostgresClient(configuration: postgresConfiguration(), backgroundLogger: logger)
+let postgres = PostgresClient(configuration: PostgresEnvironment.clientConfiguration(), backgroundLogger: logger)
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-sync-bench-\(UUID().uuidString)")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 let namespace = "strata_bench_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()

@@ -59,27 +59,6 @@ func blockForever() -> Never {
     while true { sleep(1000) }
 }
 
-/// The PostgreSQL server of the PG* variables (libpq's defaults where unset), as the suite's TestDatabase reads it.
-func postgresConfiguration() -> PostgresClient.Configuration {
-    let environment = ProcessInfo.processInfo.environment
-    let user = environment["PGUSER"] ?? environment["USER"] ?? "postgres"
-    let host = environment["PGHOST"].flatMap { $0.isEmpty ? nil : $0 } ?? "localhost"
-    let port = environment["PGPORT"].flatMap { Int($0) } ?? 5432
-    let password = environment["PGPASSWORD"].flatMap { $0.isEmpty ? nil : $0 }
-    let database = environment["PGDATABASE"] ?? user
-    var configuration: PostgresClient.Configuration
-    if host.hasPrefix("/") {
-        configuration = .init(
-            unixSocketPath: "\(host)/.s.PGSQL.\(port)", username: user, password: password, database: database)
-    } else {
-        configuration = .init(
-            host: host, port: port, username: user, password: password, database: database, tls: .disable)
-    }
-    configuration.options.connectTimeout = .seconds(5)
-    configuration.options.additionalStartupParameters = [("application_name", convergenceApplicationName)]
-    return configuration
-}
-
 let arguments = CommandLine.arguments
 guard arguments.count == 7, let index = Int(arguments[3]), let seed = UInt64(arguments[4]),
     let generation = Int(arguments[5])
@@ -89,7 +68,9 @@ let namespace = arguments[6]
 
 var logger = Logger(label: "strata-sync-replica")
 logger.logLevel = .critical
-let postgres = PostgresClient(configuration: postgresConfiguration(), backgroundLogger: logger)
+let postgres = PostgresClient(
+    configuration: PostgresEnvironment.clientConfiguration(applicationName: convergenceApplicationName),
+    backgroundLogger: logger)
 Task.detached { await postgres.run() }
 
 let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: arguments[1]), objectTypes: convergenceClasses)

@@ -35,26 +35,6 @@ struct TestDatabase {
         var socketPath: String? { host.hasPrefix("/") ? "\(host)/.s.PGSQL.\(port)" : nil }
     }
 
-    /// The client configuration for the PG* variables; `applicationName` marks the connections (a suite that
-    /// disrupts its own connections finds them by it, ``ConvergenceTests``).
-    static func configuration(applicationName: String? = nil) -> PostgresClient.Configuration {
-        let server = Server.fromEnvironment
-        var configuration: PostgresClient.Configuration
-        if let socketPath = server.socketPath {
-            configuration = .init(
-                unixSocketPath: socketPath, username: server.user, password: server.password, database: server.database)
-        } else {
-            configuration = .init(
-                host: server.host, port: server.port, username: server.user, password: server.password,
-                database: server.database, tls: .disable)
-        }
-        configuration.options.connectTimeout = .seconds(5)
-        if let applicationName {
-            configuration.options.additionalStartupParameters = [("application_name", applicationName)]
-        }
-        return configuration
-    }
-
     /// One connection attempt for the whole run (nil if the server answered, else why not): without a server
     /// every test fails at once instead of waiting for the pool's retries.
     static let serverProblem = Task<String?, Never> {
@@ -98,7 +78,8 @@ struct TestDatabase {
         // The pool warns when a lease comes before `run()` has started, which the group below makes harmless.
         logger.logLevel = .error
         let client = PostgresClient(
-            configuration: configuration(applicationName: applicationName), backgroundLogger: logger)
+            configuration: PostgresEnvironment.clientConfiguration(applicationName: applicationName),
+            backgroundLogger: logger)
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
             defer { group.cancelAll() }
