@@ -14,6 +14,19 @@ package enum Canonical {
     package static func optional(_ value: String?) -> String { value ?? "nil" }
     package static func list(_ values: [String]) -> String { "[" + values.joined(separator: ",") + "]" }
     package static func set(_ values: [String]) -> String { "{" + values.sorted().joined(separator: ",") + "}" }
+    /// A mixed value of the kinds the workload writes, its kind first (`int:5`, `string:x`, `link:ann`, `nil`).
+    package static func mixed(_ value: AnyRealmValue) -> String {
+        switch value {
+        case .none: "nil"
+        case .int(let number): "int:\(number)"
+        case .string(let text): "string:\(text)"
+        case .double(let number): "double:\(number)"
+        case .object(let object): "link:\((object as? ConvergencePerson)?.name ?? "?")"
+        default: "other:\(value)"
+        }
+    }
+    /// An embedded address as `street#number`, or `nil`.
+    package static func address(street: String, number: Int) -> String { "\(street)#\(number)" }
     package static func map(_ values: [String: String]) -> String {
         "{" + values.keys.sorted().map { "\($0):\(values[$0]!)" }.joined(separator: ",") + "}"
     }
@@ -23,7 +36,7 @@ extension ConvergenceItem {
     /// The names of the properties that hold one value (what the last-writer-wins oracle follows).
     package static let scalarNames = [
         "flag", "count", "ratio", "amount", "label", "blob", "stamp", "price", "oid", "uid", "maybeCount",
-        "maybeLabel", "maybeStamp", "owner",
+        "maybeLabel", "maybeStamp", "owner", "extra", "home",
     ]
 
     /// The canonical text of every property that holds one value, by name.
@@ -35,7 +48,8 @@ extension ConvergenceItem {
             "uid": Canonical.uuid(uid), "maybeCount": Canonical.optional(maybeCount.map { "\($0)" }),
             "maybeLabel": Canonical.optional(maybeLabel),
             "maybeStamp": Canonical.optional(maybeStamp.map(Canonical.date)),
-            "owner": Canonical.optional(owner?.name),
+            "owner": Canonical.optional(owner?.name), "extra": Canonical.mixed(extra),
+            "home": Canonical.optional(home.map { Canonical.address(street: $0.street, number: $0.number) }),
         ]
     }
 

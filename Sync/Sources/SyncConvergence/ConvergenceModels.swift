@@ -4,13 +4,9 @@ import Strata
 // The model of the convergence suite (Sync/Tests/StrataSyncTests/ConvergenceTests.swift), shared by its in-process
 // replicas and the child-process replica (`strata-sync-replica`), so that every replica syncs the same classes.
 
-/// An object with a property of every kind the client syncs today: every scalar type, optionals, a link, and
-/// `List`, `Map` and `MutableSet` of scalars and of links.
-///
-/// Mixed (`AnyRealmValue`) and embedded properties are not here yet: the client does not sync them (lane S2 adds
-/// them). To cover them, add the properties here, give them random values in
-/// `ConvergenceWorkload.setRandomScalars`, a canonical form in `ConvergenceItem.scalarFields`, and a column
-/// expression in the suite's `PostgresDump`.
+/// An object with a property of every kind the client syncs: every scalar type, optionals, a link, a mixed value
+/// (`AnyRealmValue`: integers, strings, doubles, links and nil), an embedded object (replaced, edited in place and
+/// nulled), and `List`, `Map` and `MutableSet` of scalars and of links.
 package final class ConvergenceItem: Object {
     @Persisted(primaryKey: true) package var id: Int
     @Persisted package var flag: Bool
@@ -27,6 +23,8 @@ package final class ConvergenceItem: Object {
     @Persisted package var maybeLabel: String?
     @Persisted package var maybeStamp: Date?
     @Persisted package var owner: ConvergencePerson?
+    @Persisted package var extra: AnyRealmValue
+    @Persisted package var home: ConvergenceAddress?
     @Persisted package var tags: List<String>
     @Persisted package var visitors: List<ConvergencePerson>
     @Persisted package var scores: Map<String, Int>
@@ -40,6 +38,12 @@ package final class ConvergenceItem: Object {
 package final class ConvergencePerson: Object {
     @Persisted(primaryKey: true) package var name: String
     @Persisted package var city: String
+}
+
+/// The embedded object of ``ConvergenceItem/home``: it syncs as one value of its parent's property.
+package final class ConvergenceAddress: EmbeddedObject {
+    @Persisted package var street: String
+    @Persisted package var number: Int
 }
 
 /// Two objects that every write of a pair sets together, in one transaction, to one value: a replica that
@@ -60,14 +64,15 @@ package final class ConvergenceLedger: Object {
 /// Every class the suite syncs.
 package let convergenceClasses: [ObjectBase.Type] = [
     ConvergenceItem.self, ConvergencePerson.self, ConvergencePair.self, ConvergenceLedger.self,
+    ConvergenceAddress.self,
 ]
 
-/// The people every replica's links point to.
 /// The `application_name` of every PostgreSQL connection the convergence suite makes (its in-process replicas'
 /// and its child processes'): the suite's stand-in for a server restart ends exactly these connections, so suites
 /// running at the same time keep theirs.
 package let convergenceApplicationName = "strata-convergence"
 
+/// The people every replica's links point to.
 package let convergencePeople = ["ann", "bob", "cyd", "dee", "eve"]
 
 /// The pairs of ``ConvergencePair``: group `g` is the objects `"<g>a"` and `"<g>b"`.

@@ -180,6 +180,26 @@ package struct ConvergenceWorkload {
             case "maybeLabel": item.maybeLabel = n % 3 == 0 ? nil : "maybe \(n)"
             case "maybeStamp":
                 item.maybeStamp = n % 3 == 0 ? nil : Date(timeIntervalSince1970: Double(1_600_000_000_000 + n) / 1000)
+            case "extra":
+                switch abs(n) % 5 {
+                case 0: item.extra = .none
+                case 1: item.extra = .int(n)
+                case 2: item.extra = .string("\(replica)-m\(n)")
+                case 3: item.extra = .double(Double(n) / 2)
+                default:
+                    item.extra =
+                        item.realm?.object(ofType: ConvergencePerson.self, forPrimaryKey: convergencePeople[abs(n) % 5])
+                        .map { .object($0) } ?? .none
+                }
+            case "home":
+                // Replaced whole, edited in place (one field), or nulled: each is a write of `home`'s whole value.
+                if n % 4 == 0 {
+                    item.home = nil
+                } else if let home = item.home, n % 2 == 0 {
+                    if n % 3 == 0 { home.number = n } else { home.street = "\(replica) street \(n)" }
+                } else {
+                    item.home = ConvergenceAddress(value: ["street": "\(replica) road \(n)", "number": n])
+                }
             default:
                 item.owner =
                     n % 4 == 0

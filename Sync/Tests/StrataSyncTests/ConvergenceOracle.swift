@@ -17,7 +17,7 @@ struct PostgresDump {
             SELECT id::text, flag::text, "count"::text, ratio::text, amount::text, label, encode(blob, 'hex'),
                 (extract(epoch FROM stamp) * 1000)::bigint::text, price::text, oid, uid::text, "maybeCount"::text,
                 "maybeLabel", (extract(epoch FROM "maybeStamp") * 1000)::bigint::text, owner, tags::text,
-                visitors::text, scores::text, friends::text, colors::text, lucky::text
+                visitors::text, scores::text, friends::text, colors::text, lucky::text, extra::text, home::text
             FROM "ConvergenceItem" WHERE _strata_scope = 'main' AND NOT _strata_deleted
             """)
         for row in items {
@@ -36,6 +36,8 @@ struct PostgresDump {
                 Self.object(row[18]).mapValues { $0 is NSNull ? "nil" : "\($0)" })
             fields["colors"] = Canonical.set(Self.strings(row[19]))
             fields["lucky"] = Canonical.set(Self.strings(row[20]))
+            fields["extra"] = try Self.mixed(row[21])
+            fields["home"] = Self.address(row[22])
             lines.append(canonicalLine("Item", text[0], fields))
         }
         for row in try await database.rows(
@@ -59,6 +61,29 @@ struct PostgresDump {
                     "Ledger", row[0] ?? "nil", ["last": row[1] ?? "nil", "acked": Canonical.set(Self.strings(row[2]))]))
         }
         return lines.sorted()
+    }
+
+    /// A mixed column (the tagged form, ``SyncValue``) as ``Canonical/mixed(_:)`` writes the replica's value.
+    static func mixed(_ text: String?) throws -> String {
+        guard let text else { return "nil" }
+        switch try SyncJSON.decode(SyncValue.self, from: text) {
+        case .null: return "nil"
+        case .int(let number): return "int:\(number)"
+        case .string(let value): return "string:\(value)"
+        case .double(let number): return "double:\(number)"
+        case .typedLink(_, .string(let key)): return "link:\(key)"
+        case let other: return "other:\(other)"
+        }
+    }
+
+    /// An embedded-object column (plain JSON) as ``Canonical/address(street:number:)``.
+    static func address(_ text: String?) -> String {
+        guard let text, let data = text.data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return "nil" }
+        let street = object["street"] as? String ?? "?"
+        let number = (object["number"] as? NSNumber)?.intValue ?? Int.min
+        return Canonical.address(street: street, number: number)
     }
 
     /// The time of every replica transaction that reached the log, by replica and ledger number: each
