@@ -249,17 +249,6 @@ extension Realm {
         -> CapturedValue
     {
         switch value {
-        case .none: return .null
-        case .int(let value): return .int(Int64(value))
-        case .bool(let value): return .bool(value)
-        case .float(let value): return .float(value)
-        case .double(let value): return .double(value)
-        case .string(let value): return .string(value)
-        case .data(let value): return .data(value)
-        case .date(let value): return .date(value.timeIntervalSince1970)
-        case .objectId(let value): return .objectId(value.stringValue)
-        case .decimal128(let value): return .decimal128(value.stringValue)
-        case .uuid(let value): return .uuid(value)
         case .object(let object):
             guard let managed = object.managed, let key = managed.table.primaryKeyIndex,
                 synced.contains(managed.binding.className)
@@ -278,6 +267,9 @@ extension Realm {
             var result: [String: CapturedValue] = [:]
             for (key, element) in map { result[key] = try capturedMixed(element, owner, index, synced) }
             return .dictionary(result)
+        default:
+            // A plain value: stored form, then portable form, as every other captured column.
+            return try portable(value._stored)
         }
     }
 }
