@@ -26,13 +26,17 @@ struct LocalApply {
     let realm: Realm
     let schema: ServerSchema
     private var pending: [ObjectID: Pending] = [:]
+    /// The upload queue as read, in order: the pending writes a re-created object gets back (see
+    /// ``replayPending(of:change:type:)``).
+    private let queue: [CapturedTransaction]
 
     /// Ready to apply entries to `realm` (in a write transaction): reads the upload queue as that transaction
     /// sees it, so no local write can slip in between.
     init(realm: Realm, schema: ServerSchema) throws {
         self.realm = realm
         self.schema = schema
-        for entry in try realm.syncQueue() {
+        queue = try realm.syncQueue()
+        for entry in queue {
             guard let at = HybridTimestamp(entry.timestamp) else { continue }
             for change in entry.changes {
                 let id = ObjectID(type: change.className, key: SyncValue(change.primaryKey))
@@ -58,10 +62,14 @@ struct LocalApply {
             if let object { realm.delete(object) }
             return
         }
+        var recreated = false
         if let created = change.created {
             if let deleted = local.deleted, deleted > created { return }
             if object == nil {
-                object = realm.dynamicCreate(change.objectType, value: [type.primaryKey.name: key])
+                recreated = true
+                let created = realm.dynamicCreate(change.objectType, value: [type.primaryKey.name: key])
+                try forgetCollectionStates(of: created, type: type)
+                object = created
             }
         }
         guard let object else { return }  // an update of an object deleted here: the delete wins
@@ -90,6 +98,57 @@ struct LocalApply {
             if let written = local.properties[name], written > at { continue }
             if let created = local.created, created > at { continue }
             try set(value, property: column.property, of: object)
+        }
+        if recreated && change.isWholeState { try replayPending(of: object, change: change, type: type) }
+    }
+
+    /// Writes the queued, not yet uploaded, writes of an object back after a downloaded whole state created it
+    /// again here (`change`): a downloaded delete removed the object with the pending writes made to it, which the
+    /// server will still merge when they arrive (and show, the object being live again), while this replica's own
+    /// log entries are not applied to it. Values go back where they are later than the server's, collection edits
+    /// merge as on the server (a set's adds made before the object's latest create are gone there). Pending writes
+    /// before a pending delete of the object are not replayed: that delete had removed them here already.
+    private func replayPending(of object: DynamicObject, change: ObjectChange, type: SyncedType) throws {
+        guard pending[ObjectID(type: change.objectType, key: change.primaryKey)] != nil else { return }
+        var writes: [ObjectChange] = []
+        for entry in queue {
+            for queued in try entry.objectChanges(schema: schema)
+            where queued.objectType == change.objectType && queued.primaryKey == change.primaryKey {
+                if queued.deleted != nil { writes.removeAll() } else { writes.append(queued) }
+            }
+        }
+        for write in writes {
+            for (name, update) in write.properties.sorted(by: { $0.key < $1.key }) {
+                guard let column = type.column(named: name) else { continue }
+                switch update {
+                case .value(let value, let at):
+                    if case .value(_, let server)? = change.properties[name], server >= at { continue }
+                    try set(value, property: column.property, of: object)
+                case .map(let operations): try applyMap(operations, to: object, column: column)
+                case .list(let operations): try applyList(operations, to: object, column: column)
+                case .set(let operations):
+                    let kept = operations.filter { operation in
+                        guard case .add(_, let tag) = operation, let created = change.created else { return true }
+                        return tag >= created
+                    }
+                    try applySet(kept, to: object, column: column)
+                }
+            }
+        }
+    }
+
+    /// Starts the merge state of a new object's maps and lists empty. A downloaded delete does not remove the state
+    /// of the deleted object's collections from the file (the capture does so only for local deletes), so an
+    /// object deleted and created again here would otherwise inherit its previous life's map clocks and list
+    /// element ids, and a downloaded write with such a clock or id would be taken as seen. (A set's stale tags are
+    /// harmless: only the elements in the set are read.)
+    private func forgetCollectionStates(of object: DynamicObject, type: SyncedType) throws {
+        for column in type.columns {
+            switch column.shape {
+            case .map: try realm.setSyncMapClocks(SyncMapClocks(), of: object, property: column.name)
+            case .list: try realm.setSyncListState(SyncListState(), of: object, property: column.name)
+            case .set, .value: break
+            }
         }
     }
 

@@ -17,17 +17,32 @@ public struct ObjectChange: Sendable, Hashable, Codable {
     public var deleted: HybridTimestamp?
     /// Property updates by persisted property name.
     public var properties: [String: PropertyUpdate]
+    /// Whether the change carries the object's whole merged state: its create and delete times, every property
+    /// with its value and clock, every collection whole (elements with their ids, tags and clocks, removals and
+    /// clears). The server logs one when a merge makes an object live again that already had a state (a create
+    /// later than its latest delete), so that every replica — one that deleted the object, one that never had
+    /// it, the creator — ends with the server's row, property writes made while it was deleted included; a
+    /// snapshot change is one too. A replica applies it by the usual rules, and applies its own uploads' log
+    /// entries that hold one (see ``SyncClient``).
+    public var isWholeState: Bool {
+        get { wholeState ?? false }
+        set { wholeState = newValue ? true : nil }
+    }
+    /// Absent in the JSON unless true (entries written before it existed read as false).
+    private var wholeState: Bool?
 
-    /// A change of the object of type `objectType` with primary key `primaryKey`.
+    /// A change of the object of type `objectType` with primary key `primaryKey` (`isWholeState`: see
+    /// ``isWholeState``).
     public init(
         objectType: String, primaryKey: SyncValue, created: HybridTimestamp? = nil, deleted: HybridTimestamp? = nil,
-        properties: [String: PropertyUpdate] = [:]
+        properties: [String: PropertyUpdate] = [:], isWholeState: Bool = false
     ) {
         self.objectType = objectType
         self.primaryKey = primaryKey
         self.created = created
         self.deleted = deleted
         self.properties = properties
+        wholeState = isWholeState ? true : nil
     }
 
     /// Whether the change does nothing (after the server dropped the parts that lost their conflicts).

@@ -2,7 +2,8 @@ extension RowState {
     /// The change that brings a replica to this state when merged by the usual rules: the latest create and
     /// delete, each single value with its clock (`values`, read from the typed columns), and every collection
     /// element with its id, tag or clock, removals and clears included. Merging it is idempotent and
-    /// commutes with the log's changes, so a replica may apply it over any older state of the object.
+    /// commutes with the log's changes, so a replica may apply it over any older state of the object. Snapshots
+    /// and the log's entries of revived objects (``MergedRows``) carry it.
     func snapshotChange(type: String, key: SyncValue, values: [String: SyncValue]) -> ObjectChange {
         var properties: [String: PropertyUpdate] = [:]
         for (name, at) in clocks {
@@ -35,7 +36,8 @@ extension RowState {
             properties[name] = .set(operations)
         }
         return ObjectChange(
-            objectType: type, primaryKey: key, created: created, deleted: deleted, properties: properties)
+            objectType: type, primaryKey: key, created: created, deleted: deleted, properties: properties,
+            isWholeState: true)
     }
 }
 

@@ -16,6 +16,10 @@ struct MergedRows {
         var isChanged = false
         var columnValues: [String: SyncValue?] = [:]
         var collectionValues: [String: PlainJSON] = [:]
+        /// Whether the table holds the row (it was found when locked).
+        var isInTable = false
+        /// The single values the table holds for the row, read when a revive needs them (see `wholeState(of:key:type:on:logger:)`).
+        var storedValues: [String: SyncValue]?
     }
 
     let schema: ServerSchema
@@ -56,7 +60,7 @@ struct MergedRows {
                 let key = keys[Int(ordinal) - 1]
                 do {
                     rows[RowID(type: typeName, key: key)] = Row(
-                        state: try SyncJSON.decode(RowState.self, from: stateText))
+                        state: try SyncJSON.decode(RowState.self, from: stateText), isInTable: true)
                 } catch {
                     throw SyncError.corruptServerState(
                         "the _strata_state of \(type.className) \(try key.primaryKeySQLText()) is unreadable: \(error)")
@@ -66,8 +70,11 @@ struct MergedRows {
     }
 
     /// Merges `change` (validated) into its row as it stands after the earlier changes of the batch; returns
-    /// the accepted part.
-    mutating func merge(_ change: ObjectChange) throws -> ObjectChange {
+    /// the accepted part — or, when the change makes the object live again, its whole merged state (see
+    /// `wholeState(of:key:type:on:logger:)`).
+    mutating func merge(_ change: ObjectChange, on connection: PostgresConnection, logger: Logger) async throws
+        -> ObjectChange
+    {
         let type = try schema.type(change.objectType)
         let id = RowID(type: change.objectType, key: change.primaryKey)
         var row = rows[id] ?? Row()
@@ -82,8 +89,62 @@ struct MergedRows {
         }
         row.columnValues.merge(merge.columnValues) { _, later in later }
         row.collectionValues.merge(merge.collectionValues) { _, later in later }
+        // A revive: the row was not live and held a state (a previous life, writes made while it was deleted).
+        // Replicas that deleted the object or never had it know nothing of that state, and the creator knows
+        // only its create: the accepted part alone (the create's winning properties) would leave them short of
+        // the writes stamped later than the create, which the row keeps. Every replica gets the whole row.
+        let revived = !before.isLive && row.state.isLive && before != RowState()
+        let accepted =
+            revived
+            ? try await wholeState(of: &row, key: change.primaryKey, type: type, on: connection, logger: logger) : nil
         rows[id] = row
-        return merge.accepted
+        return accepted ?? merge.accepted
+    }
+
+    /// The change that carries `row`'s whole merged state as it stands now (`RowState.snapshotChange`): every
+    /// single value with its clock — the value this transaction wrote, else the one the table holds (read once
+    /// per row; the row is locked already) — and every collection whole.
+    private func wholeState(
+        of row: inout Row, key: SyncValue, type: SyncedType, on connection: PostgresConnection, logger: Logger
+    ) async throws -> ObjectChange {
+        if row.storedValues == nil {
+            row.storedValues =
+                row.isInTable ? try await storedValues(of: key, type: type, on: connection, logger: logger) : [:]
+        }
+        var values = row.storedValues ?? [:]
+        for (name, value) in row.columnValues { values[name] = value ?? .null }
+        return row.state.snapshotChange(type: type.className, key: key, values: values)
+    }
+
+    /// The single values of the row of `type` with primary key `key`, read as a snapshot reads them (the capture
+    /// trigger's conversion, so they come out as the log would carry them).
+    private func storedValues(
+        of key: SyncValue, type: SyncedType, on connection: PostgresConnection, logger: Logger
+    ) async throws -> [String: SyncValue] {
+        let namespace = try SQLName.quoted(schema.namespace)
+        let table = try schema.qualified(type.className)
+        let keyColumn = try SQLName.quoted(type.primaryKey.name)
+        var bindings = PostgresBindings(capacity: 3)
+        bindings.append(scope)
+        bindings.append(try key.primaryKeySQLText())
+        bindings.append(try SyncJSON.text(CaptureTrigger.valueKinds(of: type)))
+        let found = try await connection.query(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT (SELECT COALESCE(jsonb_object_agg(k.key,
+                        \(namespace).strata_sync_value(k.value, to_jsonb(t) -> k.key)), '{}')
+                        FROM jsonb_each_text($3::jsonb) AS k)::text
+                    FROM \(table) t WHERE t._strata_scope = $1 AND t.\(keyColumn) = $2::\(type.primaryKey.sqlType)
+                    """, binds: bindings), logger: logger)
+        for try await text in found.decode(String.self) {
+            do {
+                return try SyncJSON.decode([String: SyncValue].self, from: text)
+            } catch {
+                throw SyncError.corruptServerState(
+                    "the values of \(type.className) \(try key.primaryKeySQLText()) are unreadable: \(error)")
+            }
+        }
+        return [:]
     }
 
     /// Writes every changed row: one `INSERT … ON CONFLICT DO UPDATE` per type and set of changed columns,

@@ -152,7 +152,7 @@ public struct ServerMerge: Sendable {
                 sequence += 1
                 var accepted: [ObjectChange] = []
                 for change in batch.changes {
-                    let merged = try rows.merge(change)
+                    let merged = try await rows.merge(change, on: connection, logger: logger)
                     if !merged.isEmpty { accepted.append(merged) }
                 }
                 entries.append(

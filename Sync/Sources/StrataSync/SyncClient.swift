@@ -195,12 +195,14 @@ public actor SyncClient {
     /// an entry of another replica: the server merged that one before the own entries after it, so applying it
     /// may have overwritten what they wrote (an earlier write of another replica uploaded before this replica's
     /// later one). From then on the own entries are applied again, as the server merged them, so the file ends
-    /// as the log says. (Own writes still queued keep their values through the local merge, ``LocalApply``.)
+    /// as the log says. An own entry that carries an object's whole state (``ObjectChange/isWholeState``: the
+    /// upload revived an object whose row held writes this replica may not have) is applied too, and so are the
+    /// own entries after it. (Own writes still queued keep their values through the local merge, ``LocalApply``.)
     static func entriesToApply(_ entries: [ChangeLogEntry], clientID: String, replayingOwn: inout Bool)
         -> [ChangeLogEntry]
     {
         entries.filter { entry in
-            if entry.clientID != clientID {
+            if entry.clientID != clientID || entry.changes.contains(where: \.isWholeState) {
                 replayingOwn = true
                 return true
             }

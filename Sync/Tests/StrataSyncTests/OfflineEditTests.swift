@@ -130,4 +130,106 @@ import Testing
             #expect(rows == [[#"["blue"]"#]])
         }
     }
+    /// A deletes Rex; B, offline, renames him later by its clock than C's re-create, which comes after C saw the
+    /// delete. B's write reaches the server while Rex is deleted (kept with its clock), then C's create revives
+    /// him: the row holds B's name and C's age (and B's later map key and list insert beside C's). The log entry of
+    /// the revive carries the whole row, so A (which deleted him), B (which applied the delete) and C (the
+    /// creator) all end with it.
+    @Test func aRevivedObjectKeepsTheLaterWritesMadeWhileItWasDeleted() async throws {
+        try await withCollectionReplicas(3, classes: Self.classes) { replicas, database in
+            let (a, b, c) = (replicas[0], replicas[1], replicas[2])
+            try a.write { realm in
+                realm.create(ClientBag.self, value: ["id": 1, "scores": ["speed": 1], "tricks": ["sit"]])
+                realm.create(ClientDog.self, value: ["id": 1, "name": "Rex", "age": 3])
+            }
+            try await a.sync.syncOnce()
+            for replica in [b, c] { try await replica.sync.downloadPending() }
+            a.wall.withLock { $0 += 10 }
+            try a.write { realm in
+                realm.delete(try #require(realm.object(ofType: ClientDog.self, forPrimaryKey: 1)))
+                realm.delete(try bag(realm))
+            }
+            try await a.sync.syncOnce()
+            try await c.sync.downloadPending()
+            // b, offline, writes later (by its clock) than c's re-create; it uploads while the objects are deleted.
+            b.wall.withLock { $0 += 50 }
+            try b.write { realm in
+                try #require(realm.object(ofType: ClientDog.self, forPrimaryKey: 1)).name = "Max"
+                let bag = try bag(realm)
+                bag.scores["speed"] = 9
+                bag.tricks.append("roll")
+            }
+            try await b.sync.uploadPending()
+            c.wall.withLock { $0 += 20 }
+            try c.write { realm in
+                realm.create(ClientDog.self, value: ["id": 1, "name": "Fido", "age": 5])
+                realm.create(ClientBag.self, value: ["id": 1, "scores": ["speed": 2, "jump": 4], "tricks": ["beg"]])
+            }
+            try await c.sync.syncOnce()
+            for replica in [a, b, c] { try await replica.sync.syncOnce() }
+
+            let rows = try await database.rows(
+                #"SELECT name, age::text, _strata_deleted::text FROM "ClientDog" WHERE id = 1"#)
+            #expect(rows == [["Max", "5", "false"]])
+            let bags = try await database.rows(#"SELECT scores::text, tricks::text FROM "ClientBag" WHERE id = 1"#)
+            #expect(bags == [[#"{"jump": 4, "speed": 9}"#, #"["beg", "roll"]"#]])
+            for replica in replicas {
+                #expect(try replica.dogs() == ["1 Max 5 -"], "replica \(replica.id)")
+                #expect(try replica.bagMaps(1) == "jump=4 speed=9 |", "replica \(replica.id)")
+                #expect(try replica.bagTricks(1) == ["beg", "roll"], "replica \(replica.id)")
+            }
+            // The revive's entry carries the whole row: what a replica that deleted the dog needs.
+            let log = try await database.merge(Self.classes).pull(scope: "main", after: 0)
+            let revive = try #require(log.last { $0.clientID == "c" }?.changes.first { $0.objectType == "ClientDog" })
+            #expect(revive.isWholeState)
+            guard case .value(let name, _)? = revive.properties["name"] else {
+                Issue.record("the revive carries no name: \(revive)")
+                return
+            }
+            #expect(name == .string("Max"))
+        }
+    }
+    /// B writes Rex offline, later by its clock than C's re-create, and downloads A's delete and C's re-create
+    /// before it uploads: the delete removes Rex here with B's pending writes, the revive's whole state brings him
+    /// back and B's pending writes with him (the server will take them, being later), so B's own entry, which
+    /// only moves its checkpoint, leaves B equal to the others.
+    @Test func pendingWritesOfADeletedObjectComeBackWithItsRevive() async throws {
+        try await withCollectionReplicas(3, classes: Self.classes) { replicas, database in
+            let (a, b, c) = (replicas[0], replicas[1], replicas[2])
+            try a.write { realm in
+                realm.create(ClientBag.self, value: ["id": 1, "scores": ["speed": 1]])
+                realm.create(ClientDog.self, value: ["id": 1, "name": "Rex", "age": 3])
+            }
+            try await a.sync.syncOnce()
+            for replica in [b, c] { try await replica.sync.downloadPending() }
+            b.wall.withLock { $0 += 50 }
+            try b.write { realm in
+                try #require(realm.object(ofType: ClientDog.self, forPrimaryKey: 1)).name = "Max"
+                try bag(realm).scores["speed"] = 9
+            }
+            a.wall.withLock { $0 += 10 }
+            try a.write { realm in
+                realm.delete(try #require(realm.object(ofType: ClientDog.self, forPrimaryKey: 1)))
+                realm.delete(try bag(realm))
+            }
+            try await a.sync.syncOnce()
+            try await c.sync.downloadPending()
+            c.wall.withLock { $0 += 20 }
+            try c.write { realm in
+                realm.create(ClientDog.self, value: ["id": 1, "name": "Fido", "age": 5])
+                realm.create(ClientBag.self, value: ["id": 1, "scores": ["speed": 2, "jump": 4]])
+            }
+            try await c.sync.syncOnce()
+            try await b.sync.downloadPending()
+            #expect(try b.dogs() == ["1 Max 5 -"])
+            #expect(try b.bagMaps(1) == "jump=4 speed=9 |")
+            for replica in [b, a, c, b] { try await replica.sync.syncOnce() }
+            let rows = try await database.rows(#"SELECT name, age::text FROM "ClientDog" WHERE id = 1"#)
+            #expect(rows == [["Max", "5"]])
+            for replica in replicas {
+                #expect(try replica.dogs() == ["1 Max 5 -"], "replica \(replica.id)")
+                #expect(try replica.bagMaps(1) == "jump=4 speed=9 |", "replica \(replica.id)")
+            }
+        }
+    }
 }
