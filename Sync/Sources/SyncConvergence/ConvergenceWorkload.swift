@@ -40,8 +40,9 @@ package struct TransactionRecord: Codable, Sendable, Equatable {
 
 /// A seeded random workload of one replica: transactions of 1–4 random operations on the suite's model —
 /// updates of every scalar property, list, map and set edits, pair writes, deletes, and creates of fresh items
-/// (keys of this replica's own range, so that no create revives an object another replica deleted meanwhile;
-/// ``recreate(_:in:number:)`` brings deleted keys back when the suite says every replica has synced).
+/// (keys of this replica's own range, so that two replicas' fresh creates never meet by chance;
+/// ``recreate(_:in:number:)`` brings back a key the suite picks, deleted as far as this replica knows, whatever the
+/// others have seen).
 package struct ConvergenceWorkload {
     package let replica: String
     private let index: Int

@@ -130,8 +130,10 @@ struct PostgresDump {
 /// What the converged items must be, from every acknowledged transaction of every replica (their records) and
 /// the times the change log gives them: an item is live when its latest create is later than its latest delete
 /// (delete wins over concurrent updates; a create after the delete brings it back), and each of its properties
-/// holds the value of its latest write (last writer wins per property). A transaction missing from the log is
-/// an acknowledged write that was lost.
+/// holds the value of its latest write (last writer wins per property), whether or not the item was live when it
+/// was made: the server keeps a write made while the item was deleted (by a replica that had not seen the delete)
+/// with its clock, and a revive shows it if it is later than the create (Documentation/Sync.md, "Conflict
+/// rules"). A transaction missing from the log is an acknowledged write that was lost.
 struct ConvergenceOracle {
     private(set) var records: [TransactionRecord] = []
 

@@ -45,9 +45,6 @@ final class ConvergenceRun {
     private var events: [String] = []
     private var offlineUntil: [String: Int] = [:]
     private let verbose = ProcessInfo.processInfo.environment["STRATA_CONVERGENCE_VERBOSE"] != nil
-    /// Re-creates at any time, not only after a barrier: shows the known gap of revived objects (Documentation/
-    /// Sync.md, "What is left"), so it is off in the normal run.
-    private let freeRecreates = ProcessInfo.processInfo.environment["STRATA_CONVERGENCE_FREE_RECREATES"] != nil
 
     /// Keeps `event` for the failure message (and prints it at once under STRATA_CONVERGENCE_VERBOSE).
     private func note(_ event: String) {
@@ -91,8 +88,9 @@ final class ConvergenceRun {
         }
     }
 
-    /// The random history: people first, then rounds of writes, syncs, partitions, kills, a PostgreSQL restart,
-    /// and every few rounds a barrier (everyone synced) after which deleted items are created again.
+    /// The random history: people first, then rounds of writes, re-creates of deleted items, syncs, partitions,
+    /// kills, a PostgreSQL restart, and every few rounds a barrier (everyone synced) after which two replicas
+    /// create one fresh item concurrently.
     private func exercise(
         inProcess: [InProcessReplica], children: [ChildReplica], replicas: [any ConvergenceReplica],
         database: TestDatabase
@@ -120,15 +118,15 @@ final class ConvergenceRun {
                 (replica as? InProcessReplica)?.tick(Int64.random(in: 1...300, using: &generator))
                 for record in try await replica.write(Int.random(in: 1...3, using: &generator)) { oracle.add(record) }
             }
-            if freeRecreates {
-                let replica = inProcess[Int.random(in: 0..<inProcess.count, using: &generator)]
-                let live = Set(
-                    try await replica.dump().filter { $0.hasPrefix("Item ") }.map { $0.split(separator: " ")[1] })
-                let created = Set(oracle.records.flatMap(\.creates.keys)).filter { !live.contains("\($0)") }
-                if let key = created.sorted().randomElement(using: &generator) {
-                    oracle.add(try await replica.create(key))
-                    note("round \(round): \(replica.name) re-creates \(key) without a barrier")
-                }
+            // A re-create at any time, whatever the others know: concurrent with deletes and with updates of
+            // replicas that have not seen the delete (stamped before or after the create).
+            let recreator = inProcess[Int.random(in: 0..<inProcess.count, using: &generator)]
+            let live = Set(
+                try await recreator.dump().filter { $0.hasPrefix("Item ") }.map { $0.split(separator: " ")[1] })
+            let deleted = Set(oracle.records.flatMap(\.creates.keys)).filter { !live.contains("\($0)") }
+            if let key = deleted.sorted().randomElement(using: &generator) {
+                oracle.add(try await recreator.create(key))
+                note("round \(round): \(recreator.name) re-creates \(key)")
             }
             for replica in replicas.shuffled(using: &generator) where (offlineUntil[replica.name] ?? 0) <= round {
                 let choice = Int.random(in: 0..<10, using: &generator)
@@ -163,7 +161,7 @@ final class ConvergenceRun {
                 note("round \(round): barrier")
                 offlineUntil = [:]
                 try await heal(replicas)
-                try await recreate(inProcess, round: round)
+                try await createConcurrently(inProcess, round: round)
             }
         }
         offlineUntil = [:]
@@ -177,19 +175,8 @@ final class ConvergenceRun {
         note("observer saw \(observed.updates) updates")
     }
 
-    /// After a barrier: items deleted everywhere are created again (each replica has seen the delete, so its
-    /// create is later), and two replicas create one fresh key concurrently.
-    private func recreate(_ replicas: [InProcessReplica], round: Int) async throws {
-        let live = Set(
-            try await replicas[0].dump().filter { $0.hasPrefix("Item ") }.map { $0.split(separator: " ")[1] })
-        let created = Set(oracle.records.flatMap(\.creates.keys))
-        let deleted = created.filter { !live.contains("\($0)") }.sorted()
-        for key in deleted.shuffled(using: &generator).prefix(2) {
-            let replica = replicas[Int.random(in: 0..<replicas.count, using: &generator)]
-            replica.tick(Int64.random(in: 1...50, using: &generator))
-            oracle.add(try await replica.create(key))
-            note("round \(round): \(replica.name) re-creates \(key)")
-        }
+    /// After a barrier: two replicas create one fresh key concurrently.
+    private func createConcurrently(_ replicas: [InProcessReplica], round: Int) async throws {
         let key = 900 + round
         for replica in replicas.shuffled(using: &generator).prefix(2) {
             replica.tick(Int64.random(in: 1...50, using: &generator))
