@@ -22,6 +22,7 @@ let package = Package(
     products: [
         .library(name: "StrataSync", targets: ["StrataSync"]),
         .executable(name: "strata-sync-bench", targets: ["strata-sync-bench"]),
+        .executable(name: "strata-sync-example", targets: ["strata-sync-example"]),
     ],
     dependencies: [
         .package(name: "Strata", path: ".."),
@@ -52,6 +53,12 @@ let package = Package(
         // Benchmarks against a real PostgreSQL (Documentation/Sync.md, "Benchmarks"); not run by CI.
         .executableTarget(
             name: "strata-sync-bench",
+            dependencies: ["StrataSync"] + strataAndPostgres,
+            swiftSettings: strictSettings
+        ),
+        // A runnable example: two services sharing data through PostgreSQL (Documentation/Sync.md, "Example").
+        .executableTarget(
+            name: "strata-sync-example",
             dependencies: ["StrataSync"] + strataAndPostgres,
             swiftSettings: strictSettings
         ),
