@@ -74,10 +74,6 @@ extension RealmCollectionChange {
     }
 }
 
-struct ExampleFailure: Error, CustomStringConvertible {
-    var description: String
-}
-
 /// The orders of `configuration`'s file as `id item quantity status` lines.
 func orderLines(_ configuration: Realm.Configuration) throws -> [String] {
     try Realm(configuration: configuration).objects(Order.self).map {
@@ -93,6 +89,13 @@ let postgresTask = Task { await postgres.run() }
 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-sync-example-\(UUID())")
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 let namespace = "strata_example_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
+
+// A watchdog: without a server (or if the services never finished) the example fails instead of waiting forever.
+Task.detached {
+    try await Task.sleep(for: .seconds(60))
+    print("strata-sync-example failed: no result within 60 s (does the server of the PG* variables answer?)")
+    exit(1)
+}
 
 var failure: String?
 do {
@@ -115,13 +118,7 @@ do {
     try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { try await ShippingService().run(shippingFile, count: orders.count) }
         group.addTask { try await OrdersService().run(ordersFile, orders: orders) }
-        group.addTask {
-            try await Task.sleep(for: .seconds(60))
-            throw ExampleFailure(description: "the services did not finish within 60 s")
-        }
-        // Both services done (the timeout's task is the one left).
-        for _ in 0..<2 { try await group.next() }
-        group.cancelAll()
+        try await group.waitForAll()
     }
     for task in syncing { task.cancel() }
     for service in services { try await service.sync.syncOnce() }
