@@ -16,6 +16,8 @@ struct LocalApply {
         var created: HybridTimestamp?
         var deleted: HybridTimestamp?
         var properties: [String: HybridTimestamp] = [:]
+        /// Per set property, the tags of the adds that pending local removes took away (as text).
+        var removedTags: [String: Set<String>] = [:]
     }
 
     private struct ObjectID: Hashable {
@@ -44,6 +46,10 @@ struct LocalApply {
                 if change.isDeleted { state.deleted = at }
                 if change.isCreated { state.created = at }
                 for name in change.values.keys { state.properties[name] = at }
+                for (name, collection) in change.collections {
+                    guard case .set(_, let removed) = collection else { continue }
+                    for element in removed { state.removedTags[name, default: []].formUnion(element.tags) }
+                }
                 pending[id] = state
             }
         }
@@ -89,7 +95,7 @@ struct LocalApply {
                 continue
             }
             if case .set(let operations) = update, let column = type.column(named: name), column.shape == .set {
-                try applySet(operations, to: object, column: column)
+                try applySet(operations, to: object, column: column, removedLocally: local.removedTags[name] ?? [])
                 continue
             }
             guard case .value(let value, let at) = update, let column = type.column(named: name),
@@ -187,8 +193,12 @@ struct LocalApply {
 
     /// Applies downloaded edits of a `MutableSet` property with the tags kept in the file (observed-remove, add
     /// wins): an add puts the value in with its tag; a remove takes away the tags it names, and the value only
-    /// when no tag is left, so a local add the remover had not seen (pending or not) keeps it.
-    private func applySet(_ operations: [SetOperation], to object: DynamicObject, column: ServerColumn) throws {
+    /// when no tag is left, so a local add the remover had not seen (pending or not) keeps it. An add whose tag a
+    /// pending local remove took away (`removedLocally`) stays out: a snapshot sends every add the server still
+    /// holds, those this replica removed and has not uploaded yet included.
+    private func applySet(
+        _ operations: [SetOperation], to object: DynamicObject, column: ServerColumn, removedLocally: Set<String> = []
+    ) throws {
         let name = column.name
         let elements = try realm.syncSetElements(of: object, property: name)
         var order = elements.map { SyncValue($0.value) }
@@ -198,6 +208,8 @@ struct LocalApply {
         for operation in operations {
             switch operation {
             case .add(let value, let tag):
+                // An add this replica has seen and removed, not uploaded yet (a snapshot sends every live add).
+                if removedLocally.contains(tag.description) { continue }
                 if tags[value] == nil { order.append(value) }
                 if !(tags[value] ?? []).contains(tag.description) { tags[value, default: []].append(tag.description) }
             case .remove(let value, let observedTags):

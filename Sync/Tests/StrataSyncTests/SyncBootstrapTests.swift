@@ -158,6 +158,25 @@ import Testing
         }
     }
 
+    /// b removes red from a bag, offline, and bootstraps before uploading: the snapshot still holds red's add,
+    /// which b had seen and removed. The add stays out (b's remove will take it away on the server too).
+    @Test func aSetElementRemovedOfflineStaysRemovedThroughABootstrap() async throws {
+        try await withReplicas { replicas, database, merge in
+            let (a, b) = (replicas[0], replicas[1])
+            try a.write { realm in realm.create(ClientBag.self, value: ["id": 1, "colors": ["red", "blue"]]) }
+            try await a.sync.syncOnce()
+            try await b.sync.syncOnce()
+            try b.write { realm in try bag(realm).colors.remove("red") }
+            try await merge.trimLog(scope: "main", through: try await lastSequence(database))
+            try await b.sync.bootstrap()
+            #expect(try b.bagColors(1) == ["blue"])
+            for replica in [b, a, b] { try await replica.sync.syncOnce() }
+            for replica in [a, b] { #expect(try replica.bagColors(1) == ["blue"], "replica \(replica.id)") }
+            let rows = try await database.rows(#"SELECT colors::text FROM "ClientBag" WHERE id = 1"#)
+            #expect(rows == [[#"["blue"]"#]])
+        }
+    }
+
     @Test func collectionsAndMixedAndEmbeddedValuesSurviveABootstrap() async throws {
         try await withReplicas { replicas, database, merge in
             let (a, c) = (replicas[0], replicas[2])
