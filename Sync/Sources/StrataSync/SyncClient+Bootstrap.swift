@@ -39,9 +39,11 @@ extension SyncClient {
         let scope = scope
         let schema = schema
         let limit = maximumChangesPerApply
+        let written = await hooks.bootstrapWritten
         var live: [String: Set<SyncValue>] = [:]
         var buffer: [ObjectChange] = []
         var objects = 0
+        var applied = 0
         let sequence = try await merge.snapshot(scope: scope, pageSize: min(limit, 5000)) { page in
             for change in page {
                 receive(change)
@@ -59,6 +61,8 @@ extension SyncClient {
                         try Self.apply(write, realm: realm, schema: schema)
                     }
                 }
+                applied += write.count
+                written?(applied)
             }
         }
         let last = buffer

@@ -44,7 +44,7 @@ public actor SyncClient {
     private let client: PostgresClient
     let logger: Logger
     /// Where tests stop the client (``SyncClientHooks``); none by default.
-    private var hooks = SyncClientHooks()
+    var hooks = SyncClientHooks()
 
     /// A client for the file of `configuration` and the types of `schema` (migrated with
     /// ``ServerSchema/migrate(_:logger:)``), through `client` (which the caller runs). Turns capture on.

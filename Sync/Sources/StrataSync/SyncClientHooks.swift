@@ -8,6 +8,10 @@
     /// before the commit, with the entries' sequences: a process killed here commits neither the changes nor the
     /// checkpoint.
     public var applying: (@Sendable ([Int64]) -> Void)?
+    /// Called after a bootstrap committed one of its local writes before the last, with how many snapshot objects
+    /// are applied so far: a process killed here holds part of the snapshot and its old checkpoint, so its next
+    /// round bootstraps again from the start.
+    public var bootstrapWritten: (@Sendable (Int) -> Void)?
 
     /// Hooks that do nothing until set.
     public init() {}

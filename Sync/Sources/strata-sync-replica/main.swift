@@ -22,7 +22,13 @@ import Synchronization
 //                  it prints "paused upload SEQUENCE" and blocks there until the parent kills it
 //   pause apply    the next download blocks inside the local write that applies it, before the commit, after
 //                  printing "paused apply SEQUENCES"
+//   pause bootstrap  the next bootstrap (the log trimmed past the checkpoint) blocks after committing its first
+//                  write of snapshot objects, before the last (which deletes and sets the checkpoint), after printing
+//                  "paused bootstrap OBJECTS"
 //   exit           (or end of input) exits
+//
+// The client applies at most 10 object changes per local write (maximumChangesPerApply), so that a bootstrap of the
+// suite's scope takes several writes: the suite kills it between two.
 //
 // GENERATION numbers the runs on one file: run g creates fresh items with keys INDEX*1000 + g*100 ..< +100, so a
 // restarted replica never creates a key again, and its workload's seed is SEED + g.
@@ -80,13 +86,13 @@ do {
     let schema = try ServerSchema(namespace: namespace, classes: convergenceClasses)
     sync = try SyncClient(
         configuration: configuration, schema: schema, client: postgres, scope: "main", clientID: clientID,
-        batchSize: 50, logger: logger)
+        batchSize: 50, maximumChangesPerApply: 10, logger: logger)
     realm = try Realm(configuration: configuration)
 } catch {
     fail("cannot open: \(error)")
 }
 
-/// Which hook stops the process next (set by "pause upload" / "pause apply").
+/// Which hook stops the process next (set by "pause upload", "pause apply" or "pause bootstrap").
 let armed = Mutex<String?>(nil)
 var hooks = SyncClientHooks()
 hooks.uploadCommitted = { sequence in
@@ -97,6 +103,11 @@ hooks.uploadCommitted = { sequence in
 hooks.applying = { sequences in
     guard armed.withLock({ $0 }) == "apply" else { return }
     say("paused apply \(sequences.map(String.init).joined(separator: ","))")
+    blockForever()
+}
+hooks.bootstrapWritten = { objects in
+    guard armed.withLock({ $0 }) == "bootstrap" else { return }
+    say("paused bootstrap \(objects)")
     blockForever()
 }
 let installed = hooks

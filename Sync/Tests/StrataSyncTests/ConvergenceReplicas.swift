@@ -59,7 +59,8 @@ final class InProcessReplica: ConvergenceReplica {
 
     func upload() async throws { try await retrying { try await replica.sync.uploadPending() } }
 
-    func download() async throws { try await retrying { try await replica.sync.downloadPending() } }
+    /// Downloads (bootstrapping from a snapshot when the log was trimmed past the checkpoint).
+    func download() async throws { try await retrying { try await replica.sync.downloadOrBootstrap() } }
 
     func dump() async throws -> [String] { canonicalDump(try Realm(configuration: replica.configuration)) }
 

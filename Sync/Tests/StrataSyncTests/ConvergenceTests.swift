@@ -44,6 +44,8 @@ final class ConvergenceRun {
     /// What happened, for the failure messages: partitions, kills, the restart.
     private var events: [String] = []
     private var offlineUntil: [String: Int] = [:]
+    /// The transaction times of the log entries trimmed away (the oracle reads the times from the log).
+    private var trimmedTimes: [String: [Int: String]] = [:]
     private let verbose = ProcessInfo.processInfo.environment["STRATA_CONVERGENCE_VERBOSE"] != nil
 
     /// Keeps `event` for the failure message (and prints it at once under STRATA_CONVERGENCE_VERBOSE).
@@ -105,6 +107,7 @@ final class ConvergenceRun {
         let killUploadRound = Int.random(in: 2..<6, using: &generator)
         let killApplyRound = Int.random(in: 6..<10, using: &generator)
         let restartRound = Int.random(in: 3..<12, using: &generator)
+        let killBootstrapRound = Int.random(in: 10..<14, using: &generator)
         for round in 0..<Self.rounds {
             if verbose { print("seed \(seed): round \(round)") }
             for replica in replicas where (offlineUntil[replica.name] ?? 0) <= round {
@@ -154,6 +157,16 @@ final class ConvergenceRun {
                 try await writer.upload()
                 note("round \(round): \(child.name) \(try child.kill(at: "apply"))")
             }
+            if round == killBootstrapRound, let child = children.first {
+                // Something for the child to miss, then the log trimmed past every checkpoint: the child's next round
+                // bootstraps from a snapshot, and is killed between two of its writes (other replicas behind the
+                // trim bootstrap at their next round too).
+                let writer = inProcess[Int.random(in: 0..<inProcess.count, using: &generator)]
+                for record in try await writer.write(1) { oracle.add(record) }
+                try await writer.upload()
+                note("round \(round): \(try await trimLog(database))")
+                note("round \(round): \(child.name) \(try child.kill(at: "bootstrap"))")
+            }
             if round == restartRound {
                 note("round \(round): PostgreSQL \(try await restartPostgres(database))")
             }
@@ -190,6 +203,19 @@ final class ConvergenceRun {
         for _ in 0..<2 {
             for replica in replicas { try await replica.sync() }
         }
+    }
+
+    /// Trims the whole change log (keeping the times of its transactions for the oracle); returns what it did.
+    private func trimLog(_ database: TestDatabase) async throws -> String {
+        for (replica, times) in try await PostgresDump(database: database).transactionTimes() {
+            trimmedTimes[replica, default: [:]].merge(times) { _, logged in logged }
+        }
+        let rows = try await database.rows("SELECT last_seq::text FROM strata_scope WHERE scope = 'main'")
+        guard let last = rows.first?.first.flatMap({ $0 }).flatMap({ Int64($0) }) else {
+            throw RunFailure("no sequence to trim through")
+        }
+        let trimmed = try await database.merge(convergenceClasses).trimLog(scope: "main", through: last)
+        return "log trimmed through \(last) (\(trimmed) entries)"
     }
 
     /// Restarts the test's PostgreSQL with `pg_ctl` when asked to (`STRATA_PG_RESTART=1`) and the cluster is the
@@ -242,7 +268,8 @@ final class ConvergenceRun {
                 "Ledger", replica, ["last": "\(last)", "acked": Canonical.set((1...last).map { "\($0)" })])
             if line != expected { throw RunFailure("ledger of \(replica): \(line), expected \(expected)") }
         }
-        let times = try await retryingQuery { try await PostgresDump(database: database).transactionTimes() }
+        var times = try await retryingQuery { try await PostgresDump(database: database).transactionTimes() }
+        for (replica, trimmed) in trimmedTimes { times[replica, default: [:]].merge(trimmed) { logged, _ in logged } }
         var items: [Int: [String: String]] = [:]
         let realm = try Realm(configuration: (replicas[0] as! InProcessReplica).replica.configuration)
         realm.refresh()
