@@ -10,10 +10,11 @@ import Testing
 /// processes (separate Strata files) run seeded random transactions over every property kind the client syncs
 /// (scalars of every type, optionals, links, lists, maps and sets of values and links), creates, deletes and
 /// re-creates, while replicas go offline for a few rounds (writing all the while), a child replica is killed
-/// with SIGKILL mid-upload (after PostgreSQL's commit, before its queue is emptied) and mid-apply (inside the
-/// local write that applies downloaded entries) and started again on its file, and PostgreSQL is restarted
-/// mid-run. After healing, every replica must hold the same objects as every other and as PostgreSQL's tables;
-/// every acknowledged transaction must be in the log, and each item live or deleted, and each of its properties
+/// with SIGKILL mid-upload (after PostgreSQL's commit, before its queue is emptied), mid-apply (inside the
+/// local write that applies downloaded entries) and mid-bootstrap (between two writes of a snapshot, after the log
+/// was trimmed past every checkpoint) and started again on its file, and PostgreSQL is restarted mid-run. After
+/// healing, every replica must hold the same objects as every other and as PostgreSQL's tables; every
+/// acknowledged transaction must be in the log, and each item live or deleted, and each of its properties
 /// valued, as the rules say (delete wins, last writer wins per property); an observer of one replica must never
 /// see half of a server transaction (every write of a pair sets both of its objects).
 ///
