@@ -251,6 +251,36 @@ struct BTreeTests {
         }
     }
 
+    /// `insertIfAbsent` stores a key only when it is absent, across splits, and reports a present key without
+    /// changing its value (inline or overflow) or the tree's count; what it stored commits like a put.
+    @Test func insertIfAbsentStoresOnlyMissingKeys() throws {
+        let store = try Store.inMemory(options: testOptions(pageSize: 1024))
+        let big = [UInt8](repeating: 7, count: 3_000)
+        try store.write { txn in
+            let tree = try #require(try txn.tree(named: "t", create: .keyed))
+            // Scattered order, then every key again: the second pass must find each one.
+            for k in 0..<2_000 {
+                let scattered = (k &* 7_919) % 2_000
+                #expect(try txn.insertIfAbsent(key(scattered), [UInt8](repeating: UInt8(k % 251), count: 20), in: tree))
+            }
+            for k in 0..<2_000 {
+                let scattered = (k &* 7_919) % 2_000
+                #expect(try !txn.insertIfAbsent(key(scattered), [UInt8]("other"), in: tree))
+                #expect(try txn.get(key(scattered), in: tree) == [UInt8](repeating: UInt8(k % 251), count: 20))
+            }
+            #expect(try txn.insertIfAbsent(key(5_000), big, in: tree))
+            #expect(try !txn.insertIfAbsent(key(5_000), [UInt8]("small"), in: tree))
+            #expect(try txn.get(key(5_000), in: tree) == big)
+            #expect(try txn.count(in: tree) == 2_001)
+        }
+        let view = try #require(try store.read().tree(named: "t"))
+        #expect(view.count == 2_001)
+        for k in 0..<2_000 {
+            #expect(try view.get(key((k &* 7_919) % 2_000)) == [UInt8](repeating: UInt8(k % 251), count: 20))
+        }
+        #expect(try view.get(key(5_000)) == big)
+    }
+
     @Test func appendsFillPagesCompletely() throws {
         let store = try Store.inMemory(options: testOptions(pageSize: 4096))
         try store.write { txn in
