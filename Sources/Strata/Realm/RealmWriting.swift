@@ -26,7 +26,7 @@ extension Realm {
         }
         _ = try activeTransactionForWrite()
         try registerIfNeeded(binding)
-        let values = binding.table.boxes(of: object).map(\.stored)
+        let values = binding.table.storedValues(of: object)
         var key: Int64
         var existing = false
         if let index = binding.table.primaryKeyIndex {
@@ -163,7 +163,7 @@ extension Realm {
         let binding = try binding(for: type(of: object))
         _ = try activeTransactionForWrite()
         try registerIfNeeded(binding)
-        let values = binding.table.boxes(of: object).map(\.stored)
+        let values = binding.table.storedValues(of: object)
         let key = try tables.newKey(binding)
         let managed = ManagedObject(realm: self, binding: binding, key: key)
         binding.table.attach(object, to: managed)

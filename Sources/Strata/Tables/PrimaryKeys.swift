@@ -46,13 +46,15 @@ extension TableStore {
     func claimAbsentPrimaryKey(_ encoded: [UInt8], for key: Int64, binding: TableBinding) throws(Realm.Error) -> Bool {
         let transaction = try transactionForWrite()
         let primaryKeys = try writablePrimaryKeys(binding)
-        return try mutate { try transaction.insertIfAbsent(encoded, KeyEncoding.objectKey(key), in: primaryKeys) }
+        return try mutate {
+            try KeyEncoding.withObjectKey(key) { try transaction.insertIfAbsent(encoded, $0, in: primaryKeys) }
+        }
     }
 
     /// Records `encoded` as the primary key of object `key` of `binding`'s class.
     func claimPrimaryKey(_ encoded: [UInt8], for key: Int64, binding: TableBinding) throws(Realm.Error) {
         let transaction = try transactionForWrite()
         let primaryKeys = try writablePrimaryKeys(binding)
-        try mutate { try transaction.put(encoded, KeyEncoding.objectKey(key), in: primaryKeys) }
+        try mutate { try KeyEncoding.withObjectKey(key) { try transaction.put(encoded, $0, in: primaryKeys) } }
     }
 }

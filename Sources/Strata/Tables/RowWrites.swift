@@ -163,7 +163,7 @@ extension TableStore {
     private func putRow(binding: TableBinding, key: Int64, row: inout RowBuilder) throws(Realm.Error) {
         let transaction = try transactionForWrite()
         let rows = try writableRows(binding)
-        try mutate { try transaction.put(KeyEncoding.objectKey(key), row.finish(), in: rows) }
+        try mutate { try KeyEncoding.withObjectKey(key) { try transaction.put($0, row.finish(), in: rows) } }
         syncCapture?.touch(binding, key)
         row.reset()
         binding.spareRowBuilder = row

@@ -212,6 +212,13 @@ enum KeyEncoding {
         bigEndian(UInt64(bitPattern: key), after: nil)
     }
 
+    /// Calls `body` with the 8 bytes of object key `key` as `objectKey(_:)` encodes them, on the stack: a key
+    /// written once (a row's key, a primary key's value) need not allocate an array.
+    @inline(__always)
+    static func withObjectKey<R>(_ key: Int64, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withUnsafeBytes(of: UInt64(bitPattern: key).bigEndian, body)
+    }
+
     /// The 8 big-endian bytes of `value`, after a `tag` byte if there is one, in one allocation.
     ///
     /// Array literals, not `init(unsafeUninitializedCapacity:)`: on Linux the latter looks the array storage's
