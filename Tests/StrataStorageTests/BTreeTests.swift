@@ -281,6 +281,35 @@ struct BTreeTests {
         #expect(try view.get(key(5_000)) == big)
     }
 
+    /// Along the rightmost path a put compares its key with the last one first (appends skip the search): a key
+    /// equal to the last replaces it, one below it still lands in order, on every level of a three-level tree.
+    @Test func putsAlongTheRightmostPathReplaceAndOrderLikeAnyOther() throws {
+        let store = try Store.inMemory(options: testOptions(pageSize: 1024))
+        var model: [Int: UInt8] = [:]
+        try store.write { txn in
+            let tree = try #require(try txn.tree(named: "t", create: .keyed))
+            for k in stride(from: 0, to: 12_000, by: 3) {
+                try txn.put(key(k), [UInt8(k % 251)], in: tree)
+                model[k] = UInt8(k % 251)
+                if k % 9 == 0 {
+                    try txn.put(key(k), [7], in: tree)  // the last key again
+                    model[k] = 7
+                }
+                if k % 30 == 0 && k > 0 {
+                    #expect(try txn.insertIfAbsent(key(k - 1), [9], in: tree))  // below the last key
+                    #expect(try !txn.insertIfAbsent(key(k), [9], in: tree))  // the last key
+                    model[k - 1] = 9
+                }
+            }
+            #expect(try txn.count(in: tree) == model.count)
+        }
+        let view = try #require(try store.read().tree(named: "t"))
+        let expected = model.keys.sorted().map { (key: key($0), value: [model[$0]!]) }
+        let entries = try view.entries()
+        #expect(entries.map(\.key) == expected.map(\.key))
+        #expect(entries.map(\.value) == expected.map(\.value))
+    }
+
     @Test func appendsFillPagesCompletely() throws {
         let store = try Store.inMemory(options: testOptions(pageSize: 4096))
         try store.write { txn in

@@ -277,7 +277,14 @@ extension WriteContext {
                 var index = 0
                 switch target {
                 case .key(let key):
-                    index = try node.childIndex(for: key, file: file)
+                    // Keys written in ascending order (new object keys, sequential primary keys) fall at or past
+                    // the last child's first key along the rightmost path: one comparison instead of a search.
+                    index = -1
+                    if rightmost && node.count > 1 {
+                        let last = try node.key(node.count - 1, file: file)
+                        if Bytes.compare(last, key) <= 0 { index = node.count - 1 }
+                    }
+                    if index < 0 { index = try node.childIndex(for: key, file: file) }
                 case .position, .insertion:
                     let inclusive: Bool
                     if case .insertion = target { inclusive = true } else { inclusive = false }
@@ -308,7 +315,7 @@ extension WriteContext {
             var delta = 0
             switch operation {
             case .upsert(let spec):
-                let (index, found) = try leaf.lowerBound(spec.key, file: file)
+                let (index, found) = try slot(for: spec.key, in: leaf, rightmost: rightmost)
                 if found {
                     split = try replaceEntry(page, buffer, at: index, with: spec)
                 } else {
@@ -317,7 +324,7 @@ extension WriteContext {
                         page, buffer, at: index, spec: spec, append: rightmost && index == leaf.count)
                 }
             case .insertIfAbsent(let spec):
-                let (index, found) = try leaf.lowerBound(spec.key, file: file)
+                let (index, found) = try slot(for: spec.key, in: leaf, rightmost: rightmost)
                 if found {
                     applied = false
                 } else {
@@ -356,6 +363,19 @@ extension WriteContext {
             path.baseAddress!.deinitialize(count: levels)
         }
         return applied
+    }
+
+    /// Where `key` is or would go in `leaf`, and whether it is there. On the tree's rightmost leaf a key past the
+    /// last one (an append) is told by one comparison; anything else is a binary search.
+    @inline(__always)
+    private func slot(for key: UnsafeRawBufferPointer, in leaf: Node, rightmost: Bool) throws(StorageError) -> (
+        index: Int, found: Bool
+    ) {
+        if rightmost && leaf.count > 0 {
+            let last = try leaf.key(leaf.count - 1, file: file)
+            if Bytes.compare(last, key) < 0 { return (leaf.count, false) }
+        }
+        return try leaf.lowerBound(key, file: file)
     }
 
     /// Inserts a leaf entry, splitting the page when it is full.
