@@ -106,12 +106,13 @@ extension TableStore {
         let info = binding.table.infos[property]
         // A list's elements live outside the row and are checked as they are written.
         guard !info.isCollection else { return }
-        let name = binding.table.schema.properties[property].columnName
+        // Looked up for an error only: a name read per checked value is a retain and a release each.
+        func name() -> String { binding.table.schema.properties[property].columnName }
         if case .null = value {
             guard info.isOptional else {
                 throw .invalidValue(
-                    type: binding.className, property: name, reason: "nil is not allowed (the property is not optional)"
-                )
+                    type: binding.className, property: name(),
+                    reason: "nil is not allowed (the property is not optional)")
             }
             return
         }
@@ -119,7 +120,7 @@ extension TableStore {
             let limit = Int64(1) << (info.integerBits - 1)
             guard int >= -limit && int < limit else {
                 throw .invalidValue(
-                    type: binding.className, property: name, reason: "\(int) does not fit in Int\(info.integerBits)")
+                    type: binding.className, property: name(), reason: "\(int) does not fit in Int\(info.integerBits)")
             }
         }
     }

@@ -290,9 +290,11 @@ let maximumValueSize = 16 << 20
 /// Encodes and decodes property values in rows.
 enum RowCodec {
     /// Stores `value` for a property of type `info` in `column`. Links and embedded objects must already be
-    /// resolved to object keys (`.int`).
+    /// resolved to object keys (`.int`). The names are for the error only: evaluated when one is thrown, so that
+    /// encoding a row retains and releases no name per column.
     static func set(
-        _ value: _StoredValue, column: Int, in row: inout RowBuilder, type className: String, property: String
+        _ value: _StoredValue, column: Int, in row: inout RowBuilder, type className: @autoclosure () -> String,
+        property: @autoclosure () -> String
     ) throws(Realm.Error) {
         switch value {
         case .null: row.setNull(column)
@@ -302,12 +304,12 @@ enum RowCodec {
         case .double(let double): row.setDouble(column, double)
         case .string(let string):
             guard string.utf8.count <= maximumValueSize else {
-                throw .valueTooLarge(type: className, property: property, size: string.utf8.count)
+                throw .valueTooLarge(type: className(), property: property(), size: string.utf8.count)
             }
             row.setString(column, string)
         case .data(let data):
             guard data.count <= maximumValueSize else {
-                throw .valueTooLarge(type: className, property: property, size: data.count)
+                throw .valueTooLarge(type: className(), property: property(), size: data.count)
             }
             row.setBytes(column, data)
         case .date(let date): row.setDouble(column, date.timeIntervalSinceReferenceDate)
