@@ -160,6 +160,9 @@ final class TableBinding {
     let collectionTrees: [String]
     /// The properties with an index other than the primary key's, in property order.
     let secondaryIndexes: [Int]
+    /// The to-one link and embedded-object properties (not collections), in property order: the ones a row write
+    /// keeps backlink counts for. Most classes have none, and a row write then walks no property for them.
+    let toOneLinks: [Int]
     /// For each property, whether setting it rewrites its own column alone (see `TableStore.rewriteColumn`): a
     /// stored plain value that no index, backlink count, primary key or mixed-value tree depends on.
     let rewritableAlone: [Bool]
@@ -195,6 +198,7 @@ final class TableBinding {
         secondaryIndexes = table.schema.properties.indices.filter {
             table.schema.properties[$0].isIndexed && !table.schema.properties[$0].isPrimary
         }
+        toOneLinks = table.infos.indices.filter { table.infos[$0].type == .object && !table.infos[$0].isCollection }
         rewritableAlone = table.schema.properties.indices.map { [columns, secondaryIndexes] index in
             let info = table.infos[index]
             return columns[index] >= 0 && !info.isCollection && !secondaryIndexes.contains(index)
