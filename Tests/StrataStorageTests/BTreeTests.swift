@@ -251,6 +251,65 @@ struct BTreeTests {
         }
     }
 
+    /// `insertIfAbsent` stores a key only when it is absent, across splits, and reports a present key without
+    /// changing its value (inline or overflow) or the tree's count; what it stored commits like a put.
+    @Test func insertIfAbsentStoresOnlyMissingKeys() throws {
+        let store = try Store.inMemory(options: testOptions(pageSize: 1024))
+        let big = [UInt8](repeating: 7, count: 3_000)
+        try store.write { txn in
+            let tree = try #require(try txn.tree(named: "t", create: .keyed))
+            // Scattered order, then every key again: the second pass must find each one.
+            for k in 0..<2_000 {
+                let scattered = (k &* 7_919) % 2_000
+                #expect(try txn.insertIfAbsent(key(scattered), [UInt8](repeating: UInt8(k % 251), count: 20), in: tree))
+            }
+            for k in 0..<2_000 {
+                let scattered = (k &* 7_919) % 2_000
+                #expect(try !txn.insertIfAbsent(key(scattered), [UInt8]("other"), in: tree))
+                #expect(try txn.get(key(scattered), in: tree) == [UInt8](repeating: UInt8(k % 251), count: 20))
+            }
+            #expect(try txn.insertIfAbsent(key(5_000), big, in: tree))
+            #expect(try !txn.insertIfAbsent(key(5_000), [UInt8]("small"), in: tree))
+            #expect(try txn.get(key(5_000), in: tree) == big)
+            #expect(try txn.count(in: tree) == 2_001)
+        }
+        let view = try #require(try store.read().tree(named: "t"))
+        #expect(view.count == 2_001)
+        for k in 0..<2_000 {
+            #expect(try view.get(key((k &* 7_919) % 2_000)) == [UInt8](repeating: UInt8(k % 251), count: 20))
+        }
+        #expect(try view.get(key(5_000)) == big)
+    }
+
+    /// Along the rightmost path a put compares its key with the last one first (appends skip the search): a key
+    /// equal to the last replaces it, one below it still lands in order, on every level of a three-level tree.
+    @Test func putsAlongTheRightmostPathReplaceAndOrderLikeAnyOther() throws {
+        let store = try Store.inMemory(options: testOptions(pageSize: 1024))
+        var model: [Int: UInt8] = [:]
+        try store.write { txn in
+            let tree = try #require(try txn.tree(named: "t", create: .keyed))
+            for k in stride(from: 0, to: 12_000, by: 3) {
+                try txn.put(key(k), [UInt8(k % 251)], in: tree)
+                model[k] = UInt8(k % 251)
+                if k % 9 == 0 {
+                    try txn.put(key(k), [7], in: tree)  // the last key again
+                    model[k] = 7
+                }
+                if k % 30 == 0 && k > 0 {
+                    #expect(try txn.insertIfAbsent(key(k - 1), [9], in: tree))  // below the last key
+                    #expect(try !txn.insertIfAbsent(key(k), [9], in: tree))  // the last key
+                    model[k - 1] = 9
+                }
+            }
+            #expect(try txn.count(in: tree) == model.count)
+        }
+        let view = try #require(try store.read().tree(named: "t"))
+        let expected = model.keys.sorted().map { (key: key($0), value: [model[$0]!]) }
+        let entries = try view.entries()
+        #expect(entries.map(\.key) == expected.map(\.key))
+        #expect(entries.map(\.value) == expected.map(\.value))
+    }
+
     @Test func appendsFillPagesCompletely() throws {
         let store = try Store.inMemory(options: testOptions(pageSize: 4096))
         try store.write { txn in

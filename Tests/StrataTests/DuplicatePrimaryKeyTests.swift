@@ -27,6 +27,30 @@ struct DuplicatePrimaryKeyTests {
         #expect(realm.objects(DuplicateKeyDog.self).map(\.name) == ["Rex"])
     }
 
+    /// A duplicate found by the insert's single descent of the primary-key tree, after other objects of the same
+    /// write (new keys, one of them the duplicate's): the write rolls back whole, and the next write can use every
+    /// key the failed one tried, the object keys it drew included.
+    @Test func aDuplicateInsideAWriteRollsTheWholeWriteBack() throws {
+        let realm = try memoryRealm()
+        try realm.write { realm.add(DuplicateKeyDog(value: ["dogId": 1, "name": "Rex"])) }
+        #expect(throws: Realm.Error.primaryKeyExists(type: "DuplicateKeyDog", value: "3")) {
+            try realm.write {
+                realm.add(DuplicateKeyDog(value: ["dogId": 2, "name": "Ace"]))
+                realm.add(DuplicateKeyDog(value: ["dogId": 3, "name": "Bo"]))
+                realm.add(DuplicateKeyDog(value: ["dogId": 3, "name": "Cy"]))
+            }
+        }
+        #expect(realm.objects(DuplicateKeyDog.self).map(\.name) == ["Rex"])
+        #expect(realm.object(ofType: DuplicateKeyDog.self, forPrimaryKey: 2) == nil)
+        try realm.write {
+            realm.add(DuplicateKeyDog(value: ["dogId": 3, "name": "Di"]))
+            realm.add(DuplicateKeyDog(value: ["dogId": 2, "name": "Ed"]))
+        }
+        #expect(realm.object(ofType: DuplicateKeyDog.self, forPrimaryKey: 2)?.name == "Ed")
+        #expect(realm.object(ofType: DuplicateKeyDog.self, forPrimaryKey: 3)?.name == "Di")
+        #expect(realm.objects(DuplicateKeyDog.self).count == 3)
+    }
+
     @Test func createAndDynamicCreateNameThePropertyToo() throws {
         let realm = try memoryRealm()
         try realm.write { realm.create(DuplicateKeyTag.self, value: ["label": "red"]) }

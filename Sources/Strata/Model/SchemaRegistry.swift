@@ -221,6 +221,15 @@ final class TableSchema: @unchecked Sendable {
         return TableSchema.persistedBoxes(of: object).map(\.1)
     }
 
+    /// The values of `object`'s boxes, in property order: one array, where `boxes(of:).map(\.stored)` made two.
+    func storedValues(of object: ObjectBase) -> [_StoredValue] {
+        if let boxSlots, object.boxes.count == boxSlots.count {
+            let boxes = object.boxes
+            return boxSlots.map { boxes[$0].stored }
+        }
+        return TableSchema.persistedBoxes(of: object).map(\.1.stored)
+    }
+
     /// Records in each box of `object` which property it holds, so managed reads skip the key-path lookup.
     /// and which managed object reads them (for encoding).
     func attach(_ object: ObjectBase, to managed: ManagedObject) {

@@ -26,15 +26,19 @@ extension Realm {
         }
         _ = try activeTransactionForWrite()
         try registerIfNeeded(binding)
-        let values = binding.table.boxes(of: object).map(\.stored)
+        let values = binding.table.storedValues(of: object)
         var key: Int64
         var existing = false
         if let index = binding.table.primaryKeyIndex {
             let encoded = try encodedPrimaryKey(values[index], binding: binding, property: index)
-            if let found = try lookupPrimaryKey(binding, encoded) {
-                guard update != .error else {
+            if update == .error {
+                // One descent claims the key or finds it taken; taken fails the write, which rolls back the new
+                // object key and the copied pages with everything else.
+                key = try tables.newKey(binding)
+                guard try tables.claimAbsentPrimaryKey(encoded, for: key, binding: binding) else {
                     throw .primaryKeyExists(type: binding.className, value: KeyEncoding.describe(values[index]))
                 }
+            } else if let found = try lookupPrimaryKey(binding, encoded) {
                 key = found
                 existing = true
             } else {
@@ -159,7 +163,7 @@ extension Realm {
         let binding = try binding(for: type(of: object))
         _ = try activeTransactionForWrite()
         try registerIfNeeded(binding)
-        let values = binding.table.boxes(of: object).map(\.stored)
+        let values = binding.table.storedValues(of: object)
         let key = try tables.newKey(binding)
         let managed = ManagedObject(realm: self, binding: binding, key: key)
         binding.table.attach(object, to: managed)

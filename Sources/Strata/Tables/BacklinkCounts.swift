@@ -61,7 +61,7 @@ extension TableStore {
     func updateToOneBacklinks(binding: TableBinding, key: Int64, old: [_StoredValue]?, new: [_StoredValue]?)
         throws(Realm.Error)
     {
-        for (index, info) in binding.table.infos.enumerated() where info.type == .object && !info.isCollection {
+        for index in binding.toOneLinks {
             var before: Int64?
             var after: Int64?
             if let old, case .int(let target) = old[index] { before = target }

@@ -40,10 +40,21 @@ extension TableStore {
         return encoded
     }
 
+    /// Records `encoded` as the primary key of object `key` of `binding`'s class when no object holds it yet; false,
+    /// recording nothing, when one does. One descent of the primary-key tree: a lookup then `claimPrimaryKey` took
+    /// two. A caller given false fails its write transaction (the descent copied the path's pages).
+    func claimAbsentPrimaryKey(_ encoded: [UInt8], for key: Int64, binding: TableBinding) throws(Realm.Error) -> Bool {
+        let transaction = try transactionForWrite()
+        let primaryKeys = try writablePrimaryKeys(binding)
+        return try mutate {
+            try KeyEncoding.withObjectKey(key) { try transaction.insertIfAbsent(encoded, $0, in: primaryKeys) }
+        }
+    }
+
     /// Records `encoded` as the primary key of object `key` of `binding`'s class.
     func claimPrimaryKey(_ encoded: [UInt8], for key: Int64, binding: TableBinding) throws(Realm.Error) {
         let transaction = try transactionForWrite()
         let primaryKeys = try writablePrimaryKeys(binding)
-        try mutate { try transaction.put(encoded, KeyEncoding.objectKey(key), in: primaryKeys) }
+        try mutate { try KeyEncoding.withObjectKey(key) { try transaction.put(encoded, $0, in: primaryKeys) } }
     }
 }

@@ -106,12 +106,13 @@ extension TableStore {
         let info = binding.table.infos[property]
         // A list's elements live outside the row and are checked as they are written.
         guard !info.isCollection else { return }
-        let name = binding.table.schema.properties[property].columnName
+        // Looked up for an error only: a name read per checked value is a retain and a release each.
+        func name() -> String { binding.table.schema.properties[property].columnName }
         if case .null = value {
             guard info.isOptional else {
                 throw .invalidValue(
-                    type: binding.className, property: name, reason: "nil is not allowed (the property is not optional)"
-                )
+                    type: binding.className, property: name(),
+                    reason: "nil is not allowed (the property is not optional)")
             }
             return
         }
@@ -119,7 +120,7 @@ extension TableStore {
             let limit = Int64(1) << (info.integerBits - 1)
             guard int >= -limit && int < limit else {
                 throw .invalidValue(
-                    type: binding.className, property: name, reason: "\(int) does not fit in Int\(info.integerBits)")
+                    type: binding.className, property: name(), reason: "\(int) does not fit in Int\(info.integerBits)")
             }
         }
     }
@@ -163,7 +164,7 @@ extension TableStore {
     private func putRow(binding: TableBinding, key: Int64, row: inout RowBuilder) throws(Realm.Error) {
         let transaction = try transactionForWrite()
         let rows = try writableRows(binding)
-        try mutate { try transaction.put(KeyEncoding.objectKey(key), row.finish(), in: rows) }
+        try mutate { try KeyEncoding.withObjectKey(key) { try transaction.put($0, row.finish(), in: rows) } }
         syncCapture?.touch(binding, key)
         row.reset()
         binding.spareRowBuilder = row

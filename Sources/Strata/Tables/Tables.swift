@@ -160,6 +160,9 @@ final class TableBinding {
     let collectionTrees: [String]
     /// The properties with an index other than the primary key's, in property order.
     let secondaryIndexes: [Int]
+    /// The to-one link and embedded-object properties (not collections), in property order: the ones a row write
+    /// keeps backlink counts for. Most classes have none, and a row write then walks no property for them.
+    let toOneLinks: [Int]
     /// For each property, whether setting it rewrites its own column alone (see `TableStore.rewriteColumn`): a
     /// stored plain value that no index, backlink count, primary key or mixed-value tree depends on.
     let rewritableAlone: [Bool]
@@ -195,6 +198,7 @@ final class TableBinding {
         secondaryIndexes = table.schema.properties.indices.filter {
             table.schema.properties[$0].isIndexed && !table.schema.properties[$0].isPrimary
         }
+        toOneLinks = table.infos.indices.filter { table.infos[$0].type == .object && !table.infos[$0].isCollection }
         rewritableAlone = table.schema.properties.indices.map { [columns, secondaryIndexes] index in
             let info = table.infos[index]
             return columns[index] >= 0 && !info.isCollection && !secondaryIndexes.contains(index)
@@ -210,6 +214,13 @@ final class TableBinding {
 enum KeyEncoding {
     static func objectKey(_ key: Int64) -> [UInt8] {
         bigEndian(UInt64(bitPattern: key), after: nil)
+    }
+
+    /// Calls `body` with the 8 bytes of object key `key` as `objectKey(_:)` encodes them, on the stack: a key
+    /// written once (a row's key, a primary key's value) need not allocate an array.
+    @inline(__always)
+    static func withObjectKey<R>(_ key: Int64, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        try withUnsafeBytes(of: UInt64(bitPattern: key).bigEndian, body)
     }
 
     /// The 8 big-endian bytes of `value`, after a `tag` byte if there is one, in one allocation.
@@ -283,9 +294,11 @@ let maximumValueSize = 16 << 20
 /// Encodes and decodes property values in rows.
 enum RowCodec {
     /// Stores `value` for a property of type `info` in `column`. Links and embedded objects must already be
-    /// resolved to object keys (`.int`).
+    /// resolved to object keys (`.int`). The names are for the error only: evaluated when one is thrown, so that
+    /// encoding a row retains and releases no name per column.
     static func set(
-        _ value: _StoredValue, column: Int, in row: inout RowBuilder, type className: String, property: String
+        _ value: _StoredValue, column: Int, in row: inout RowBuilder, type className: @autoclosure () -> String,
+        property: @autoclosure () -> String
     ) throws(Realm.Error) {
         switch value {
         case .null: row.setNull(column)
@@ -295,12 +308,12 @@ enum RowCodec {
         case .double(let double): row.setDouble(column, double)
         case .string(let string):
             guard string.utf8.count <= maximumValueSize else {
-                throw .valueTooLarge(type: className, property: property, size: string.utf8.count)
+                throw .valueTooLarge(type: className(), property: property(), size: string.utf8.count)
             }
             row.setString(column, string)
         case .data(let data):
             guard data.count <= maximumValueSize else {
-                throw .valueTooLarge(type: className, property: property, size: data.count)
+                throw .valueTooLarge(type: className(), property: property(), size: data.count)
             }
             row.setBytes(column, data)
         case .date(let date): row.setDouble(column, date.timeIntervalSinceReferenceDate)

@@ -19,6 +19,8 @@ private enum Target {
 
 private enum LeafOperation {
     case upsert(LeafSpec)
+    /// Inserts under a key that must be absent; a present key is left as it is.
+    case insertIfAbsent(LeafSpec)
     case insert(LeafSpec)
     case replace(LeafSpec)
     case remove
@@ -56,6 +58,27 @@ extension WriteContext {
         try withLeafSpec(key: key, value: value) { (spec) throws(StorageError) in
             try modify(&tree, target: .key(key), operation: .upsert(spec))
         }
+    }
+
+    /// Stores `value` under `key` when `key` is absent; returns false, changing no entry, when it is present. One
+    /// descent finds the slot and tells whether the key is there: a lookup followed by a put descended twice. The
+    /// path's pages are copied for writing either way (the value of a present key is what a caller failing its
+    /// transaction on it leaves behind).
+    func insertIfAbsent(_ key: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, into tree: inout TreeRoot)
+        throws(StorageError) -> Bool
+    {
+        try checkKind(tree, .keyed)
+        guard key.count <= geometry.maxKeySize else { throw .keyTooLarge(size: key.count, limit: geometry.maxKeySize) }
+        var inserted = false
+        if value.count <= geometry.maxInlineValue(keySize: key.count) {
+            let spec = LeafSpec(key: key, storage: .inline, length: value.count, payload: value)
+            inserted = try modify(&tree, target: .key(key), operation: .insertIfAbsent(spec))
+            return inserted
+        }
+        try withLeafSpec(key: key, value: .bytes(value)) { (spec) throws(StorageError) in
+            inserted = try modify(&tree, target: .key(key), operation: .insertIfAbsent(spec))
+        }
+        return inserted
     }
 
     /// Removes `key`. Returns false when it was not present.
@@ -218,11 +241,13 @@ extension WriteContext {
 
     // MARK: Descent and leaf edits
 
-    private func modify(_ tree: inout TreeRoot, target: Target, operation: LeafOperation) throws(StorageError) {
+    /// Applies `operation` at `target`; false only for an `insertIfAbsent` whose key is present.
+    @discardableResult
+    private func modify(_ tree: inout TreeRoot, target: Target, operation: LeafOperation) throws(StorageError) -> Bool {
         modificationCount &+= 1
         if tree.root == 0 {
             switch operation {
-            case .upsert, .insert:
+            case .upsert, .insert, .insertIfAbsent:
                 let (page, buffer) = try allocatePage()
                 NodeEdit.initialize(buffer, page: page, kind: .leaf, pageSize: geometry.usableSize)
                 tree.root = page
@@ -235,6 +260,7 @@ extension WriteContext {
             throw file.corrupt(tree.root, "tree depth \(tree.depth) is out of range")
         }
         let levels = tree.depth - 1
+        var applied = true
         try withUnsafeTemporaryAllocation(of: PathStep.self, capacity: TreeRoot.maxDepth) {
             (path) throws(StorageError) in
             var (page, buffer) = try touch(tree.root, entries: UInt64(tree.count))
@@ -251,7 +277,14 @@ extension WriteContext {
                 var index = 0
                 switch target {
                 case .key(let key):
-                    index = try node.childIndex(for: key, file: file)
+                    // Keys written in ascending order (new object keys, sequential primary keys) fall at or past
+                    // the last child's first key along the rightmost path: one comparison instead of a search.
+                    index = -1
+                    if rightmost && node.count > 1 {
+                        let last = try node.key(node.count - 1, file: file)
+                        if Bytes.compare(last, key) <= 0 { index = node.count - 1 }
+                    }
+                    if index < 0 { index = try node.childIndex(for: key, file: file) }
                 case .position, .insertion:
                     let inclusive: Bool
                     if case .insertion = target { inclusive = true } else { inclusive = false }
@@ -282,9 +315,18 @@ extension WriteContext {
             var delta = 0
             switch operation {
             case .upsert(let spec):
-                let (index, found) = try leaf.lowerBound(spec.key, file: file)
+                let (index, found) = try slot(for: spec.key, in: leaf, rightmost: rightmost)
                 if found {
                     split = try replaceEntry(page, buffer, at: index, with: spec)
+                } else {
+                    delta = 1
+                    split = try insertEntry(
+                        page, buffer, at: index, spec: spec, append: rightmost && index == leaf.count)
+                }
+            case .insertIfAbsent(let spec):
+                let (index, found) = try slot(for: spec.key, in: leaf, rightmost: rightmost)
+                if found {
+                    applied = false
                 } else {
                     delta = 1
                     split = try insertEntry(
@@ -320,6 +362,20 @@ extension WriteContext {
             }
             path.baseAddress!.deinitialize(count: levels)
         }
+        return applied
+    }
+
+    /// Where `key` is or would go in `leaf`, and whether it is there. On the tree's rightmost leaf a key past the
+    /// last one (an append) is told by one comparison; anything else is a binary search.
+    @inline(__always)
+    private func slot(for key: UnsafeRawBufferPointer, in leaf: Node, rightmost: Bool) throws(StorageError) -> (
+        index: Int, found: Bool
+    ) {
+        if rightmost && leaf.count > 0 {
+            let last = try leaf.key(leaf.count - 1, file: file)
+            if Bytes.compare(last, key) < 0 { return (leaf.count, false) }
+        }
+        return try leaf.lowerBound(key, file: file)
     }
 
     /// Inserts a leaf entry, splitting the page when it is full.

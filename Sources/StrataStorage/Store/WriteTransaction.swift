@@ -443,6 +443,33 @@ public final class WriteTransaction {
         trees[id].dirty = true
     }
 
+    /// Stores `value` under `key` when `key` is absent and returns true; returns false, changing no entry, when it is
+    /// present. One descent of the tree where `contains` then `put` take two: for unique keys (a primary-key tree)
+    /// whose duplicate fails the caller's transaction.
+    @inlinable
+    public func insertIfAbsent<K: StorageBytes, V: StorageBytes>(_ key: K, _ value: V, in tree: TreeHandle)
+        throws(StorageError) -> Bool
+    {
+        try key.withStorageBytes { (key) throws(StorageError) in
+            try value.withStorageBytes { (value) throws(StorageError) in try rawInsertIfAbsent(key, value, in: tree) }
+        }
+    }
+
+    @usableFromInline
+    func rawInsertIfAbsent(_ key: UnsafeRawBufferPointer, _ value: UnsafeRawBufferPointer, in tree: TreeHandle)
+        throws(StorageError) -> Bool
+    {
+        let id = try resolve(tree)
+        try checkPut(key: key, valueSize: value.count, in: id)
+        // No nested tree to detach: a present key is left as it is, an absent one has none.
+        let inserted = try mutate { () throws(StorageError) in
+            try context.insertIfAbsent(key, value: value, into: &trees[id].root)
+        }
+        // The descent copied the path's pages (a new root page) even when the key was present.
+        trees[id].dirty = true
+        return inserted
+    }
+
     /// Removes `key` (and the nested tree stored there, if any). Returns false when it was absent.
     @inlinable
     @discardableResult
