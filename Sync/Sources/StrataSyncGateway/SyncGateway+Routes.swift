@@ -119,8 +119,9 @@ extension SyncGateway {
     private func authorize(_ request: Request, _ context: BasicRequestContext, writing: Bool) async throws -> (
         String, GatewayGrant
     ) {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-            case let token = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces),
+        // The scheme's name is case-insensitive (RFC 9110).
+        guard let header = request.headers[.authorization], header.lowercased().hasPrefix("bearer "),
+            case let token = String(header.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces),
             !token.isEmpty
         else { throw GatewayFailure.unauthorized("a bearer token is needed (Authorization: Bearer <token>)") }
         guard let grant = try await grant(token) else { throw GatewayFailure.unauthorized("unknown token") }
