@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -141,7 +142,7 @@ public struct GatewaySyncServer: SyncServer {
             request.httpBody = body
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
-        let (data, response) = try await session.data(for: request)
+        let (data, response) = try await load(request)
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         if (200..<300).contains(status) { return data }
         guard let error = try? GatewayWire.decode(GatewayWire.ErrorBody.self, from: data) else {
@@ -152,6 +153,29 @@ public struct GatewaySyncServer: SyncServer {
         throw error.syncError(status: status)
     }
 
+    /// The answer to `request`. The URLSession task is never cancelled: swift-corelibs-foundation can crash when a
+    /// task is cancelled as it completes ("a task that is not in the registry"), which cancelling an async
+    /// `data(for:)` does whenever a wake-up poll's task is cancelled. A cancelled caller stops waiting at once
+    /// (CancellationError); the request ends on its own (a long poll within ``longPollSeconds``).
+    private func load(_ request: URLRequest) async throws -> (Data, URLResponse) {
+        let answer = OneAnswer()
+        let session = session
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                guard answer.wait(continuation) else { return }
+                session.dataTask(with: request) { data, response, error in
+                    if let data, let response {
+                        answer.resume(.success((data, response)))
+                    } else {
+                        answer.resume(.failure(error ?? URLError(.badServerResponse)))
+                    }
+                }.resume()
+            }
+        } onCancel: {
+            answer.resume(.failure(CancellationError()))
+        }
+    }
+
     /// `Value` decoded from a 2xx answer; an answer that is not one is ``SyncError/gatewayError(status:code:message:)``
     /// `badResponse`.
     private func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
@@ -160,5 +184,39 @@ public struct GatewaySyncServer: SyncServer {
         } catch {
             throw SyncError.gatewayError(status: 200, code: "badResponse", message: "unreadable answer: \(error)")
         }
+    }
+}
+
+/// The continuation of one request, resumed once: by the request's answer or by the caller's cancellation,
+/// whichever comes first.
+private final class OneAnswer: Sendable {
+    private enum State {
+        case idle
+        case waiting(CheckedContinuation<(Data, URLResponse), any Error>)
+        case done
+    }
+
+    private let state = Mutex(State.idle)
+
+    /// Keeps `continuation` until ``resume(_:)``; false (and `continuation` resumed with CancellationError) when
+    /// the caller was cancelled already.
+    func wait(_ continuation: CheckedContinuation<(Data, URLResponse), any Error>) -> Bool {
+        let cancelled = state.withLock { state -> Bool in
+            guard case .idle = state else { return true }
+            state = .waiting(continuation)
+            return false
+        }
+        if cancelled { continuation.resume(throwing: CancellationError()) }
+        return !cancelled
+    }
+
+    /// Resumes the waiting caller with `result`, unless it was resumed before.
+    func resume(_ result: Result<(Data, URLResponse), any Error>) {
+        let waiting = state.withLock { state -> CheckedContinuation<(Data, URLResponse), any Error>? in
+            defer { state = .done }
+            if case .waiting(let continuation) = state { return continuation }
+            return nil
+        }
+        waiting?.resume(with: result)
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 @_spi(StrataSync) import Strata
+import Synchronization
 
 /// Keeps one Strata file in sync with a scope in PostgreSQL: uploads the file's upload queue, and downloads and
 /// applies the scope's change log — through PostgreSQL directly (``init(configuration:schema:client:scope:clientID:clock:batchSize:uploadInterval:maximumChangesPerApply:logger:)``),
@@ -36,7 +37,7 @@ public actor SyncClient {
     public let clock: HybridLogicalClock
     /// How many queue entries an upload round reads, and log entries a download round pulls, at a time.
     public let batchSize: Int
-    /// How often ``run()`` looks for local writes to upload (downloads are woken by NOTIFY as well).
+    /// How often ``run()`` looks for local writes to upload (downloads wait for the server's wake-ups).
     public let uploadInterval: Duration
     /// How many object changes one local write transaction applies at most when it applies several downloaded
     /// log entries together (always whole entries: one larger than this is applied alone).
@@ -270,31 +271,43 @@ public actor SyncClient {
         return groups
     }
 
-    /// Syncs until the task is cancelled: at start, whenever the server wakes the client (``SyncServer/wakeUps(scope:)``:
-    /// PostgreSQL's NOTIFY of the scope's channel, or the gateway's long poll, after a commit of another
-    /// replica), and every ``uploadInterval`` for local writes. Errors of a round (the server unreachable, say)
-    /// are logged and the round runs again later; nothing is lost meanwhile.
+    /// Syncs until the task is cancelled: a whole round (``syncOnce()``) at start and whenever the server wakes the
+    /// client (``SyncServer/wakeUps(scope:)``: PostgreSQL's NOTIFY of the scope's channel, or the gateway's long
+    /// poll, after a commit), and an upload of local writes every ``uploadInterval`` (so an idle client sends
+    /// the server nothing but its wake-up wait). Errors of a round (the server unreachable, say) are logged and
+    /// the round runs again at the next tick; nothing is lost meanwhile.
     public func run() async {
-        let (wakeUps, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let (ticks, tick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        // Set by a wake-up, kept until a whole round succeeds: a tick never drops a pending download.
+        let downloadDue = SharedFlag(true)
         let server = server
         let scope = scope
         let interval = uploadInterval
         let logger = logger
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                for await _ in server.wakeUps(scope: scope) { wake.yield() }
+                for await _ in server.wakeUps(scope: scope) {
+                    downloadDue.set(true)
+                    tick.yield()
+                }
             }
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: interval)
-                    wake.yield()
+                    tick.yield()
                 }
             }
-            for await _ in wakeUps {
+            for await _ in ticks {
                 if Task.isCancelled { break }
+                let download = downloadDue.take()
                 do {
-                    try await syncOnce()
+                    if download {
+                        try await syncOnce()
+                    } else {
+                        try await uploadPending()
+                    }
                 } catch {
+                    if download { downloadDue.set(true) }
                     logger.warning("sync round failed; retrying", metadata: ["error": "\(error)"])
                 }
             }
@@ -332,6 +345,23 @@ public actor SyncClient {
             } catch {
                 logger.warning("clock drift", metadata: ["error": "\(error)"])
             }
+        }
+    }
+}
+
+/// A flag shared between tasks: set by one, taken (read and cleared) by another.
+private final class SharedFlag: Sendable {
+    private let value: Mutex<Bool>
+
+    init(_ value: Bool) { self.value = Mutex(value) }
+
+    func set(_ newValue: Bool) { value.withLock { $0 = newValue } }
+
+    /// The flag's value, leaving it cleared.
+    func take() -> Bool {
+        value.withLock { flag in
+            defer { flag = false }
+            return flag
         }
     }
 }

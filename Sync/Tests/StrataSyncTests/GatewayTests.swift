@@ -226,6 +226,51 @@ import Testing
         }
     }
 
+    @Test func aRunningDeviceIsWokenThroughTheGateway() async throws {
+        try await withGateway { database, schema, _, url, directory in
+            let a = try ClientReplica("a", in: directory.url, database: database, schema: schema)
+            let b = try ClientReplica(
+                "b", in: directory.url, database: database, schema: schema, gateway: (url, "device-b"))
+            defer { for replica in [a, b] { replica.configuration.stopSyncCapture() } }
+            // Both run: between wake-ups they only upload, so b applies a's write only when its long poll wakes it.
+            let running = [Task { await a.sync.run() }, Task { await b.sync.run() }]
+            defer { for task in running { task.cancel() } }
+            let waiting = Task {
+                let realm = try Realm(configuration: a.configuration)
+                for await change in realm.objects(ClientDog.self).changes {
+                    switch change {
+                    case .initial(let dogs) where dogs.count == 2, .update(let dogs, _, _, _) where dogs.count == 2:
+                        return dogs.map(\.name).sorted()
+                    default: continue
+                    }
+                }
+                return []
+            }
+            let watchdog = Task {  // only a guard against a hang if a wake-up is lost
+                try? await Task.sleep(for: .seconds(120))
+                waiting.cancel()
+            }
+            defer { watchdog.cancel() }
+            try a.write { realm in realm.create(ClientDog.self, value: ["id": 1, "name": "Rex"]) }
+            // b answers with a write of its own once it has a's: a sees both only if b was woken and uploaded.
+            let seenByB = Task {
+                let realm = try Realm(configuration: b.configuration)
+                for await change in realm.objects(ClientDog.self).changes {
+                    switch change {
+                    case .initial(let dogs) where !dogs.isEmpty, .update(let dogs, _, _, _) where !dogs.isEmpty:
+                        return dogs[0].name
+                    default: continue
+                    }
+                }
+                return ""
+            }
+            defer { seenByB.cancel() }
+            #expect(try await seenByB.value == "Rex")
+            try b.write { realm in realm.create(ClientDog.self, value: ["id": 2, "name": "Fido"]) }
+            #expect(try await waiting.value == ["Fido", "Rex"])
+        }
+    }
+
     @Test func aNewDeviceBootstrapsThroughTheGatewayAfterTheLogWasTrimmed() async throws {
         try await withGateway { database, schema, _, url, directory in
             let a = try ClientReplica("a", in: directory.url, database: database, schema: schema)
@@ -338,12 +383,19 @@ import Testing
                 if process.isRunning { process.terminate() }
                 process.waitUntilExit()
             }
-            // Its first line says where it listens (or it ended: no line, and the test fails).
-            var text = ""
-            while !text.contains("\n") {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
+            // Its first line says where it listens (or it ended: no line, and the test fails). Read on a thread of
+            // its own: a blocking read must not hold one of the test run's few cooperative threads.
+            let reading = output.fileHandleForReading
+            let text = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+                Thread {
+                    var text = ""
+                    while !text.contains("\n") {
+                        let chunk = reading.availableData
+                        if chunk.isEmpty { break }
+                        text += String(decoding: chunk, as: UTF8.self)
+                    }
+                    continuation.resume(returning: text)
+                }.start()
             }
             let line = try #require(text.split(separator: "\n").first.map(String.init))
             #expect(line.hasPrefix("listening on 127.0.0.1:"))
