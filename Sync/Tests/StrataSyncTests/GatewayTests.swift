@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import PostgresNIO
+import ServiceLifecycle
 @_spi(StrataSync) import Strata
 import Testing
 
@@ -39,13 +40,23 @@ import Testing
             let application = gateway.application(host: "127.0.0.1", port: 0) { channel in
                 port.yield(channel.localAddress?.port ?? 0)
             }
+            // Stopped gracefully, as SIGTERM stops the executable: cancelling a Hummingbird server while a client
+            // connects trips a check of NIO's in debug builds.
+            let service = ServiceGroup(
+                configuration: .init(services: [application], gracefulShutdownSignals: [], logger: database.logger))
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await application.run() }
-                defer { group.cancelAll() }
+                group.addTask { try await service.run() }
                 var running = ports.makeAsyncIterator()
                 let number = try #require(await running.next())
                 let url = try #require(URL(string: "http://127.0.0.1:\(number)"))
-                try await body(database, schema, gateway, url, try ReplicaDirectory())
+                do {
+                    try await body(database, schema, gateway, url, try ReplicaDirectory())
+                } catch {
+                    await service.triggerGracefulShutdown()
+                    throw error
+                }
+                await service.triggerGracefulShutdown()
+                try await group.waitForAll()
             }
         }
     }
@@ -227,7 +238,10 @@ import Testing
     }
 
     @Test func aRunningDeviceIsWokenThroughTheGateway() async throws {
-        try await withGateway { database, schema, _, url, directory in
+        // The device's last long poll is still waiting when the test ends: the gateway's graceful stop waits for it.
+        var limits = GatewayLimits()
+        limits.maximumWaitSeconds = 2
+        try await withGateway(limits: limits) { database, schema, _, url, directory in
             let a = try ClientReplica("a", in: directory.url, database: database, schema: schema)
             let b = try ClientReplica(
                 "b", in: directory.url, database: database, schema: schema, gateway: (url, "device-b"))
