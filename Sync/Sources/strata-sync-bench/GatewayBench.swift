@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import PostgresNIO
+import ServiceLifecycle
 import Strata
 import StrataSync
 import StrataSyncGateway
@@ -23,8 +24,10 @@ func measureGatewayLatency(
     let application = gateway.application(host: "127.0.0.1", port: 0) { channel in
         port.yield(channel.localAddress?.port ?? 0)
     }
-    let serving = Task { try await application.run() }
-    defer { serving.cancel() }
+    // Stopped gracefully at the end, as SIGTERM stops the executable (after a failure the benchmark exits anyway).
+    let service = ServiceGroup(
+        configuration: .init(services: [application], gracefulShutdownSignals: [], logger: logger))
+    let serving = Task { try await service.run() }
     var running = ports.makeAsyncIterator()
     guard let number = await running.next(), let url = URL(string: "http://127.0.0.1:\(number)") else {
         throw CancellationError()
@@ -67,6 +70,8 @@ func measureGatewayLatency(
     _ = await (runA.value, runB.value)
     await syncA.stop()
     await syncB.stop()
+    await service.triggerGracefulShutdown()
+    _ = await serving.result
     latencies.sort()
     return [
         (
