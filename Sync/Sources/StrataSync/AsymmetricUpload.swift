@@ -1,8 +1,8 @@
 /// Objects of one asymmetric type uploaded by one client (see ``ServerMerge/insert(_:)``): each becomes one row
 /// of the type's table, once, whatever the number of retries.
-public struct AsymmetricUpload: Sendable, Hashable {
+public struct AsymmetricUpload: Sendable, Hashable, Codable {
     /// One uploaded object.
-    public struct Object: Sendable, Hashable {
+    public struct Object: Sendable, Hashable, Codable {
         /// The object's key in the client's outbox of its type, never reused within the client's file: with the
         /// client id, the row's primary key.
         public var clientSequence: Int64

@@ -2,7 +2,7 @@
 
 extension SyncClient {
     /// Uploads the outbox of every asymmetric type of the schema, oldest first, ``batchSize`` objects per
-    /// PostgreSQL transaction (``ServerMerge/insert(_:)``); returns how many objects it removed from the outbox.
+    /// PostgreSQL transaction (``SyncServer/insert(_:)``); returns how many objects it removed from the outbox.
     ///
     /// Objects leave the file's outbox (in a Strata write of their own) only after PostgreSQL committed them. A
     /// client stopped between the two sends them again, with the same `(clientID, outbox sequence)`, and the server
@@ -27,7 +27,7 @@ extension SyncClient {
                         AsymmetricUpload.Object(
                             clientSequence: $0.sequence, values: $0.values.mapValues(AsymmetricValue.init))
                     })
-                let inserted = try await merge.insert(upload)
+                let inserted = try await server.insert(upload)
                 logger.debug(
                     "uploaded asymmetric objects",
                     metadata: [

@@ -18,7 +18,7 @@ extension SyncClient {
     }
 
     /// Replaces the replica's view of the scope by a snapshot of the server's tables
-    /// (``ServerMerge/snapshot(scope:pageSize:_:)``) and sets the checkpoint to the snapshot's sequence; returns
+    /// (``SyncServer/snapshot(scope:pageSize:_:)``) and sets the checkpoint to the snapshot's sequence; returns
     /// how many objects (rows) the snapshot held.
     ///
     /// Each object's whole merge state is applied by the rules of downloads, so the replica's queued writes that
@@ -44,7 +44,7 @@ extension SyncClient {
         var buffer: [ObjectChange] = []
         var objects = 0
         var applied = 0
-        let sequence = try await merge.snapshot(scope: scope, pageSize: min(limit, 5000)) { page in
+        let sequence = try await server.snapshot(scope: scope, pageSize: min(limit, 5000)) { page in
             for change in page {
                 receive(change)
                 if change.isLiveAlone { live[change.objectType, default: []].insert(change.primaryKey) }

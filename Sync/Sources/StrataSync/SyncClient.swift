@@ -1,9 +1,13 @@
+import Foundation
 import Logging
 import PostgresNIO
 @_spi(StrataSync) import Strata
+import Synchronization
 
 /// Keeps one Strata file in sync with a scope in PostgreSQL: uploads the file's upload queue, and downloads and
-/// applies the scope's change log.
+/// applies the scope's change log — through PostgreSQL directly (``init(configuration:schema:client:scope:clientID:clock:batchSize:uploadInterval:maximumChangesPerApply:logger:)``),
+/// through the HTTP gateway with a bearer token (``init(configuration:schema:gateway:token:scope:clientID:clock:batchSize:uploadInterval:maximumChangesPerApply:logger:)``),
+/// or through any other ``SyncServer``.
 ///
 /// Creating a client turns change capture on for the file (in this process): from then on every write
 /// transaction that creates, changes or deletes objects of the synced types appends one entry to the upload
@@ -33,21 +37,22 @@ public actor SyncClient {
     public let clock: HybridLogicalClock
     /// How many queue entries an upload round reads, and log entries a download round pulls, at a time.
     public let batchSize: Int
-    /// How often ``run()`` looks for local writes to upload (downloads are woken by NOTIFY as well).
+    /// How often ``run()`` looks for local writes to upload (downloads wait for the server's wake-ups).
     public let uploadInterval: Duration
     /// How many object changes one local write transaction applies at most when it applies several downloaded
     /// log entries together (always whole entries: one larger than this is applied alone).
     public let maximumChangesPerApply: Int
     let configuration: Realm.Configuration
     let schema: ServerSchema
-    let merge: ServerMerge
-    private let client: PostgresClient
+    /// Where uploads go and the log comes from.
+    let server: any SyncServer
     let logger: Logger
     /// Where tests stop the client (``SyncClientHooks``); none by default.
     var hooks = SyncClientHooks()
 
     /// A client for the file of `configuration` and the types of `schema` (migrated with
-    /// ``ServerSchema/migrate(_:logger:)``), through `client` (which the caller runs). Turns capture on.
+    /// ``ServerSchema/migrate(_:logger:)``), through PostgreSQL's `client` (which the caller runs): a
+    /// ``PostgresSyncServer``. Turns capture on.
     /// `batchSize`, `uploadInterval` and `maximumChangesPerApply` set ``batchSize``, ``uploadInterval`` and
     /// ``maximumChangesPerApply``.
     ///
@@ -59,18 +64,57 @@ public actor SyncClient {
         uploadInterval: Duration = .milliseconds(20), maximumChangesPerApply: Int = 10_000,
         logger: Logger = Logger(label: "strata-sync")
     ) throws {
+        try self.init(
+            configuration: configuration, schema: schema,
+            server: PostgresSyncServer(schema: schema, client: client, logger: logger), scope: scope,
+            clientID: clientID, clock: clock, batchSize: batchSize, uploadInterval: uploadInterval,
+            maximumChangesPerApply: maximumChangesPerApply, logger: logger)
+    }
+
+    /// A client for the file of `configuration` and the types of `schema` through the Strata Sync gateway at
+    /// `gateway` (a ``GatewaySyncServer``), authenticated by bearer token `token`: no PostgreSQL credentials on
+    /// this machine. `schema` needs no migration here (the gateway's side has migrated it); its namespace is not
+    /// used. Turns capture on. The other parameters are those of
+    /// ``init(configuration:schema:client:scope:clientID:clock:batchSize:uploadInterval:maximumChangesPerApply:logger:)``.
+    ///
+    /// - Throws: ``SyncError/invalidName(_:reason:)`` for a scope that is not 1–48 letters, digits and
+    ///   underscores.
+    public init(
+        configuration: Realm.Configuration, schema: ServerSchema, gateway: URL, token: String, scope: String,
+        clientID: String, clock: HybridLogicalClock? = nil, batchSize: Int = 500,
+        uploadInterval: Duration = .milliseconds(20), maximumChangesPerApply: Int = 10_000,
+        logger: Logger = Logger(label: "strata-sync")
+    ) throws {
+        try self.init(
+            configuration: configuration, schema: schema,
+            server: GatewaySyncServer(url: gateway, token: token, logger: logger), scope: scope, clientID: clientID,
+            clock: clock, batchSize: batchSize, uploadInterval: uploadInterval,
+            maximumChangesPerApply: maximumChangesPerApply, logger: logger)
+    }
+
+    /// A client for the file of `configuration` and the types of `schema` through `server`. Turns capture on.
+    /// The other parameters are those of
+    /// ``init(configuration:schema:client:scope:clientID:clock:batchSize:uploadInterval:maximumChangesPerApply:logger:)``.
+    ///
+    /// - Throws: ``SyncError/invalidName(_:reason:)`` for a scope that is not 1–48 letters, digits and
+    ///   underscores.
+    public init(
+        configuration: Realm.Configuration, schema: ServerSchema, server: any SyncServer, scope: String,
+        clientID: String, clock: HybridLogicalClock? = nil, batchSize: Int = 500,
+        uploadInterval: Duration = .milliseconds(20), maximumChangesPerApply: Int = 10_000,
+        logger: Logger = Logger(label: "strata-sync")
+    ) throws {
         self.batchSize = max(1, batchSize)
         self.uploadInterval = uploadInterval
         self.maximumChangesPerApply = max(1, maximumChangesPerApply)
         try SQLName.check(scope: scope)
         self.configuration = configuration
         self.schema = schema
-        self.client = client
+        self.server = server
         self.scope = scope
         self.clientID = clientID
         self.clock = clock ?? HybridLogicalClock(replica: clientID)
         self.logger = logger
-        merge = ServerMerge(schema: schema, client: client, logger: logger)
         let synced = Set(schema.types.keys)
         configuration.startSyncCapture(classes: synced, recorder: ClockRecorder(clock: self.clock))
     }
@@ -122,7 +166,7 @@ public actor SyncClient {
                     scope: scope, clientID: clientID, clientSequence: entry.sequence,
                     changes: try entry.objectChanges(schema: schema))
             }
-            let results = try await merge.apply(batches)
+            let results = try await server.apply(batches)
             logger.debug(
                 "uploaded",
                 metadata: [
@@ -153,7 +197,7 @@ public actor SyncClient {
             let checkpoint = try await RealmThread.run {
                 try Realm(configuration: configuration).syncCheckpoint(scope: scope)
             }
-            let entries = try await merge.pull(scope: scope, after: checkpoint, limit: batchSize)
+            let entries = try await server.pull(scope: scope, after: checkpoint, limit: batchSize)
             if entries.isEmpty { return applied }
             for entry in entries where entry.clientID != clientID {
                 for change in entry.changes { receive(change) }
@@ -229,43 +273,43 @@ public actor SyncClient {
         return groups
     }
 
-    /// Syncs until the task is cancelled: at start, whenever PostgreSQL notifies the scope's channel (a commit
-    /// of another replica), and every ``uploadInterval`` for local writes. Errors of a round (the server
-    /// unreachable, say) are logged and the round runs again later; nothing is lost meanwhile.
+    /// Syncs until the task is cancelled: a whole round (``syncOnce()``) at start and whenever the server wakes the
+    /// client (``SyncServer/wakeUps(scope:)``: PostgreSQL's NOTIFY of the scope's channel, or the gateway's long
+    /// poll, after a commit), and an upload of local writes every ``uploadInterval`` (so an idle client sends
+    /// the server nothing but its wake-up wait). Errors of a round (the server unreachable, say) are logged and
+    /// the round runs again at the next tick; nothing is lost meanwhile.
     public func run() async {
-        let (wakeUps, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let client = client
-        let channel = "strata_" + scope
+        let (ticks, tick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        // Set by a wake-up, kept until a whole round succeeds: a tick never drops a pending download.
+        let downloadDue = SharedFlag(true)
+        let server = server
+        let scope = scope
         let interval = uploadInterval
         let logger = logger
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
-                while !Task.isCancelled {
-                    do {
-                        try await client.withConnection { connection in
-                            try await connection.listen(on: channel) { notifications in
-                                wake.yield()  // listening: catch up on what came before
-                                for try await _ in notifications { wake.yield() }
-                            }
-                        }
-                    } catch {
-                        if Task.isCancelled { return }
-                        logger.warning("LISTEN failed; retrying", metadata: ["error": "\(error)"])
-                        try? await Task.sleep(for: .seconds(1))
-                    }
+                for await _ in server.wakeUps(scope: scope) {
+                    downloadDue.set(true)
+                    tick.yield()
                 }
             }
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: interval)
-                    wake.yield()
+                    tick.yield()
                 }
             }
-            for await _ in wakeUps {
+            for await _ in ticks {
                 if Task.isCancelled { break }
+                let download = downloadDue.take()
                 do {
-                    try await syncOnce()
+                    if download {
+                        try await syncOnce()
+                    } else {
+                        try await uploadPending()
+                    }
                 } catch {
+                    if download { downloadDue.set(true) }
                     logger.warning("sync round failed; retrying", metadata: ["error": "\(error)"])
                 }
             }
@@ -303,6 +347,23 @@ public actor SyncClient {
             } catch {
                 logger.warning("clock drift", metadata: ["error": "\(error)"])
             }
+        }
+    }
+}
+
+/// A flag shared between tasks: set by one, taken (read and cleared) by another.
+private final class SharedFlag: Sendable {
+    private let value: Mutex<Bool>
+
+    init(_ value: Bool) { self.value = Mutex(value) }
+
+    func set(_ newValue: Bool) { value.withLock { $0 = newValue } }
+
+    /// The flag's value, leaving it cleared.
+    func take() -> Bool {
+        value.withLock { flag in
+            defer { flag = false }
+            return flag
         }
     }
 }

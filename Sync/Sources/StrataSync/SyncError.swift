@@ -29,6 +29,31 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `after`): the entries in between are gone, so the replica must bootstrap from a snapshot
     /// (``SyncClient/bootstrap()``, which ``SyncClient/syncOnce()`` runs by itself).
     case historyTrimmed(scope: String, after: Int64, trimmedThrough: Int64)
+    /// The HTTP gateway (``GatewaySyncServer``) refused a request or failed, with HTTP status `status` and its
+    /// error body's `code` and `message`: 401 `unauthorized` (no or an unknown bearer token), 403 `forbidden`
+    /// (the token may not read or write the scope, or upload as the client id), 400 (a malformed request, or
+    /// the code of the ``SyncError`` the server raised for the input, such as `unknownType`), 409
+    /// `incompatibleSchema`, 413 `payloadTooLarge`, 503 `serverUnavailable` (PostgreSQL unreachable), 500
+    /// `internalError`; or an answer the client could not read (`code` `badResponse`). A trimmed history comes
+    /// back as ``historyTrimmed(scope:after:trimmedThrough:)`` instead, as it does without the gateway.
+    case gatewayError(status: Int, code: String, message: String)
+    /// The case's name (`historyTrimmed`, `unknownType`, …): the code of the gateway's error bodies.
+    public var code: String {
+        switch self {
+        case .clockDrift: "clockDrift"
+        case .unknownType: "unknownType"
+        case .unknownProperty: "unknownProperty"
+        case .missingPrimaryKey: "missingPrimaryKey"
+        case .valueTypeMismatch: "valueTypeMismatch"
+        case .invalidChange: "invalidChange"
+        case .invalidName: "invalidName"
+        case .incompatibleSchema: "incompatibleSchema"
+        case .unsupportedFormatVersion: "unsupportedFormatVersion"
+        case .corruptServerState: "corruptServerState"
+        case .historyTrimmed: "historyTrimmed"
+        case .gatewayError(_, let code, _): code
+        }
+    }
     /// A sentence naming the cause.
     public var description: String {
         switch self {
@@ -48,6 +73,8 @@ public enum SyncError: Error, Sendable, Equatable, CustomStringConvertible {
         case .corruptServerState(let reason): return "unexpected data in PostgreSQL: \(reason)"
         case .historyTrimmed(let scope, let after, let trimmed):
             return "the log of \(scope) is trimmed through \(trimmed), past \(after): bootstrap from a snapshot"
+        case .gatewayError(let status, let code, let message):
+            return "the sync gateway answered \(status) \(code): \(message)"
         }
     }
 }

@@ -7,6 +7,7 @@
 //     strata_postgres_stop
 //     Sync/.build/release/strata-sync-bench lists    # only (4), no PostgreSQL needed
 //     Sync/.build/release/strata-sync-bench bootstrap 1000000    # only (6): a new replica's bootstrap of N objects
+//     Sync/.build/release/strata-sync-bench gateway 200    # only (7): (1) with B behind the HTTP gateway
 //
 // It measures (1) a write on replica A until an observer on replica B fires, both clients in `run()`; (2) the
 // upload of N queued single-object commits (and of the same number of objects in 100-object commits) until the
@@ -14,7 +15,8 @@
 // (capture on) against the same write in a file without sync; (4) the commit of one edit of a long synced list
 // against the same edit without capture (`ListEditBench.swift`); (5) the upload of 10 × N asymmetric objects from
 // A's outbox until PostgreSQL committed them and they left the outbox; (6) alone, with `bootstrap N`: a new
-// replica's bootstrap from a snapshot of N objects (`BootstrapBench.swift`). It prints a Markdown table. Its PostgreSQL
+// replica's bootstrap from a snapshot of N objects (`BootstrapBench.swift`); (7) alone, with `gateway N`: (1) with
+// B a device behind the HTTP gateway, in this process on a loopback port (`GatewayBench.swift`). It prints a Markdown table. Its PostgreSQL
 // schema and its files are removed at the end. Not part of CI: its numbers depend on the machine's load.
 import Foundation
 import Logging
@@ -110,14 +112,21 @@ let directory = FileManager.default.temporaryDirectory.appendingPathComponent("s
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 let namespace = "strata_bench_" + UUID().uuidString.replacingOccurrences(of: "-", with: "").lowercased()
 
-if CommandLine.arguments.dropFirst().first == "bootstrap" {
-    let count = max(1, CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) } ?? 100_000)
+if let mode = CommandLine.arguments.dropFirst().first, mode == "bootstrap" || mode == "gateway" {
+    let count = CommandLine.arguments.dropFirst(2).first.flatMap { Int($0) }
     let task = Task { await postgres.run() }
-    var bootstrapRows: [(String, String, String)] = []
+    var modeRows: [(String, String, String)] = []
     var failure: (any Error)?
     do {
-        bootstrapRows = try await measureBootstrap(
-            count: count, postgres: postgres, namespace: namespace, directory: directory, logger: logger)
+        if mode == "gateway" {
+            modeRows = try await measureGatewayLatency(
+                writes: max(1, count ?? 200), postgres: postgres, namespace: namespace, directory: directory,
+                logger: logger)
+        } else {
+            modeRows = try await measureBootstrap(
+                count: max(1, count ?? 100_000), postgres: postgres, namespace: namespace, directory: directory,
+                logger: logger)
+        }
     } catch {
         failure = error
     }
@@ -131,7 +140,7 @@ if CommandLine.arguments.dropFirst().first == "bootstrap" {
     }
     print("| Measure | Result | Target |")
     print("|---|---|---|")
-    for (measure, result, target) in bootstrapRows { print("| \(measure) | \(result) | \(target) |") }
+    for (measure, result, target) in modeRows { print("| \(measure) | \(result) | \(target) |") }
     exit(0)
 }
 func configuration(_ name: String) -> Realm.Configuration {

@@ -29,8 +29,8 @@ final class ClientBag: Object {
     @Persisted var tricks: List<String>
 }
 
-/// One replica of the client tests: a Strata file of its own (in `directory`), its sync client, and a wall
-/// clock the test moves.
+/// One replica of the client tests: a Strata file of its own (in `directory`), its sync client (on PostgreSQL, or
+/// through the HTTP gateway at `gateway.url` with `gateway.token`), and a wall clock the test moves.
 final class ClientReplica: Sendable {
     let id: String
     let configuration: Realm.Configuration
@@ -41,7 +41,8 @@ final class ClientReplica: Sendable {
 
     init(
         _ id: String, in directory: URL, database: TestDatabase, schema: ServerSchema, batchSize: Int = 200,
-        maximumChangesPerApply: Int = 10_000, objectTypes: [ObjectBase.Type] = [ClientDog.self, ClientPerson.self]
+        maximumChangesPerApply: Int = 10_000, objectTypes: [ObjectBase.Type] = [ClientDog.self, ClientPerson.self],
+        gateway: (url: URL, token: String)? = nil
     ) throws {
         self.id = id
         let wall = ManualWallClock(1_764_000_000_000)
@@ -54,10 +55,19 @@ final class ClientReplica: Sendable {
             if case .committed = event { commits.increment() }
         }
         self.configuration = configuration
-        sync = try SyncClient(
-            configuration: configuration, schema: schema, client: database.client, scope: "main", clientID: id,
-            clock: HybridLogicalClock(replica: id, wallClock: { wall.withLock { $0 } }), batchSize: batchSize,
-            maximumChangesPerApply: maximumChangesPerApply, logger: database.logger)
+        let clock = HybridLogicalClock(replica: id, wallClock: { wall.withLock { $0 } })
+        if let gateway {
+            // A device: only the gateway's address and a token, no PostgreSQL client.
+            sync = try SyncClient(
+                configuration: configuration, schema: schema, gateway: gateway.url, token: gateway.token,
+                scope: "main", clientID: id, clock: clock, batchSize: batchSize,
+                maximumChangesPerApply: maximumChangesPerApply, logger: database.logger)
+        } else {
+            sync = try SyncClient(
+                configuration: configuration, schema: schema, client: database.client, scope: "main", clientID: id,
+                clock: clock, batchSize: batchSize, maximumChangesPerApply: maximumChangesPerApply,
+                logger: database.logger)
+        }
     }
 
     /// Runs `body` in a write transaction of a Realm opened on this thread for the replica's file.
