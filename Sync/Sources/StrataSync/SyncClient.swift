@@ -273,11 +273,15 @@ public actor SyncClient {
         return groups
     }
 
+    /// How long ``run()`` goes at most without a whole round when no wake-up comes.
+    static let fallbackDownloadInterval: Duration = .seconds(10)
+
     /// Syncs until the task is cancelled: a whole round (``syncOnce()``) at start and whenever the server wakes the
     /// client (``SyncServer/wakeUps(scope:)``: PostgreSQL's NOTIFY of the scope's channel, or the gateway's long
     /// poll, after a commit), and an upload of local writes every ``uploadInterval`` (so an idle client sends
-    /// the server nothing but its wake-up wait). Errors of a round (the server unreachable, say) are logged and
-    /// the round runs again at the next tick; nothing is lost meanwhile.
+    /// the server nothing but its wake-up wait), and a whole round at least every 10 seconds in case a wake-up
+    /// was lost. Errors of a round (the server unreachable, say) are logged and the round runs again at the next
+    /// tick; nothing is lost meanwhile.
     public func run() async {
         let (ticks, tick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         // Set by a wake-up, kept until a whole round succeeds: a tick never drops a pending download.
@@ -294,8 +298,17 @@ public actor SyncClient {
                 }
             }
             group.addTask {
+                // A wake-up can be lost (a NOTIFY sent while the listening connection was being replaced, a long
+                // poll's answer lost with its connection); the log is read by sequence, so a round every
+                // `fallbackDownloadInterval` bounds the delay that costs without polling the server each tick.
+                let clock = ContinuousClock()
+                var lastRound = clock.now
                 while !Task.isCancelled {
                     try? await Task.sleep(for: interval)
+                    if clock.now - lastRound >= Self.fallbackDownloadInterval {
+                        lastRound = clock.now
+                        downloadDue.set(true)
+                    }
                     tick.yield()
                 }
             }
