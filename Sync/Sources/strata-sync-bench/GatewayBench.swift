@@ -43,36 +43,11 @@ func measureGatewayLatency(
     let syncB = try SyncClient(
         configuration: b, schema: schema, gateway: url, token: "bench-token", scope: "bench", clientID: "bench-b",
         logger: logger)
-    let (ready, readyContinuation) = AsyncStream.makeStream(of: Void.self)
-    let (arrivals, arrivalsContinuation) = AsyncStream.makeStream(of: (id: Int, at: ContinuousClock.Instant).self)
-    let watcher = Watcher()
-    let watching = Task { try await watcher.watch(b, ready: readyContinuation, arrivals: arrivalsContinuation) }
-    var readyIterator = ready.makeAsyncIterator()
-    _ = await readyIterator.next()
-    let runA = Task { await syncA.run() }
-    let runB = Task { await syncB.run() }
-    var arrivalIterator = arrivals.makeAsyncIterator()
-    var latencies: [Double] = []
-    let warmUp = 10
-    for id in 1...(warmUp + writes) {
-        let start = try await onThread {
-            let start = ContinuousClock.now
-            try writeItems(a, from: id, count: 1)
-            return start
-        }
-        guard let arrival = await arrivalIterator.next() else { fatalError("B's observer stopped") }
-        precondition(arrival.id == id, "B's observer saw item \(arrival.id), expected \(id)")
-        if id > warmUp { latencies.append(milliseconds(arrival.at - start)) }
-    }
-    runA.cancel()
-    runB.cancel()
-    watching.cancel()
-    _ = await (runA.value, runB.value)
+    let latencies = try await measureWriteToObserverLatency(writes: writes, a: a, b: b, syncA: syncA, syncB: syncB)
     await syncA.stop()
     await syncB.stop()
     await service.triggerGracefulShutdown()
     _ = await serving.result
-    latencies.sort()
     return [
         (
             "write on A → observer fired on B through the gateway, p50", "\(format(quantile(latencies, 0.5))) ms",

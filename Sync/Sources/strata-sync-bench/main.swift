@@ -164,32 +164,8 @@ do {
         configuration: b, schema: schema, client: postgres, scope: "bench", clientID: "bench-b", logger: logger)
 
     // 1. A write on A until B's observer fires, both clients running as a service would run them.
-    let (ready, readyContinuation) = AsyncStream.makeStream(of: Void.self)
-    let (arrivals, arrivalsContinuation) = AsyncStream.makeStream(of: (id: Int, at: ContinuousClock.Instant).self)
-    let watcher = Watcher()
-    let watching = Task { try await watcher.watch(b, ready: readyContinuation, arrivals: arrivalsContinuation) }
-    var readyIterator = ready.makeAsyncIterator()
-    _ = await readyIterator.next()
-    let runA = Task { await syncA.run() }
-    let runB = Task { await syncB.run() }
-    var arrivalIterator = arrivals.makeAsyncIterator()
-    var latencies: [Double] = []
-    let warmUp = 10
-    for id in 1...(warmUp + latencyWrites) {
-        let start = try await onThread {
-            let start = ContinuousClock.now
-            try writeItems(a, from: id, count: 1)
-            return start
-        }
-        guard let arrival = await arrivalIterator.next() else { fatalError("B's observer stopped") }
-        precondition(arrival.id == id, "B's observer saw item \(arrival.id), expected \(id)")
-        if id > warmUp { latencies.append(milliseconds(arrival.at - start)) }
-    }
-    runA.cancel()
-    runB.cancel()
-    watching.cancel()
-    _ = await (runA.value, runB.value)
-    latencies.sort()
+    let latencies = try await measureWriteToObserverLatency(
+        writes: latencyWrites, a: a, b: b, syncA: syncA, syncB: syncB)
     rows.append(
         ("write on A → observer fired on B, p50", "\(format(quantile(latencies, 0.5))) ms", "< 50 ms"))
     rows.append(("write on A → observer fired on B, p99", "\(format(quantile(latencies, 0.99))) ms", "< 250 ms"))
