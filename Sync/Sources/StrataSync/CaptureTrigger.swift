@@ -4,7 +4,12 @@
 /// appended to the change log, so that it reaches every client through the ordinary pull.
 ///
 /// - An `INSERT` is a create with every captured column; it must give `_strata_scope`.
-/// - An `UPDATE` changes the columns whose values differ; setting `_strata_deleted` deletes or re-creates.
+/// - An `UPDATE` changes the columns whose values differ; setting `_strata_deleted` deletes or re-creates. A
+///   re-create logs the row's whole state (``ObjectChange/isWholeState``, the form `RowState.snapshotChange`
+///   gives): every captured column stamped anew and every collection from `_strata_state`, so that a replica that
+///   deleted the object ends with the row, as with a merge-made revive.
+/// - The `INSERT` of an `INSERT … ON CONFLICT` whose row exists logs nothing: its `DO UPDATE` is captured as an
+///   update.
 /// - A `DELETE` becomes the delete marker: the row stays with `_strata_deleted` true (set the session variable
 ///   `strata.merging` to `on` to remove rows for good).
 ///
@@ -119,12 +124,30 @@ enum CaptureTrigger {
                 scope text;
                 column_name text;
                 kind text;
+                revived boolean := false;
+                conflicting boolean;
             BEGIN
                 IF current_setting('strata.merging', true) = 'on' THEN
                     IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
                     RETURN NEW;
                 END IF;
-                IF TG_OP <> 'INSERT' THEN old_row := to_jsonb(OLD); END IF;
+                IF TG_OP = 'INSERT' THEN
+                    -- The INSERT of an INSERT … ON CONFLICT whose row exists: its DO UPDATE is captured as an
+                    -- update (a DO NOTHING writes nothing); a plain INSERT fails on the key. Logging a create here
+                    -- would send clients a row PostgreSQL never held. The scope lock first, so that a concurrent
+                    -- insert of the same key has committed (or rolled back) before the row is looked for.
+                    EXECUTE format('SELECT 1 FROM %I.strata_scope WHERE scope = $1 FOR UPDATE', TG_TABLE_SCHEMA)
+                        USING NEW._strata_scope;
+                    EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I.%I WHERE _strata_scope = $1 AND %I = ($2).%I)',
+                        TG_TABLE_SCHEMA, TG_TABLE_NAME, key_column, key_column)
+                        INTO conflicting USING NEW._strata_scope, NEW;
+                    IF conflicting THEN RETURN NEW; END IF;
+                ELSE
+                    old_row := to_jsonb(OLD);
+                    -- A re-create: replicas that deleted the object know nothing of the row, so the change
+                    -- carries it whole (below), as a merge-made revive's does.
+                    revived := TG_OP = 'UPDATE' AND OLD._strata_deleted AND NOT NEW._strata_deleted;
+                END IF;
                 IF TG_OP <> 'DELETE' THEN new_row := to_jsonb(NEW); END IF;
                 IF TG_OP = 'INSERT' THEN state := '{}'; scope := NEW._strata_scope;
                 ELSE state := COALESCE(OLD._strata_state, '{}'); scope := OLD._strata_scope; END IF;
@@ -147,7 +170,8 @@ enum CaptureTrigger {
                     state := state || jsonb_build_object('deleted', stamp);
                 ELSE
                     FOR column_name, kind IN SELECT * FROM jsonb_each_text(kinds) LOOP
-                        IF TG_OP = 'INSERT' OR (new_row -> column_name) IS DISTINCT FROM (old_row -> column_name) THEN
+                        IF TG_OP = 'INSERT' OR revived
+                            OR (new_row -> column_name) IS DISTINCT FROM (old_row -> column_name) THEN
                             properties := properties || jsonb_build_object(column_name, jsonb_build_object('value',
                                 jsonb_build_object('_0', \(schema).strata_sync_value(kind, new_row -> column_name),
                                     'at', stamp)));
@@ -168,6 +192,44 @@ enum CaptureTrigger {
                     END IF;
                     state := state || jsonb_build_object('clocks', COALESCE(state -> 'clocks', '{}') || clocks);
                     NEW._strata_state := state;
+                    IF revived THEN
+                        -- The whole state, in the form RowState.snapshotChange gives: every captured column (all
+                        -- stamped now, the re-create giving each its value, as an INSERT does), the latest delete,
+                        -- and every collection from the merge state whole.
+                        IF state ? 'deleted' THEN change := change || jsonb_build_object('deleted', state -> 'deleted'); END IF;
+                        SELECT properties || COALESCE(jsonb_object_agg(l.key, jsonb_build_object('list', jsonb_build_object('_0',
+                            CASE WHEN l.value ? 'clearedAt'
+                                THEN jsonb_build_array(jsonb_build_object('clear', jsonb_build_object('at', l.value -> 'clearedAt')))
+                                ELSE '[]'::jsonb END
+                            || COALESCE((SELECT jsonb_agg(o.op ORDER BY e.i, o.j)
+                                FROM jsonb_array_elements(l.value -> 'elements') WITH ORDINALITY AS e(element, i)
+                                CROSS JOIN LATERAL (VALUES (1, jsonb_build_object('insert', e.element - 'removed')),
+                                    (2, CASE WHEN (e.element ->> 'removed')::boolean THEN jsonb_build_object('remove',
+                                        jsonb_build_object('id', e.element -> 'id')) END)) AS o(j, op)
+                                WHERE o.op IS NOT NULL), '[]')))), '{}')
+                            INTO properties FROM jsonb_each(COALESCE(state -> 'lists', '{}')) AS l;
+                        SELECT properties || COALESCE(jsonb_object_agg(m.key, jsonb_build_object('map', jsonb_build_object('_0',
+                            CASE WHEN m.value ? 'clearedAt'
+                                THEN jsonb_build_array(jsonb_build_object('clear', jsonb_build_object('at', m.value -> 'clearedAt')))
+                                ELSE '[]'::jsonb END
+                            || COALESCE((SELECT jsonb_agg(jsonb_build_object('set', jsonb_build_object('key', x.key) || x.value)
+                                ORDER BY x.key COLLATE "C") FROM jsonb_each(COALESCE(m.value -> 'entries', '{}')) AS x), '[]')))), '{}')
+                            INTO properties FROM jsonb_each(COALESCE(state -> 'maps', '{}')) AS m;
+                        SELECT properties || COALESCE(jsonb_object_agg(t.key, jsonb_build_object('set', jsonb_build_object('_0',
+                            COALESCE((SELECT jsonb_agg(o.op ORDER BY e.i, o.j, o.k)
+                                FROM jsonb_array_elements(COALESCE(t.value -> 'elements', '[]')) WITH ORDINALITY AS e(element, i)
+                                CROSS JOIN LATERAL (
+                                    SELECT 1, g.k, jsonb_build_object('add', jsonb_build_object('value', e.element -> 'value',
+                                        'tag', g.tag))
+                                    FROM jsonb_array_elements(e.element -> 'tags') WITH ORDINALITY AS g(tag, k)
+                                    UNION ALL
+                                    SELECT 2, 0, jsonb_build_object('remove', jsonb_build_object('value', e.element -> 'value',
+                                        'observedTags', t.value -> 'removedTags'))
+                                    WHERE jsonb_array_length(COALESCE(t.value -> 'removedTags', '[]')) > 0) AS o(j, k, op)),
+                                '[]')))), '{}')
+                            INTO properties FROM jsonb_each(COALESCE(state -> 'sets', '{}')) AS t;
+                        change := change || '{"wholeState": true}';
+                    END IF;
                 END IF;
                 change := change || jsonb_build_object('properties', properties);
 

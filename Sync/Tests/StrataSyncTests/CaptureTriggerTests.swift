@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import Strata
 import Testing
 
 @testable import StrataSync
@@ -85,6 +86,102 @@ import Testing
             }
             #expect(weight.isNaN)
             #expect(change.properties["tricks"] == nil)  // collections written through SQL are not captured
+        }
+    }
+
+    /// A deletes Rex and his bag; B applies the delete, C is offline and still holds them. A program brings both
+    /// back through plain SQL — an UPDATE clearing `_strata_deleted` and changing one column, an INSERT … ON
+    /// CONFLICT DO UPDATE — and the re-create's entry carries the whole row (the form a snapshot gives), so A, B
+    /// and C all end with PostgreSQL's rows: the unchanged name and the row's collections included.
+    @Test func aReCreateThroughSQLBringsTheWholeRowToEveryReplica() async throws {
+        let classes: [ObjectBase.Type] = [ClientDog.self, ClientPerson.self, ClientBag.self]
+        try await withCollectionReplicas(3, classes: classes) { replicas, database in
+            let (a, b, c) = (replicas[0], replicas[1], replicas[2])
+            try a.write { realm in
+                realm.create(ClientDog.self, value: ["id": 1, "name": "Rex", "age": 3])
+                realm.create(
+                    ClientBag.self,
+                    value: ["id": 1, "scores": ["speed": 1], "colors": ["blue"], "tricks": ["sit", "roll"]])
+            }
+            try await a.sync.syncOnce()
+            for replica in [b, c] { try await replica.sync.downloadPending() }
+            a.wall.withLock { $0 += 10 }
+            try a.write { realm in
+                realm.delete(try #require(realm.object(ofType: ClientDog.self, forPrimaryKey: 1)))
+                realm.delete(try bag(realm))
+            }
+            try await a.sync.syncOnce()
+            try await b.sync.downloadPending()
+            #expect(try b.dogs().isEmpty)
+
+            _ = try await database.rows(#"UPDATE "ClientDog" SET _strata_deleted = false, age = 7 WHERE id = 1"#)
+            _ = try await database.rows(
+                """
+                INSERT INTO "ClientBag" (_strata_scope, id) VALUES ('main', 1)
+                ON CONFLICT (_strata_scope, id) DO UPDATE SET _strata_deleted = false
+                """)
+            for replica in replicas { try await replica.sync.syncOnce() }
+
+            let dogs = try await database.rows(
+                #"SELECT name, age::text, _strata_deleted::text FROM "ClientDog" WHERE id = 1"#)
+            #expect(dogs == [["Rex", "7", "false"]])
+            let bags = try await database.rows(
+                #"SELECT scores::text, colors::text, tricks::text, _strata_deleted::text FROM "ClientBag" WHERE id = 1"#
+            )
+            #expect(bags == [[#"{"speed": 1}"#, #"["blue"]"#, #"["sit", "roll"]"#, "false"]])
+            for replica in replicas {
+                #expect(try replica.dogs() == ["1 Rex 7 -"], "replica \(replica.id)")
+                #expect(try replica.bagMaps(1) == "speed=1 |", "replica \(replica.id)")
+                #expect(try replica.bagColors(1) == ["blue"], "replica \(replica.id)")
+                #expect(try replica.bagTricks(1) == ["sit", "roll"], "replica \(replica.id)")
+            }
+
+            // Each statement logged one entry (the ON CONFLICT's INSERT none), holding exactly what a snapshot of
+            // the row would: RowState.snapshotChange of its merge state and values.
+            let log = try await database.merge(classes).pull(scope: "main", after: 0).filter { $0.clientID == nil }
+            #expect(log.count == 2)
+            let states = try await database.rows(
+                """
+                SELECT 'ClientDog', _strata_state::text FROM "ClientDog" WHERE id = 1
+                UNION ALL SELECT 'ClientBag', _strata_state::text FROM "ClientBag" WHERE id = 1
+                """)
+            let values: [String: [String: SyncValue]] = [
+                "ClientDog": ["name": .string("Rex"), "age": .int(7), "owner": .null], "ClientBag": [:],
+            ]
+            for (entry, row) in zip(log, states) {
+                let state = try SyncJSON.decode(RowState.self, from: try #require(row[1]))
+                let type = try #require(row[0])
+                let expected = state.snapshotChange(type: type, key: .int(1), values: values[type] ?? [:])
+                #expect(entry.changes == [expected])
+                #expect(entry.changes.first?.isWholeState == true)
+            }
+        }
+    }
+
+    /// The INSERT of an INSERT … ON CONFLICT whose row exists logs nothing: DO NOTHING writes nothing, and DO
+    /// UPDATE is logged once, as the update it is.
+    @Test func anInsertOnConflictOfALiveRowLogsOnlyWhatItChanges() async throws {
+        try await TestDatabase.with { database in
+            let merge = try await database.merge()
+            _ = try await database.rows(
+                #"INSERT INTO "SyncPerson" (_strata_scope, name, age) VALUES ('main', 'Ann', 3)"#)
+            _ = try await database.rows(
+                #"INSERT INTO "SyncPerson" (_strata_scope, name, age) VALUES ('main', 'Ann', 9) ON CONFLICT DO NOTHING"#
+            )
+            _ = try await database.rows(
+                """
+                INSERT INTO "SyncPerson" (_strata_scope, name, age) VALUES ('main', 'Ann', 5)
+                ON CONFLICT (_strata_scope, name) DO UPDATE SET age = excluded.age
+                """)
+            let entries = try await merge.pull(scope: "main", after: 0)
+            #expect(entries.count == 2)
+            let update = try #require(entries.last?.changes.first)
+            #expect(update.created == nil && !update.isWholeState)
+            guard case .value(.int(5), _)? = update.properties["age"], update.properties.count == 1 else {
+                Issue.record("the update carries age 5 only: \(update)")
+                return
+            }
+            #expect(try await database.rows(#"SELECT age::text FROM "SyncPerson""#) == [["5"]])
         }
     }
 }
