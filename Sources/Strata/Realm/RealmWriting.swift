@@ -285,6 +285,14 @@ extension Realm {
         }
     }
 
+    /// The object of `binding`'s type whose primary key is `value`, if there is one; an integer key is encoded on
+    /// the stack.
+    private func lookupPrimaryKey(_ binding: TableBinding, _ value: _StoredValue) throws(Realm.Error) -> Int64? {
+        if case .int(let int) = value { return try lookupPrimaryKey(binding, KeyEncoding.IntPrimaryKey(int)) }
+        guard let encoded = KeyEncoding.primaryKey(value) else { return nil }
+        return try lookupPrimaryKey(binding, encoded)
+    }
+
     // MARK: Entry points
 
     /// Adds an unmanaged object (and the unmanaged objects it links to) to the Realm. With a primary key,
@@ -321,8 +329,7 @@ extension Realm {
                 entries = given
                 if let keyValue = given.first(where: { $0.property == index })?.entry,
                     let stored = StoredValueConversion.stored(from: keyValue, as: binding.table.infos[index]),
-                    let encoded = KeyEncoding.primaryKey(stored),
-                    let existing = try lookupPrimaryKey(binding, encoded)
+                    let existing = try lookupPrimaryKey(binding, stored)
                 {
                     // No unmanaged object is made for an object that exists: only its accessor.
                     let managed = self.object(binding, key: existing)
