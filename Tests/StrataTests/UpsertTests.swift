@@ -14,6 +14,13 @@ final class UpsertItem: Object {
     @Persisted var friend: UpsertItem?
 }
 
+final class UpsertMapped: Object {
+    @Persisted(primaryKey: true) var code = ""
+    @Persisted var firstName = ""
+    @Persisted var count = 0
+    override class func propertiesMapping() -> [String: String] { ["firstName": "first_name"] }
+}
+
 /// `create(_:value:update:)` of an object whose primary key exists writes the plain properties given in one row
 /// write and the others (links, collections, mixed values) through their setters: every form of value, every
 /// kind of property, index upkeep and whole rollback of a bad value, as the SDK's upsert behaves.
@@ -92,6 +99,33 @@ struct UpsertTests {
             #expect(realm.object(ofType: UpsertItem.self, forPrimaryKey: 1)?.name == "one")
             #expect(realm.object(ofType: UpsertItem.self, forPrimaryKey: 2)?.name == "two")
         }
+    }
+
+    /// A string primary key is looked up from its encoded array (an integer one from the stack), and a dictionary
+    /// key that is not a Swift name is looked up by its persisted name; given both, the Swift name's value wins.
+    @Test func aStringKeyAndPersistedNamesUpsertAsSwiftNamesDo() throws {
+        let realm = try Realm(
+            configuration: Realm.Configuration(
+                inMemoryIdentifier: "upsert-mapped-\(UUID())", objectTypes: [UpsertMapped.self]))
+        try realm.write {
+            realm.create(UpsertMapped.self, value: ["code": "a", "first_name": "Ann", "count": 1])
+            realm.create(UpsertMapped.self, value: ["code": "b", "firstName": "Bob"])
+            realm.create(UpsertMapped.self, value: ["code": "a", "first_name": "Anne"], update: .modified)
+        }
+        let a = try #require(realm.object(ofType: UpsertMapped.self, forPrimaryKey: "a"))
+        #expect(a.firstName == "Anne" && a.count == 1)
+        try realm.write {
+            realm.create(
+                UpsertMapped.self, value: ["code": "a", "first_name": "ignored", "firstName": "Annie", "count": 2],
+                update: .modified)
+        }
+        #expect(a.firstName == "Annie" && a.count == 2)
+        #expect(realm.object(ofType: UpsertMapped.self, forPrimaryKey: "b")?.firstName == "Bob")
+        #expect(realm.objects(UpsertMapped.self).count == 2)
+        #expect(throws: Realm.Error.invalidValue(type: "UpsertMapped", property: "first", reason: "no such property")) {
+            try realm.write { realm.create(UpsertMapped.self, value: ["code": "a", "first": "x"], update: .modified) }
+        }
+        #expect(a.firstName == "Annie")
     }
 
     @Test func aMissingPrimaryKeyInsertsAndTheSameValuesChangeNothing() throws {

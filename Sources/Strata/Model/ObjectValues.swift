@@ -138,6 +138,10 @@ enum ObjectValues {
             // Swift and its persisted name takes the Swift name's value.
             entries.reserveCapacity(dictionary.count)
             for (key, entry) in dictionary {
+                if let index = table.propertyIndex(swiftName: key) {
+                    entries.append(GivenValue(property: index, entry: entry))
+                    continue
+                }
                 guard let index = table.propertyIndex(named: key) else {
                     throw .invalidValue(type: table.className, property: key, reason: "no such property")
                 }

@@ -22,6 +22,8 @@ final class TableSchema: @unchecked Sendable {
     /// accessors for stored objects must be built with boxes (see `Realm.object(_:key:)`).
     let accessorProperties: [Int]?
     private let nameIndex: [String: Int]
+    /// Each property's Swift name, in declared order (the persisted name for a dynamic schema).
+    private let swiftNames: [String]
     /// For each property, its collection type when it is one held by reference (nil otherwise, and for every
     /// property of a dynamic schema): set once at the end of initialisation, read-only afterwards.
     private(set) var referenceCollections: [(any ManagedReferenceCollection.Type)?] = []
@@ -50,6 +52,7 @@ final class TableSchema: @unchecked Sendable {
         var nameIndex: [String: Int] = [:]
         for (index, property) in properties.enumerated() { nameIndex[property.columnName] = index }
         self.nameIndex = nameIndex
+        swiftNames = properties.map(\.columnName)
     }
 
     init(type: ObjectBase.Type) throws(Realm.Error) {
@@ -189,6 +192,7 @@ final class TableSchema: @unchecked Sendable {
             nameIndex[property.columnName] = index
         }
         self.nameIndex = nameIndex
+        swiftNames = properties.map(\.swiftName)
         referenceCollections = infos.indices.map { index in
             infos[index].collection == nil ? nil : valueType(property: index) as? any ManagedReferenceCollection.Type
         }
@@ -266,6 +270,15 @@ final class TableSchema: @unchecked Sendable {
 
     /// The property with persisted or Swift name `name`.
     func propertyIndex(named name: String) -> Int? { nameIndex[name] }
+
+    /// The property whose Swift name is `name`, found by comparing names when the class has few properties (a
+    /// short name compares in a few instructions, hashing it costs hundreds: every key of a dictionary given to
+    /// `create` is looked up); nil when no Swift name matches or the class has many properties (then look the name
+    /// up with ``propertyIndex(named:)``).
+    func propertyIndex(swiftName name: String) -> Int? {
+        guard swiftNames.count <= 16 else { return nil }
+        return swiftNames.firstIndex(of: name)
+    }
 
     var className: String { schema.className }
 }

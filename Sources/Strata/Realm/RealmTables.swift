@@ -57,7 +57,7 @@ extension Realm {
     func objectKeys(tree: String) throws(Realm.Error) -> [Int64] { try tables.objectKeys(tree: tree) }
 
     /// The key of the object of `binding`'s type whose primary key encodes to `encoded`, if there is one.
-    func lookupPrimaryKey(_ binding: TableBinding, _ encoded: [UInt8]) throws(Realm.Error) -> Int64? {
+    func lookupPrimaryKey<Key: StorageBytes>(_ binding: TableBinding, _ encoded: Key) throws(Realm.Error) -> Int64? {
         try tables.lookupPrimaryKey(binding, encoded)
     }
 

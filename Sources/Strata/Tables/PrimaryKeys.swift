@@ -12,7 +12,7 @@ extension TableStore {
     }
 
     /// The key of the object of `binding`'s type whose primary key encodes to `encoded`, if there is one.
-    func lookupPrimaryKey(_ binding: TableBinding, _ encoded: [UInt8]) throws(Realm.Error) -> Int64? {
+    func lookupPrimaryKey<Key: StorageBytes>(_ binding: TableBinding, _ encoded: Key) throws(Realm.Error) -> Int64? {
         try storage {
             if let transaction {
                 let cached = binding.primaryKeysEpoch == writeEpoch ? binding.primaryKeysHandle : nil

@@ -245,6 +245,24 @@ enum KeyEncoding {
         bytes.withUnsafeBytes { decodeObjectKey($0) }
     }
 
+    /// `primaryKey(.int(value))`'s 9 bytes, held on the stack: an upsert looks an integer key up per object, and
+    /// the array `primaryKey(_:)` returns was an allocation and a free each time.
+    struct IntPrimaryKey: StorageBytes {
+        private let bytes: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8)
+
+        init(_ value: Int64) {
+            let b = (UInt64(bitPattern: value) ^ (1 << 63)).bigEndian
+            func byte(_ shift: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: b &>> shift) }
+            bytes = (1, byte(0), byte(8), byte(16), byte(24), byte(32), byte(40), byte(48), byte(56))
+        }
+
+        func withStorageBytes<R, E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
+            // `withUnsafeBytes(of:)` rethrows untyped: carry the typed error out in a `Result`.
+            let result = withUnsafeBytes(of: bytes) { raw in Result { () throws(E) -> R in try body(raw) } }
+            return try result.get()
+        }
+    }
+
     /// An order-preserving encoding of a primary key value.
     static func primaryKey(_ value: _StoredValue) -> [UInt8]? {
         switch value {
