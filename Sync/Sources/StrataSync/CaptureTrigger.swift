@@ -14,13 +14,16 @@
 ///   `strata.merging` to `on` to remove rows for good).
 ///
 /// Columns that hold one value, mixed values (in their tagged form) and embedded objects (their plain JSON, read
-/// by the embedded type's fields: `strata_sync_plain`) are captured; collections written through SQL are not
-/// (their merge state lives in `_strata_state`), which Documentation/Sync.md lists as a limit. ``ServerMerge``
-/// sets `strata.merging` in its own transactions, so merges are not captured twice.
+/// by the embedded type's fields: `strata_sync_plain`) are captured, and so are list, set and map columns: the
+/// contents a statement writes become collection operations and the collection's merge state in `_strata_state`
+/// is updated as a merge of them would leave it (`strata_sync_collection`, see `CaptureTrigger+Collections.swift`).
+/// The trigger's arguments are the type's class name, its single-value kinds, its primary key's column and kind,
+/// and its collections' specs. ``ServerMerge`` sets `strata.merging` in its own transactions, so merges are not
+/// captured twice.
 enum CaptureTrigger {
     /// The statements that create (or replace) the namespace's three functions.
     static func functionStatements(schema: String) -> [String] {
-        [
+        collectionFunctionStatements(schema: schema) + [
             """
             CREATE OR REPLACE FUNCTION \(schema).strata_sync_value(kind text, value jsonb) RETURNS jsonb
             LANGUAGE plpgsql IMMUTABLE AS $fn$
@@ -109,6 +112,12 @@ enum CaptureTrigger {
             CREATE OR REPLACE FUNCTION \(schema).strata_capture() RETURNS trigger LANGUAGE plpgsql AS $fn$
             DECLARE
                 kinds jsonb := TG_ARGV[1]::jsonb;
+                -- Triggers installed before collections were captured have four arguments.
+                collections jsonb := COALESCE(TG_ARGV[4]::jsonb, '{}');
+                collection jsonb;
+                group_name text;
+                written jsonb;
+                contents jsonb := '{}';
                 key_column text := TG_ARGV[2];
                 key_kind text := TG_ARGV[3];
                 old_row jsonb;
@@ -152,10 +161,22 @@ enum CaptureTrigger {
                 IF TG_OP = 'INSERT' THEN state := '{}'; scope := NEW._strata_scope;
                 ELSE state := COALESCE(OLD._strata_state, '{}'); scope := OLD._strata_scope; END IF;
 
-                -- The next hybrid timestamp of the replica "server": past every clock of the row.
+                -- The next hybrid timestamp of the replica "server": past every clock of the row, its collections'
+                -- element ids, entry times, tags and clears included (a list's clear must cover every element).
                 SELECT max(v COLLATE "C") INTO latest FROM (
                     SELECT value AS v FROM jsonb_each_text(COALESCE(state -> 'clocks', '{}'))
-                    UNION ALL SELECT state ->> 'created' UNION ALL SELECT state ->> 'deleted') AS c;
+                    UNION ALL SELECT state ->> 'created' UNION ALL SELECT state ->> 'deleted'
+                    UNION ALL SELECT g.value ->> 'clearedAt' FROM jsonb_each(COALESCE(state -> 'lists', '{}')
+                        || COALESCE(state -> 'maps', '{}') || COALESCE(state -> 'sets', '{}')) AS g
+                    UNION ALL SELECT e ->> 'id' FROM jsonb_each(COALESCE(state -> 'lists', '{}')) AS g,
+                        jsonb_array_elements(COALESCE(g.value -> 'elements', '[]')) AS e
+                    UNION ALL SELECT x.value ->> 'at' FROM jsonb_each(COALESCE(state -> 'maps', '{}')) AS g,
+                        jsonb_each(COALESCE(g.value -> 'entries', '{}')) AS x
+                    UNION ALL SELECT t FROM jsonb_each(COALESCE(state -> 'sets', '{}')) AS g,
+                        jsonb_array_elements_text(COALESCE(g.value -> 'removedTags', '[]')) AS t
+                    UNION ALL SELECT t FROM jsonb_each(COALESCE(state -> 'sets', '{}')) AS g,
+                        jsonb_array_elements(COALESCE(g.value -> 'elements', '[]')) AS e,
+                        jsonb_array_elements_text(COALESCE(e -> 'tags', '[]')) AS t) AS c;
                 IF latest IS NULL OR split_part(latest, '.', 1)::bigint < wall THEN
                     stamp := lpad(wall::text, 15, '0') || '.' || lpad('0', 10, '0') || '.server';
                 ELSE
@@ -178,6 +199,23 @@ enum CaptureTrigger {
                             clocks := clocks || jsonb_build_object(column_name, stamp);
                         END IF;
                     END LOOP;
+                    -- Collections written by the statement: their operations, their merge state, and the column
+                    -- as the merge state shows it (strata_sync_collection).
+                    FOR column_name, collection IN SELECT * FROM jsonb_each(collections) LOOP
+                        IF TG_OP = 'INSERT' OR (new_row -> column_name) IS DISTINCT FROM (old_row -> column_name) THEN
+                            group_name := (collection ->> 'shape') || 's';
+                            written := \(schema).strata_sync_collection(collection, new_row -> column_name,
+                                state -> group_name -> column_name, stamp, TG_OP = 'INSERT');
+                            IF jsonb_array_length(written -> 'operations') > 0 THEN
+                                properties := properties || jsonb_build_object(column_name, jsonb_build_object(
+                                    collection ->> 'shape', jsonb_build_object('_0', written -> 'operations')));
+                                state := state || jsonb_build_object(group_name, COALESCE(state -> group_name, '{}')
+                                    || jsonb_build_object(column_name, written -> 'state'));
+                            END IF;
+                            contents := contents || jsonb_build_object(column_name, written -> 'contents');
+                        END IF;
+                    END LOOP;
+                    IF contents <> '{}' THEN NEW := jsonb_populate_record(NEW, contents); END IF;
                     IF TG_OP = 'INSERT' OR (OLD._strata_deleted AND NOT NEW._strata_deleted) THEN
                         change := change || jsonb_build_object('created', stamp);
                         state := state || jsonb_build_object('created', stamp);
@@ -273,13 +311,18 @@ enum CaptureTrigger {
     /// The statement that creates (or replaces) the trigger of `type`'s table `table`, in the PostgreSQL schema
     /// `schema` (both quoted).
     static func triggerStatement(for type: SyncedType, schema: String, table: String) -> String {
-        let kinds = valueKinds(of: type)
         let kindsJSON =
             "{"
-            + kinds.sorted { $0.key < $1.key }.map { "\(literal($0.key)): \(literal($0.value))" }
+            + valueKinds(of: type).sorted { $0.key < $1.key }.map { "\(literal($0.key)): \(literal($0.value))" }
             .joined(separator: ", ") + "}"
-        let arguments = [type.className, kindsJSON, type.primaryKey.name, type.primaryKey.property.type.rawValue]
-            .map { "'" + $0.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'" }
+        let collectionsJSON =
+            "{"
+            + collectionSpecs(of: type).sorted { $0.key < $1.key }.map { "\(literal($0.key)): \($0.value)" }
+            .joined(separator: ", ") + "}"
+        let arguments = [
+            type.className, kindsJSON, type.primaryKey.name, type.primaryKey.property.type.rawValue, collectionsJSON,
+        ]
+        .map { "'" + $0.split(separator: "'", omittingEmptySubsequences: false).joined(separator: "''") + "'" }
         return """
             CREATE OR REPLACE TRIGGER strata_capture BEFORE INSERT OR UPDATE OR DELETE ON \(table)
             FOR EACH ROW EXECUTE FUNCTION \(schema).strata_capture(\(arguments.joined(separator: ", ")))
@@ -290,7 +333,17 @@ enum CaptureTrigger {
     /// data as `base64`, as ``PlainJSON`` writes them), an embedded object's fields, a list's or a map's element.
     /// Nil for an embedded type whose fields are unknown (one that holds itself): its column is not captured.
     static func plainSpec(_ column: ServerColumn) -> String? {
-        var element: String
+        guard let element = elementSpec(column) else { return nil }
+        switch column.shape {
+        case .value: return element
+        case .list, .set: return "{\"list\": " + element + "}"
+        case .map: return "{\"dictionary\": " + element + "}"
+        }
+    }
+
+    /// The spec of one of `column`'s values (of an element, for a collection): see ``plainSpec(_:)``.
+    static func elementSpec(_ column: ServerColumn) -> String? {
+        let element: String
         switch column.link {
         case .object(_, let primaryKey): element = literal("link:" + primaryKey.rawValue)
         case .embedded:
@@ -308,11 +361,7 @@ enum CaptureTrigger {
             default: element = literal(column.property.type.rawValue)
             }
         }
-        switch column.shape {
-        case .value: return element
-        case .list, .set: return "{\"list\": " + element + "}"
-        case .map: return "{\"dictionary\": " + element + "}"
-        }
+        return element
     }
 
     /// `text` as a JSON string literal.

@@ -1,0 +1,212 @@
+/// The capture of collection columns written through plain SQL: the column holds the materialised contents (a
+/// list or set a jsonb array, a map a jsonb object, elements in the column's plain form), and the trigger turns the
+/// new contents into the collection operations a client would send for the same edit, stamped with the statement's
+/// time, and updates the collection's merge state in `_strata_state` as merging those operations would.
+///
+/// - A list is replaced: a `clear` at the statement's time, then an insert of every element in order, each after
+///   the one before, with fresh ids (the statement's time, `#` and the element's number, which sort as text in
+///   order, as a client's ids do) — what `removeAll(); append(contentsOf:)` on a client sends.
+/// - A map is written per key: a key new or holding another value is set, a key gone is removed (a nil value at
+///   the statement's time); an `INSERT` starts with a `clear`, as a client's create does.
+/// - A set adds each value it did not hold with a fresh tag and removes each value gone with the tags the state
+///   holds for it (those are the adds PostgreSQL has seen: an add a client makes concurrently still wins).
+extension CaptureTrigger {
+    /// The statements that create (or replace) the namespace's two collection functions: `strata_sync_element`
+    /// (one element in the tagged form) and `strata_sync_collection` (a column's operations and merge state).
+    static func collectionFunctionStatements(schema: String) -> [String] {
+        [
+            // One element of a collection column in the tagged form: plain JSON by the element's spec (as an
+            // embedded object's field), a mixed element as the tagged value the column holds (checked: one known
+            // kind, no nested collection, which clients cannot hold in an element). Anything else fails the
+            // statement with SQLSTATE 22023.
+            """
+            CREATE OR REPLACE FUNCTION \(schema).strata_sync_element(spec jsonb, optional boolean, input jsonb)
+            RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $fn$
+            DECLARE
+                tag text;
+            BEGIN
+                IF input IS NULL OR jsonb_typeof(input) = 'null' THEN
+                    IF optional OR spec = '"any"'::jsonb THEN RETURN '{"null": true}'::jsonb; END IF;
+                    RAISE EXCEPTION 'strata: null is not an element of a collection of %', spec USING ERRCODE = '22023';
+                END IF;
+                IF spec <> '"any"'::jsonb THEN RETURN \(schema).strata_sync_plain(spec, input); END IF;
+                IF jsonb_typeof(input) = 'object' AND (SELECT count(*) FROM jsonb_object_keys(input)) = 1 THEN
+                    SELECT k INTO tag FROM jsonb_object_keys(input) AS k;
+                    IF tag = 'null' THEN RETURN '{"null": true}'::jsonb;
+                    ELSIF tag IN ('bool', 'int', 'float', 'double', 'string', 'decimal128', 'objectId', 'uuid')
+                        AND jsonb_typeof(input -> tag) <> 'null' THEN
+                        RETURN \(schema).strata_sync_plain(to_jsonb(tag), input -> tag);
+                    ELSIF tag = 'date' AND jsonb_typeof(input -> tag) = 'number' THEN RETURN input;
+                    ELSIF tag = 'data' AND jsonb_typeof(input -> tag) = 'string' THEN RETURN input;
+                    ELSIF tag = 'typedLink' AND jsonb_typeof(input -> tag -> 'type') = 'string'
+                        AND jsonb_typeof(input -> tag -> 'key') = 'object' THEN RETURN input;
+                    END IF;
+                END IF;
+                RAISE EXCEPTION 'strata: % is not a mixed collection element (a tagged value, no list or dictionary)',
+                    input USING ERRCODE = '22023';
+            END
+            $fn$
+            """,
+            // The operations that turn a collection's merge state `present` (NULL: none yet) into the contents
+            // `input` (SQL NULL or JSON null: empty), stamped `stamp`, by the rules above; returns
+            // {"operations": […], "state": the merge state after them, "contents": the column's new value}. The
+            // spec is {"shape": "list" | "set" | "map", "element": an element spec, "optional": bool}.
+            """
+            CREATE OR REPLACE FUNCTION \(schema).strata_sync_collection(spec jsonb, input jsonb, present jsonb,
+                stamp text, creating boolean) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $fn$
+            DECLARE
+                shape text := spec ->> 'shape';
+                element_spec jsonb := spec -> 'element';
+                optional boolean := COALESCE((spec ->> 'optional')::boolean, false);
+                mixed boolean := spec -> 'element' = '"any"'::jsonb;
+                expected text := CASE WHEN spec ->> 'shape' = 'map' THEN 'object' ELSE 'array' END;
+                operations jsonb := '[]';
+                elements jsonb;
+                next_state jsonb;
+                contents jsonb;
+                visible jsonb;
+                wanted jsonb := '[]';
+                removed jsonb := '[]';
+                item jsonb;
+                tagged jsonb;
+                tags jsonb;
+                entry jsonb;
+                entry_key text;
+                cleared text := present ->> 'clearedAt';
+                previous text;
+                id text;
+                slot integer;
+                n integer := 0;
+            BEGIN
+                IF input IS NULL OR jsonb_typeof(input) = 'null' THEN
+                    input := CASE WHEN expected = 'object' THEN '{}'::jsonb ELSE '[]'::jsonb END;
+                ELSIF jsonb_typeof(input) <> expected THEN
+                    RAISE EXCEPTION 'strata: a % column holds a JSON %, not %', shape, expected, input
+                        USING ERRCODE = '22023';
+                END IF;
+                IF shape = 'list' THEN
+                    operations := jsonb_build_array(jsonb_build_object('clear', jsonb_build_object('at', stamp)));
+                    elements := '[]';
+                    contents := '[]';
+                    FOR item IN SELECT e FROM jsonb_array_elements(input) WITH ORDINALITY AS x(e, i) ORDER BY i LOOP
+                        n := n + 1;
+                        tagged := \(schema).strata_sync_element(element_spec, optional, item);
+                        id := stamp || '#' || repeat('~', length(n::text) - 1) || n::text;
+                        entry := jsonb_build_object('id', id, 'value', tagged);
+                        IF previous IS NOT NULL THEN entry := entry || jsonb_build_object('after', previous); END IF;
+                        operations := operations || jsonb_build_array(jsonb_build_object('insert', entry));
+                        elements := elements || jsonb_build_array(entry || '{"removed": false}'::jsonb);
+                        contents := contents || jsonb_build_array(CASE WHEN mixed THEN tagged ELSE item END);
+                        previous := id;
+                    END LOOP;
+                    next_state := jsonb_build_object('elements', COALESCE(present -> 'elements', '[]') || elements,
+                        'clearedAt', stamp);
+                ELSIF shape = 'map' THEN
+                    next_state := jsonb_build_object('entries', COALESCE(present -> 'entries', '{}'));
+                    IF creating THEN
+                        operations := jsonb_build_array(jsonb_build_object('clear', jsonb_build_object('at', stamp)));
+                        next_state := next_state || jsonb_build_object('clearedAt', stamp);
+                    ELSIF cleared IS NOT NULL THEN
+                        next_state := next_state || jsonb_build_object('clearedAt', cleared);
+                    END IF;
+                    -- The keys the map shows now (MapState.values): a value, written at or after the latest clear.
+                    SELECT COALESCE(jsonb_object_agg(x.key, x.value -> 'value'), '{}') INTO visible
+                        FROM jsonb_each(COALESCE(present -> 'entries', '{}')) AS x
+                        WHERE jsonb_typeof(x.value -> 'value') = 'object'
+                            AND (cleared IS NULL OR (x.value ->> 'at') COLLATE "C" >= cleared COLLATE "C");
+                    contents := '{}';
+                    FOR entry_key, item IN SELECT key, value FROM jsonb_each(input) ORDER BY key COLLATE "C" LOOP
+                        tagged := \(schema).strata_sync_element(element_spec, optional, item);
+                        contents := contents || jsonb_build_object(entry_key, CASE WHEN mixed THEN tagged ELSE item END);
+                        IF (visible -> entry_key) IS DISTINCT FROM tagged THEN
+                            operations := operations || jsonb_build_array(jsonb_build_object('set',
+                                jsonb_build_object('key', entry_key, 'value', tagged, 'at', stamp)));
+                            next_state := jsonb_set(next_state, ARRAY['entries', entry_key],
+                                jsonb_build_object('value', tagged, 'at', stamp));
+                        END IF;
+                    END LOOP;
+                    FOR entry_key IN SELECT key FROM jsonb_each(visible) WHERE NOT input ? key ORDER BY key COLLATE "C"
+                    LOOP
+                        operations := operations || jsonb_build_array(jsonb_build_object('set',
+                            jsonb_build_object('key', entry_key, 'at', stamp)));
+                        next_state := jsonb_set(next_state, ARRAY['entries', entry_key], jsonb_build_object('at', stamp));
+                    END LOOP;
+                ELSE
+                    elements := COALESCE(present -> 'elements', '[]');
+                    -- The distinct values the statement gives, in its order, with the plain form it wrote.
+                    FOR item IN SELECT e FROM jsonb_array_elements(input) WITH ORDINALITY AS x(e, i) ORDER BY i LOOP
+                        tagged := \(schema).strata_sync_element(element_spec, optional, item);
+                        IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(wanted) AS w WHERE w -> 'value' = tagged) THEN
+                            wanted := wanted || jsonb_build_array(jsonb_build_object('value', tagged,
+                                'plain', CASE WHEN mixed THEN tagged ELSE item END));
+                        END IF;
+                    END LOOP;
+                    -- Values gone: removed with every tag the state holds for them.
+                    FOR slot, tags IN SELECT i - 1, e -> 'tags' FROM jsonb_array_elements(elements)
+                        WITH ORDINALITY AS x(e, i)
+                        WHERE jsonb_array_length(e -> 'tags') > 0 AND NOT EXISTS (
+                            SELECT 1 FROM jsonb_array_elements(wanted) AS w WHERE w -> 'value' = e -> 'value')
+                        ORDER BY i
+                    LOOP
+                        operations := operations || jsonb_build_array(jsonb_build_object('remove', jsonb_build_object(
+                            'value', elements -> slot -> 'value', 'observedTags', tags)));
+                        removed := removed || tags;
+                        elements := jsonb_set(elements, ARRAY[slot::text, 'tags'], '[]');
+                    END LOOP;
+                    -- Values new (or held by no live tag): added with fresh tags.
+                    FOR tagged IN SELECT w -> 'value' FROM jsonb_array_elements(wanted) WITH ORDINALITY AS x(w, i)
+                        ORDER BY i
+                    LOOP
+                        slot := NULL;
+                        SELECT i - 1 INTO slot FROM jsonb_array_elements(elements) WITH ORDINALITY AS x(e, i)
+                            WHERE e -> 'value' = tagged ORDER BY i LIMIT 1;
+                        CONTINUE WHEN slot IS NOT NULL AND jsonb_array_length(elements -> slot -> 'tags') > 0;
+                        n := n + 1;
+                        id := stamp || '#' || repeat('~', length(n::text) - 1) || n::text;
+                        operations := operations || jsonb_build_array(jsonb_build_object('add',
+                            jsonb_build_object('value', tagged, 'tag', id)));
+                        IF slot IS NULL THEN
+                            elements := elements || jsonb_build_array(jsonb_build_object('value', tagged,
+                                'tags', jsonb_build_array(id)));
+                        ELSE
+                            elements := jsonb_set(elements, ARRAY[slot::text, 'tags'],
+                                (elements -> slot -> 'tags') || to_jsonb(id));
+                        END IF;
+                    END LOOP;
+                    next_state := jsonb_build_object('elements', elements,
+                        'removedTags', COALESCE(present -> 'removedTags', '[]') || removed);
+                    IF cleared IS NOT NULL THEN next_state := next_state || jsonb_build_object('clearedAt', cleared); END IF;
+                    -- The column in the set's order (SetState.values): by each value's earliest live tag.
+                    SELECT COALESCE(jsonb_agg(w -> 'plain' ORDER BY (
+                        SELECT min(t COLLATE "C") FROM jsonb_array_elements(elements) AS e,
+                            jsonb_array_elements_text(e -> 'tags') AS t WHERE e -> 'value' = w -> 'value') COLLATE "C"), '[]')
+                        INTO contents FROM jsonb_array_elements(wanted) AS w;
+                END IF;
+                RETURN jsonb_build_object('operations', operations, 'state', next_state, 'contents', contents);
+            END
+            $fn$
+            """,
+        ]
+    }
+
+    /// The spec `strata_sync_collection` reads each captured collection column of `type` by, by column name:
+    /// its shape, its element's spec (as ``plainSpec(_:)`` gives it; `"any"` for mixed elements, which the column
+    /// holds tagged) and whether an element may be null. A collection of an embedded type that holds itself has
+    /// no spec and is not captured.
+    static func collectionSpecs(of type: SyncedType) -> [String: String] {
+        var specs: [String: String] = [:]
+        for column in type.columns {
+            let shape: String
+            switch column.shape {
+            case .value: continue
+            case .list: shape = "list"
+            case .set: shape = "set"
+            case .map: shape = "map"
+            }
+            guard let element = elementSpec(column) else { continue }
+            specs[column.name] =
+                "{\"shape\": \"\(shape)\", \"element\": \(element), \"optional\": \(column.property.isOptional)}"
+        }
+        return specs
+    }
+}
