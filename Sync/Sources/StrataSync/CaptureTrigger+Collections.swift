@@ -3,16 +3,20 @@
 /// new contents into the collection operations a client would send for the same edit, stamped with the statement's
 /// time, and updates the collection's merge state in `_strata_state` as merging those operations would.
 ///
-/// - A list is replaced: a `clear` at the statement's time, then an insert of every element in order, each after
-///   the one before, with fresh ids (the statement's time, `#` and the element's number, which sort as text in
-///   order, as a client's ids do) — what `removeAll(); append(contentsOf:)` on a client sends.
+/// - A list is diffed against the elements its merge state shows: those the old and new contents share at the
+///   start and at the end stay, those between are removed (tombstones, by id), and the new ones between are
+///   inserted in their place, each after the one before, with fresh ids (the statement's time, `#` and a number,
+///   which sort as text in order, as a client's ids do). So an append is one insert and a client's concurrent
+///   insert keeps its place, as with a client's edit. An `INSERT`'s list is a `clear` and inserts, as a client's
+///   create is.
 /// - A map is written per key: a key new or holding another value is set, a key gone is removed (a nil value at
 ///   the statement's time); an `INSERT` starts with a `clear`, as a client's create does.
 /// - A set adds each value it did not hold with a fresh tag and removes each value gone with the tags the state
 ///   holds for it (those are the adds PostgreSQL has seen: an add a client makes concurrently still wins).
 extension CaptureTrigger {
-    /// The statements that create (or replace) the namespace's two collection functions: `strata_sync_element`
-    /// (one element in the tagged form) and `strata_sync_collection` (a column's operations and merge state).
+    /// The statements that create (or replace) the namespace's three collection functions: `strata_sync_element`
+    /// (one element in the tagged form), `strata_sync_list_order` (a list's shown elements) and
+    /// `strata_sync_collection` (a column's operations and merge state).
     static func collectionFunctionStatements(schema: String) -> [String] {
         [
             // One element of a collection column in the tagged form: plain JSON by the element's spec (as an
@@ -47,6 +51,56 @@ extension CaptureTrigger {
             END
             $fn$
             """,
+            // The shown elements of a list's merge state in list order, as [{"id": …, "value": …}]: ListState.walk
+            // (a depth-first walk of the "inserted after" tree, the later of two siblings first; an element that
+            // follows an id the list does not know follows the start), without the removed elements and those
+            // inserted before the latest clear. Iterative, with a stack: a list typed one element after the other
+            // is a chain as deep as the list is long.
+            """
+            CREATE OR REPLACE FUNCTION \(schema).strata_sync_list_order(state jsonb) RETURNS jsonb
+            LANGUAGE plpgsql IMMUTABLE AS $fn$
+            DECLARE
+                cleared text := state ->> 'clearedAt';
+                by_id jsonb;
+                children jsonb;
+                stack text[];
+                top integer;
+                id text;
+                child text;
+                element jsonb;
+                shown jsonb[] := '{}';
+                shown_count integer := 0;
+            BEGIN
+                SELECT COALESCE(jsonb_object_agg(e ->> 'id', e), '{}') INTO by_id
+                    FROM jsonb_array_elements(COALESCE(state -> 'elements', '[]')) AS e;
+                -- The ids that follow each id, in id order, by the id they follow ('' for the start).
+                SELECT COALESCE(jsonb_object_agg(g.parent, g.ids), '{}') INTO children FROM (
+                    SELECT CASE WHEN by_id ? (e ->> 'after') THEN e ->> 'after' ELSE '' END AS parent,
+                        jsonb_agg(e ->> 'id' ORDER BY (e ->> 'id') COLLATE "C") AS ids
+                    FROM jsonb_array_elements(COALESCE(state -> 'elements', '[]')) AS e GROUP BY 1) AS g;
+                stack := ARRAY(SELECT c FROM jsonb_array_elements_text(COALESCE(children -> '', '[]'))
+                    WITH ORDINALITY AS x(c, i) ORDER BY i);
+                top := cardinality(stack);
+                WHILE top > 0 LOOP
+                    id := stack[top];
+                    top := top - 1;
+                    element := by_id -> id;
+                    IF NOT COALESCE((element ->> 'removed')::boolean, false)
+                        AND (cleared IS NULL OR id COLLATE "C" >= cleared COLLATE "C") THEN
+                        shown_count := shown_count + 1;
+                        shown[shown_count] := jsonb_build_object('id', id, 'value', element -> 'value');
+                    END IF;
+                    FOR child IN SELECT c FROM jsonb_array_elements_text(COALESCE(children -> id, '[]'))
+                        WITH ORDINALITY AS x(c, i) ORDER BY i
+                    LOOP
+                        top := top + 1;
+                        stack[top] := child;
+                    END LOOP;
+                END LOOP;
+                RETURN to_jsonb(shown);
+            END
+            $fn$
+            """,
             // The operations that turn a collection's merge state `present` (NULL: none yet) into the contents
             // `input` (SQL NULL or JSON null: empty), stamped `stamp`, by the rules above; returns
             // {"operations": […], "state": the merge state after them, "contents": the column's new value}. The
@@ -77,6 +131,12 @@ extension CaptureTrigger {
                 id text;
                 slot integer;
                 n integer := 0;
+                shown jsonb;
+                positions jsonb;
+                shown_count integer;
+                wanted_count integer;
+                prefix integer := 0;
+                suffix integer := 0;
             BEGIN
                 IF input IS NULL OR jsonb_typeof(input) = 'null' THEN
                     input := CASE WHEN expected = 'object' THEN '{}'::jsonb ELSE '[]'::jsonb END;
@@ -85,22 +145,54 @@ extension CaptureTrigger {
                         USING ERRCODE = '22023';
                 END IF;
                 IF shape = 'list' THEN
-                    operations := jsonb_build_array(jsonb_build_object('clear', jsonb_build_object('at', stamp)));
-                    elements := '[]';
+                    elements := COALESCE(present -> 'elements', '[]');
                     contents := '[]';
                     FOR item IN SELECT e FROM jsonb_array_elements(input) WITH ORDINALITY AS x(e, i) ORDER BY i LOOP
-                        n := n + 1;
                         tagged := \(schema).strata_sync_element(element_spec, optional, item);
+                        wanted := wanted || jsonb_build_array(tagged);
+                        contents := contents || jsonb_build_array(CASE WHEN mixed THEN tagged ELSE item END);
+                    END LOOP;
+                    IF creating THEN
+                        -- A create's list: a clear, then every element (what a client's create sends).
+                        operations := jsonb_build_array(jsonb_build_object('clear', jsonb_build_object('at', stamp)));
+                        cleared := stamp;
+                        shown := '[]';
+                    ELSE
+                        shown := \(schema).strata_sync_list_order(present);
+                    END IF;
+                    shown_count := jsonb_array_length(shown);
+                    wanted_count := jsonb_array_length(wanted);
+                    -- The elements the old and new contents share at the start and at the end stay; those between
+                    -- are removed (tombstones) and the new ones inserted in their place, after the last shared one.
+                    WHILE prefix < least(shown_count, wanted_count) AND shown -> prefix -> 'value' = wanted -> prefix LOOP
+                        prefix := prefix + 1;
+                    END LOOP;
+                    WHILE suffix < least(shown_count, wanted_count) - prefix
+                        AND shown -> (shown_count - 1 - suffix) -> 'value' = wanted -> (wanted_count - 1 - suffix) LOOP
+                        suffix := suffix + 1;
+                    END LOOP;
+                    IF shown_count - suffix > prefix THEN
+                        SELECT jsonb_object_agg(e ->> 'id', i - 1) INTO positions
+                            FROM jsonb_array_elements(elements) WITH ORDINALITY AS x(e, i);
+                        FOR slot IN prefix .. shown_count - suffix - 1 LOOP
+                            id := shown -> slot ->> 'id';
+                            operations := operations || jsonb_build_array(jsonb_build_object('remove',
+                                jsonb_build_object('id', id)));
+                            elements := jsonb_set(elements, ARRAY[positions ->> id, 'removed'], 'true');
+                        END LOOP;
+                    END IF;
+                    previous := CASE WHEN prefix > 0 THEN shown -> (prefix - 1) ->> 'id' END;
+                    FOR slot IN prefix .. wanted_count - suffix - 1 LOOP
+                        n := n + 1;
                         id := stamp || '#' || repeat('~', length(n::text) - 1) || n::text;
-                        entry := jsonb_build_object('id', id, 'value', tagged);
+                        entry := jsonb_build_object('id', id, 'value', wanted -> slot);
                         IF previous IS NOT NULL THEN entry := entry || jsonb_build_object('after', previous); END IF;
                         operations := operations || jsonb_build_array(jsonb_build_object('insert', entry));
                         elements := elements || jsonb_build_array(entry || '{"removed": false}'::jsonb);
-                        contents := contents || jsonb_build_array(CASE WHEN mixed THEN tagged ELSE item END);
                         previous := id;
                     END LOOP;
-                    next_state := jsonb_build_object('elements', COALESCE(present -> 'elements', '[]') || elements,
-                        'clearedAt', stamp);
+                    next_state := jsonb_build_object('elements', elements);
+                    IF cleared IS NOT NULL THEN next_state := next_state || jsonb_build_object('clearedAt', cleared); END IF;
                 ELSIF shape = 'map' THEN
                     next_state := jsonb_build_object('entries', COALESCE(present -> 'entries', '{}'));
                     IF creating THEN

@@ -75,7 +75,8 @@ import Testing
                 Issue.record("tags are written as list operations: \(change)")
                 return
             }
-            #expect(tagOperations.first == .clear(at: at) && tagOperations.count == 4)
+            // Nothing shared at the start or the end: the three old elements removed, the three new ones inserted.
+            #expect(tagOperations.count == 6 && !tagOperations.contains(.clear(at: at)))
             guard case .set(let colorOperations)? = change.properties["colors"] else {
                 Issue.record("colors are written as set operations: \(change)")
                 return
@@ -147,10 +148,11 @@ import Testing
         }
     }
 
-    /// B appends offline with a clock later than the SQL write, C with an earlier one: the SQL write is a clear
-    /// and inserts at its time, so B's element stays (after the SQL contents, where its predecessor was) and C's
-    /// goes, on every replica and in PostgreSQL.
-    @Test func aSQLListWriteKeepsOnlyTheConcurrentInsertsStampedAfterIt() async throws {
+    /// B and C append offline, B with a clock later than a SQL write that replaces the list, C with an earlier
+    /// one: both inserts stay, after the SQL contents (they follow an element the SQL write removed), the later
+    /// first — the rule of concurrent list edits. Later SQL writes that insert or remove one element are logged as
+    /// that one insert or removal.
+    @Test func aSQLListWriteMergesWithConcurrentInsertsAsAClientEditWould() async throws {
         try await withCollectionReplicas(3, classes: Self.bagClasses) { replicas, database in
             setClocksBehindPostgreSQL(replicas)
             let (a, b, c) = (replicas[0], replicas[1], replicas[2])
@@ -164,8 +166,31 @@ import Testing
             _ = try await database.rows(#"UPDATE "ClientBag" SET tricks = '["x", "y"]' WHERE id = 1"#)
             for replica in [c, b, a, c, b] { try await replica.sync.syncOnce() }
 
-            #expect(try await database.rows(#"SELECT tricks::text FROM "ClientBag""#) == [[#"["x", "y", "beg"]"#]])
-            for replica in replicas { #expect(try replica.bagTricks(1) == ["x", "y", "beg"], "replica \(replica.id)") }
+            let merged = ["x", "y", "beg", "old"]
+            #expect(
+                try await database.rows(#"SELECT tricks::text FROM "ClientBag""#) == [[#"["x", "y", "beg", "old"]"#]])
+            for replica in replicas { #expect(try replica.bagTricks(1) == merged, "replica \(replica.id)") }
+
+            // One element inserted in the middle, then one removed: one operation each.
+            let last = try await lastSequence(database)
+            _ = try await database.rows(#"UPDATE "ClientBag" SET tricks = '["x", "mid", "y", "beg", "old"]'"#)
+            _ = try await database.rows(#"UPDATE "ClientBag" SET tricks = '["x", "mid", "y", "old"]'"#)
+            let entries = try await database.merge(Self.bagClasses).pull(scope: "main", after: last)
+            let operations = entries.compactMap { entry -> [ListOperation]? in
+                guard case .list(let operations)? = entry.changes.first?.properties["tricks"] else { return nil }
+                return operations
+            }
+            guard operations.count == 2, operations[0].count == 1, operations[1].count == 1,
+                case .insert(_, let after?, .string("mid")) = operations[0][0], case .remove = operations[1][0]
+            else {
+                Issue.record("one insert, then one removal: \(entries)")
+                return
+            }
+            #expect(after.replica.hasPrefix("server#"))  // after x, which the first SQL write inserted
+            for replica in replicas {
+                try await replica.sync.syncOnce()
+                #expect(try replica.bagTricks(1) == ["x", "mid", "y", "old"], "replica \(replica.id)")
+            }
         }
     }
 
