@@ -273,14 +273,26 @@ public actor SyncClient {
         return groups
     }
 
-    /// How long ``run()`` goes at most without a whole round when no wake-up comes.
-    static let fallbackDownloadInterval: Duration = .seconds(10)
+    /// The default of ``fallbackDownloadInterval``: 10 seconds.
+    public static let defaultFallbackDownloadInterval: Duration = .seconds(10)
+
+    /// How long ``run()`` goes at most without a whole round (a download) when no wake-up comes: the longest a
+    /// lost wake-up delays a change. ``defaultFallbackDownloadInterval`` unless
+    /// ``setFallbackDownloadInterval(_:)`` changed it; ``run()`` reads it when it starts, and checks it at each
+    /// upload tick (every ``uploadInterval``), so a shorter interval than that acts as ``uploadInterval``.
+    public private(set) var fallbackDownloadInterval: Duration = SyncClient.defaultFallbackDownloadInterval
+
+    /// Sets ``fallbackDownloadInterval``, for the next ``run()``. A shorter interval bounds the delay of a lost
+    /// wake-up more tightly, at the cost of a pull every interval on an idle client.
+    public func setFallbackDownloadInterval(_ interval: Duration) {
+        fallbackDownloadInterval = interval
+    }
 
     /// Syncs until the task is cancelled: a whole round (``syncOnce()``) at start and whenever the server wakes the
     /// client (``SyncServer/wakeUps(scope:)``: PostgreSQL's NOTIFY of the scope's channel, or the gateway's long
     /// poll, after a commit), and an upload of local writes every ``uploadInterval`` (so an idle client sends
-    /// the server nothing but its wake-up wait), and a whole round at least every 10 seconds in case a wake-up
-    /// was lost. Errors of a round (the server unreachable, say) are logged and the round runs again at the next
+    /// the server nothing but its wake-up wait), and a whole round at least every ``fallbackDownloadInterval`` (10
+    /// seconds by default) in case a wake-up was lost. Errors of a round (the server unreachable, say) are logged and the round runs again at the next
     /// tick; nothing is lost meanwhile.
     public func run() async {
         let (ticks, tick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -289,6 +301,7 @@ public actor SyncClient {
         let server = server
         let scope = scope
         let interval = uploadInterval
+        let fallbackInterval = fallbackDownloadInterval
         let logger = logger
         await withTaskGroup(of: Void.self) { group in
             group.addTask {
@@ -300,12 +313,12 @@ public actor SyncClient {
             group.addTask {
                 // A wake-up can be lost (a NOTIFY sent while the listening connection was being replaced, a long
                 // poll's answer lost with its connection); the log is read by sequence, so a round every
-                // `fallbackDownloadInterval` bounds the delay that costs without polling the server each tick.
+                // `fallbackDownloadInterval` bounds the delay that costs without pulling from the server each tick.
                 let clock = ContinuousClock()
                 var lastRound = clock.now
                 while !Task.isCancelled {
                     try? await Task.sleep(for: interval)
-                    if clock.now - lastRound >= Self.fallbackDownloadInterval {
+                    if clock.now - lastRound >= fallbackInterval {
                         lastRound = clock.now
                         downloadDue.set(true)
                     }

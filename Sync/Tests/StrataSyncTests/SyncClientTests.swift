@@ -110,6 +110,58 @@ import Testing
         }
     }
 
+    /// A's wake-ups are all lost (``WakeUpsLostServer``): after `run()`'s first round, which brings B's first
+    /// dog, only the fallback round (every 200 ms here) can bring B's second one, and it does.
+    @Test func aRunningClientWhoseWakeUpsAreLostDownloadsInTheFallbackRound() async throws {
+        try await TestDatabase.with { database in
+            let schema = try await database.migratedSchema(Self.classes)
+            let directory = try ReplicaDirectory()
+            let b = try ClientReplica("b", in: directory.url, database: database, schema: schema)
+            let configuration = Realm.Configuration(
+                fileURL: directory.url.appendingPathComponent("a.strata"), objectTypes: Self.classes)
+            let server = WakeUpsLostServer(
+                base: PostgresSyncServer(schema: schema, client: database.client, logger: database.logger))
+            let a = try SyncClient(
+                configuration: configuration, schema: schema, server: server, scope: "main", clientID: "a",
+                logger: database.logger)
+            defer { for configuration in [configuration, b.configuration] { configuration.stopSyncCapture() } }
+            #expect(await a.fallbackDownloadInterval == SyncClient.defaultFallbackDownloadInterval)
+            await a.setFallbackDownloadInterval(.milliseconds(200))
+
+            try b.write { realm in realm.create(ClientDog.self, value: ["id": 1, "name": "Rex"]) }
+            try await b.sync.syncOnce()
+            let running = Task { await a.run() }
+            defer { running.cancel() }
+            #expect(try await Self.dogNames(in: configuration, count: 1) == ["Rex"])  // the first round
+            try b.write { realm in realm.create(ClientDog.self, value: ["id": 2, "name": "Fido"]) }
+            try await b.sync.syncOnce()
+            #expect(try await Self.dogNames(in: configuration, count: 2) == ["Fido", "Rex"])  // a fallback round
+            withExtendedLifetime(directory) {}
+        }
+    }
+
+    /// The names of the dogs in the file of `configuration` once it holds `count` of them (observed through the
+    /// Realm's notifications; empty if that takes longer than two minutes, which only a broken build does).
+    private static func dogNames(in configuration: Realm.Configuration, count: Int) async throws -> [String] {
+        let waiting = Task {
+            let realm = try Realm(configuration: configuration)
+            for await change in realm.objects(ClientDog.self).changes {
+                switch change {
+                case .initial(let dogs) where dogs.count == count, .update(let dogs, _, _, _) where dogs.count == count:
+                    return dogs.map(\.name).sorted()
+                default: continue
+                }
+            }
+            return []
+        }
+        let watchdog = Task {
+            try? await Task.sleep(for: .seconds(120))
+            waiting.cancel()
+        }
+        defer { watchdog.cancel() }
+        return try await waiting.value
+    }
+
     @Test func aDeleteOnOneReplicaWinsOverAnEditOnAnother() async throws {
         try await withReplicas(2) { replicas, _ in
             let (a, b) = (replicas[0], replicas[1])
