@@ -114,29 +114,32 @@ extension CaptureTrigger {
                 optional boolean := COALESCE((spec ->> 'optional')::boolean, false);
                 mixed boolean := spec -> 'element' = '"any"'::jsonb;
                 expected text := CASE WHEN spec ->> 'shape' = 'map' THEN 'object' ELSE 'array' END;
+                cleared text := present ->> 'clearedAt';
                 operations jsonb := '[]';
                 elements jsonb;
                 next_state jsonb;
                 contents jsonb;
                 visible jsonb;
-                wanted jsonb := '[]';
-                removed jsonb := '[]';
-                item jsonb;
                 tagged jsonb;
-                tags jsonb;
-                entry jsonb;
-                entry_key text;
-                cleared text := present ->> 'clearedAt';
-                previous text;
-                id text;
-                slot integer;
-                n integer := 0;
+                removals jsonb;
+                removed_tags jsonb;
+                additions jsonb;
+                written_entries jsonb;
+                distinct_values jsonb;
+                -- Lists: the shown elements (strata_sync_list_order), the new ones tagged, and what is inserted.
                 shown jsonb;
-                positions jsonb;
+                wanted jsonb[];
+                inserts jsonb[] := '{}';
+                inserted jsonb[] := '{}';
+                removed_ids jsonb;
                 shown_count integer;
                 wanted_count integer;
                 prefix integer := 0;
                 suffix integer := 0;
+                previous text;
+                id text;
+                entry jsonb;
+                n integer := 0;
             BEGIN
                 IF input IS NULL OR jsonb_typeof(input) = 'null' THEN
                     input := CASE WHEN expected = 'object' THEN '{}'::jsonb ELSE '[]'::jsonb END;
@@ -144,14 +147,13 @@ extension CaptureTrigger {
                     RAISE EXCEPTION 'strata: a % column holds a JSON %, not %', shape, expected, input
                         USING ERRCODE = '22023';
                 END IF;
+                -- Statements are set-based or append to arrays in place: a write of n elements costs O(n log n),
+                -- not O(n²).
                 IF shape = 'list' THEN
                     elements := COALESCE(present -> 'elements', '[]');
-                    contents := '[]';
-                    FOR item IN SELECT e FROM jsonb_array_elements(input) WITH ORDINALITY AS x(e, i) ORDER BY i LOOP
-                        tagged := \(schema).strata_sync_element(element_spec, optional, item);
-                        wanted := wanted || jsonb_build_array(tagged);
-                        contents := contents || jsonb_build_array(CASE WHEN mixed THEN tagged ELSE item END);
-                    END LOOP;
+                    SELECT COALESCE(array_agg(\(schema).strata_sync_element(element_spec, optional, e) ORDER BY i), '{}')
+                        INTO wanted FROM jsonb_array_elements(input) WITH ORDINALITY AS x(e, i);
+                    contents := CASE WHEN mixed THEN to_jsonb(wanted) ELSE input END;
                     IF creating THEN
                         -- A create's list: a clear, then every element (what a client's create sends).
                         operations := jsonb_build_array(jsonb_build_object('clear', jsonb_build_object('at', stamp)));
@@ -161,39 +163,46 @@ extension CaptureTrigger {
                         shown := \(schema).strata_sync_list_order(present);
                     END IF;
                     shown_count := jsonb_array_length(shown);
-                    wanted_count := jsonb_array_length(wanted);
+                    wanted_count := cardinality(wanted);
                     -- The elements the old and new contents share at the start and at the end stay; those between
                     -- are removed (tombstones) and the new ones inserted in their place, after the last shared one.
-                    WHILE prefix < least(shown_count, wanted_count) AND shown -> prefix -> 'value' = wanted -> prefix LOOP
+                    WHILE prefix < least(shown_count, wanted_count)
+                        AND shown -> prefix -> 'value' = wanted[prefix + 1] LOOP
                         prefix := prefix + 1;
                     END LOOP;
                     WHILE suffix < least(shown_count, wanted_count) - prefix
-                        AND shown -> (shown_count - 1 - suffix) -> 'value' = wanted -> (wanted_count - 1 - suffix) LOOP
+                        AND shown -> (shown_count - 1 - suffix) -> 'value' = wanted[wanted_count - suffix] LOOP
                         suffix := suffix + 1;
                     END LOOP;
-                    IF shown_count - suffix > prefix THEN
-                        SELECT jsonb_object_agg(e ->> 'id', i - 1) INTO positions
+                    SELECT COALESCE(jsonb_object_agg(x.s ->> 'id', true), '{}'),
+                        COALESCE(jsonb_agg(jsonb_build_object('remove', jsonb_build_object('id', x.s -> 'id'))
+                            ORDER BY x.i), '[]')
+                        INTO removed_ids, removals
+                        FROM jsonb_array_elements(shown) WITH ORDINALITY AS x(s, i)
+                        WHERE x.i > prefix AND x.i <= shown_count - suffix;
+                    operations := operations || removals;
+                    IF removed_ids <> '{}' THEN
+                        SELECT jsonb_agg(CASE WHEN removed_ids ? (x.e ->> 'id') THEN jsonb_set(x.e, '{removed}', 'true')
+                            ELSE x.e END ORDER BY x.i) INTO elements
                             FROM jsonb_array_elements(elements) WITH ORDINALITY AS x(e, i);
-                        FOR slot IN prefix .. shown_count - suffix - 1 LOOP
-                            id := shown -> slot ->> 'id';
-                            operations := operations || jsonb_build_array(jsonb_build_object('remove',
-                                jsonb_build_object('id', id)));
-                            elements := jsonb_set(elements, ARRAY[positions ->> id, 'removed'], 'true');
-                        END LOOP;
                     END IF;
                     previous := CASE WHEN prefix > 0 THEN shown -> (prefix - 1) ->> 'id' END;
-                    FOR slot IN prefix .. wanted_count - suffix - 1 LOOP
+                    FOR slot IN prefix + 1 .. wanted_count - suffix LOOP
                         n := n + 1;
                         id := stamp || '#' || repeat('~', length(n::text) - 1) || n::text;
-                        entry := jsonb_build_object('id', id, 'value', wanted -> slot);
+                        entry := jsonb_build_object('id', id, 'value', wanted[slot]);
                         IF previous IS NOT NULL THEN entry := entry || jsonb_build_object('after', previous); END IF;
-                        operations := operations || jsonb_build_array(jsonb_build_object('insert', entry));
-                        elements := elements || jsonb_build_array(entry || '{"removed": false}'::jsonb);
+                        inserts[n] := jsonb_build_object('insert', entry);
+                        inserted[n] := entry || '{"removed": false}'::jsonb;
                         previous := id;
                     END LOOP;
-                    next_state := jsonb_build_object('elements', elements);
+                    operations := operations || to_jsonb(inserts);
+                    next_state := jsonb_build_object('elements', elements || to_jsonb(inserted));
                     IF cleared IS NOT NULL THEN next_state := next_state || jsonb_build_object('clearedAt', cleared); END IF;
                 ELSIF shape = 'map' THEN
+                    SELECT COALESCE(jsonb_object_agg(x.key, \(schema).strata_sync_element(element_spec, optional, x.value)),
+                        '{}') INTO tagged FROM jsonb_each(input) AS x;
+                    contents := CASE WHEN mixed THEN tagged ELSE input END;
                     next_state := jsonb_build_object('entries', COALESCE(present -> 'entries', '{}'));
                     IF creating THEN
                         operations := jsonb_build_array(jsonb_build_object('clear', jsonb_build_object('at', stamp)));
@@ -206,73 +215,72 @@ extension CaptureTrigger {
                         FROM jsonb_each(COALESCE(present -> 'entries', '{}')) AS x
                         WHERE jsonb_typeof(x.value -> 'value') = 'object'
                             AND (cleared IS NULL OR (x.value ->> 'at') COLLATE "C" >= cleared COLLATE "C");
-                    contents := '{}';
-                    FOR entry_key, item IN SELECT key, value FROM jsonb_each(input) ORDER BY key COLLATE "C" LOOP
-                        tagged := \(schema).strata_sync_element(element_spec, optional, item);
-                        contents := contents || jsonb_build_object(entry_key, CASE WHEN mixed THEN tagged ELSE item END);
-                        IF (visible -> entry_key) IS DISTINCT FROM tagged THEN
-                            operations := operations || jsonb_build_array(jsonb_build_object('set',
-                                jsonb_build_object('key', entry_key, 'value', tagged, 'at', stamp)));
-                            next_state := jsonb_set(next_state, ARRAY['entries', entry_key],
-                                jsonb_build_object('value', tagged, 'at', stamp));
-                        END IF;
-                    END LOOP;
-                    FOR entry_key IN SELECT key FROM jsonb_each(visible) WHERE NOT input ? key ORDER BY key COLLATE "C"
-                    LOOP
-                        operations := operations || jsonb_build_array(jsonb_build_object('set',
-                            jsonb_build_object('key', entry_key, 'at', stamp)));
-                        next_state := jsonb_set(next_state, ARRAY['entries', entry_key], jsonb_build_object('at', stamp));
-                    END LOOP;
+                    -- Keys new or holding another value are set; keys gone are removed (no value), in key order.
+                    SELECT COALESCE(jsonb_agg(jsonb_build_object('set', jsonb_build_object('key', c.key, 'at', stamp)
+                            || CASE WHEN c.present THEN jsonb_build_object('value', c.value) ELSE '{}' END)
+                            ORDER BY c.present DESC, c.key COLLATE "C"), '[]'),
+                        COALESCE(jsonb_object_agg(c.key, jsonb_build_object('at', stamp)
+                            || CASE WHEN c.present THEN jsonb_build_object('value', c.value) ELSE '{}' END), '{}')
+                        INTO additions, written_entries FROM (
+                            SELECT x.key, x.value, true AS present FROM jsonb_each(tagged) AS x
+                            WHERE (visible -> x.key) IS DISTINCT FROM x.value
+                            UNION ALL
+                            SELECT x.key, NULL, false FROM jsonb_each(visible) AS x WHERE NOT tagged ? x.key) AS c;
+                    operations := operations || additions;
+                    next_state := jsonb_set(next_state, '{entries}', (next_state -> 'entries') || written_entries);
                 ELSE
                     elements := COALESCE(present -> 'elements', '[]');
-                    -- The distinct values the statement gives, in its order, with the plain form it wrote.
-                    FOR item IN SELECT e FROM jsonb_array_elements(input) WITH ORDINALITY AS x(e, i) ORDER BY i LOOP
-                        tagged := \(schema).strata_sync_element(element_spec, optional, item);
-                        IF NOT EXISTS (SELECT 1 FROM jsonb_array_elements(wanted) AS w WHERE w -> 'value' = tagged) THEN
-                            wanted := wanted || jsonb_build_array(jsonb_build_object('value', tagged,
-                                'plain', CASE WHEN mixed THEN tagged ELSE item END));
-                        END IF;
-                    END LOOP;
-                    -- Values gone: removed with every tag the state holds for them.
-                    FOR slot, tags IN SELECT i - 1, e -> 'tags' FROM jsonb_array_elements(elements)
-                        WITH ORDINALITY AS x(e, i)
-                        WHERE jsonb_array_length(e -> 'tags') > 0 AND NOT EXISTS (
-                            SELECT 1 FROM jsonb_array_elements(wanted) AS w WHERE w -> 'value' = e -> 'value')
-                        ORDER BY i
-                    LOOP
-                        operations := operations || jsonb_build_array(jsonb_build_object('remove', jsonb_build_object(
-                            'value', elements -> slot -> 'value', 'observedTags', tags)));
-                        removed := removed || tags;
-                        elements := jsonb_set(elements, ARRAY[slot::text, 'tags'], '[]');
-                    END LOOP;
-                    -- Values new (or held by no live tag): added with fresh tags.
-                    FOR tagged IN SELECT w -> 'value' FROM jsonb_array_elements(wanted) WITH ORDINALITY AS x(w, i)
-                        ORDER BY i
-                    LOOP
-                        slot := NULL;
-                        SELECT i - 1 INTO slot FROM jsonb_array_elements(elements) WITH ORDINALITY AS x(e, i)
-                            WHERE e -> 'value' = tagged ORDER BY i LIMIT 1;
-                        CONTINUE WHEN slot IS NOT NULL AND jsonb_array_length(elements -> slot -> 'tags') > 0;
-                        n := n + 1;
-                        id := stamp || '#' || repeat('~', length(n::text) - 1) || n::text;
-                        operations := operations || jsonb_build_array(jsonb_build_object('add',
-                            jsonb_build_object('value', tagged, 'tag', id)));
-                        IF slot IS NULL THEN
-                            elements := elements || jsonb_build_array(jsonb_build_object('value', tagged,
-                                'tags', jsonb_build_array(id)));
-                        ELSE
-                            elements := jsonb_set(elements, ARRAY[slot::text, 'tags'],
-                                (elements -> slot -> 'tags') || to_jsonb(id));
-                        END IF;
-                    END LOOP;
-                    next_state := jsonb_build_object('elements', elements,
-                        'removedTags', COALESCE(present -> 'removedTags', '[]') || removed);
+                    -- The distinct values the statement gives, in its order, with the plain form it wrote first.
+                    SELECT COALESCE(jsonb_agg(jsonb_build_object('v', d.v, 'p', d.p, 'i', d.i) ORDER BY d.i), '[]')
+                        INTO distinct_values FROM (
+                            SELECT DISTINCT ON (t.v) t.v, t.p, t.i FROM (
+                                SELECT \(schema).strata_sync_element(element_spec, optional, x.e) AS v, x.e AS p, x.i
+                                FROM jsonb_array_elements(input) WITH ORDINALITY AS x(e, i)) AS t
+                            ORDER BY t.v, t.i) AS d;
+                    -- Values gone (a live tag, not wanted): removed with every tag the state holds for them.
+                    SELECT COALESCE(jsonb_agg(jsonb_build_object('remove', jsonb_build_object('value', x.e -> 'value',
+                            'observedTags', x.e -> 'tags')) ORDER BY x.i), '[]'),
+                        COALESCE(jsonb_agg(x.e -> 'tags' ORDER BY x.i), '[]')
+                        INTO removals, removed_tags FROM jsonb_array_elements(elements) WITH ORDINALITY AS x(e, i)
+                        WHERE jsonb_array_length(x.e -> 'tags') > 0
+                            AND (x.e -> 'value') NOT IN (SELECT w -> 'v' FROM jsonb_array_elements(distinct_values) AS w);
+                    -- Values new (no live tag): added with fresh tags, numbered in the statement's order.
+                    SELECT COALESCE(jsonb_agg(jsonb_build_object('value', a.v, 'tag',
+                            stamp || '#' || repeat('~', length(a.k::text) - 1) || a.k::text) ORDER BY a.k), '[]')
+                        INTO additions FROM (
+                            SELECT w -> 'v' AS v, row_number() OVER (ORDER BY (w ->> 'i')::bigint) AS k
+                            FROM jsonb_array_elements(distinct_values) AS w
+                            WHERE (w -> 'v') NOT IN (SELECT x.e -> 'value' FROM jsonb_array_elements(elements) AS x(e)
+                                WHERE jsonb_array_length(x.e -> 'tags') > 0)) AS a;
+                    operations := removals || COALESCE((SELECT jsonb_agg(jsonb_build_object('add', a) ORDER BY k)
+                        FROM jsonb_array_elements(additions) WITH ORDINALITY AS y(a, k)), '[]');
+                    -- The elements after them (SetState.apply): a removed value keeps its element with no tags, an
+                    -- added one gets its tag (its element appended when the state has none).
+                    SELECT COALESCE(jsonb_agg(c.e ORDER BY c.o, c.i), '[]') INTO elements FROM (
+                        SELECT 0 AS o, x.i, CASE
+                            WHEN a.a IS NOT NULL THEN jsonb_set(x.e, '{tags}', (x.e -> 'tags') || (a.a -> 'tag'))
+                            WHEN jsonb_array_length(x.e -> 'tags') > 0
+                                AND (x.e -> 'value') NOT IN (SELECT w -> 'v' FROM jsonb_array_elements(distinct_values) AS w)
+                                THEN jsonb_set(x.e, '{tags}', '[]')
+                            ELSE x.e END AS e
+                        FROM jsonb_array_elements(elements) WITH ORDINALITY AS x(e, i)
+                        LEFT JOIN jsonb_array_elements(additions) AS a(a) ON a.a -> 'value' = x.e -> 'value'
+                        UNION ALL
+                        SELECT 1, k, jsonb_build_object('value', a.a -> 'value', 'tags', jsonb_build_array(a.a -> 'tag'))
+                        FROM jsonb_array_elements(additions) WITH ORDINALITY AS a(a, k)
+                        WHERE (a.a -> 'value') NOT IN (SELECT x.e -> 'value' FROM jsonb_array_elements(elements) AS x(e))
+                    ) AS c;
+                    next_state := jsonb_build_object('elements', elements, 'removedTags',
+                        COALESCE(present -> 'removedTags', '[]') || COALESCE((SELECT jsonb_agg(t ORDER BY y.i, z.k)
+                            FROM jsonb_array_elements(removed_tags) WITH ORDINALITY AS y(ts, i),
+                            jsonb_array_elements(y.ts) WITH ORDINALITY AS z(t, k)), '[]'));
                     IF cleared IS NOT NULL THEN next_state := next_state || jsonb_build_object('clearedAt', cleared); END IF;
                     -- The column in the set's order (SetState.values): by each value's earliest live tag.
-                    SELECT COALESCE(jsonb_agg(w -> 'plain' ORDER BY (
-                        SELECT min(t COLLATE "C") FROM jsonb_array_elements(elements) AS e,
-                            jsonb_array_elements_text(e -> 'tags') AS t WHERE e -> 'value' = w -> 'value') COLLATE "C"), '[]')
-                        INTO contents FROM jsonb_array_elements(wanted) AS w;
+                    SELECT COALESCE(jsonb_agg(CASE WHEN mixed THEN w -> 'v' ELSE w -> 'p' END ORDER BY m.first COLLATE "C"),
+                        '[]') INTO contents FROM jsonb_array_elements(distinct_values) AS w JOIN (
+                            SELECT x.e -> 'value' AS v, min(t COLLATE "C") AS first
+                            FROM jsonb_array_elements(elements) AS x(e), jsonb_array_elements_text(x.e -> 'tags') AS t
+                            GROUP BY 1) AS m ON m.v = w -> 'v';
                 END IF;
                 RETURN jsonb_build_object('operations', operations, 'state', next_state, 'contents', contents);
             END
