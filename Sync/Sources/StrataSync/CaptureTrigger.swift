@@ -161,22 +161,30 @@ enum CaptureTrigger {
                 IF TG_OP = 'INSERT' THEN state := '{}'; scope := NEW._strata_scope;
                 ELSE state := COALESCE(OLD._strata_state, '{}'); scope := OLD._strata_scope; END IF;
 
-                -- The next hybrid timestamp of the replica "server": past every clock of the row, its collections'
-                -- element ids, entry times, tags and clears included (a list's clear must cover every element).
+                -- The next hybrid timestamp of the replica "server": past every clock of the row — and, when the
+                -- statement writes a collection or re-creates the row, past its collections' element ids, entry
+                -- times, tags and clears too (an insert must land after the element it follows, a map key's write
+                -- must win, a re-create must come after every add it keeps), which a write of single values does
+                -- not need and would pay for with a read of the whole merge state.
                 SELECT max(v COLLATE "C") INTO latest FROM (
                     SELECT value AS v FROM jsonb_each_text(COALESCE(state -> 'clocks', '{}'))
-                    UNION ALL SELECT state ->> 'created' UNION ALL SELECT state ->> 'deleted'
-                    UNION ALL SELECT g.value ->> 'clearedAt' FROM jsonb_each(COALESCE(state -> 'lists', '{}')
-                        || COALESCE(state -> 'maps', '{}') || COALESCE(state -> 'sets', '{}')) AS g
-                    UNION ALL SELECT e ->> 'id' FROM jsonb_each(COALESCE(state -> 'lists', '{}')) AS g,
-                        jsonb_array_elements(COALESCE(g.value -> 'elements', '[]')) AS e
-                    UNION ALL SELECT x.value ->> 'at' FROM jsonb_each(COALESCE(state -> 'maps', '{}')) AS g,
-                        jsonb_each(COALESCE(g.value -> 'entries', '{}')) AS x
-                    UNION ALL SELECT t FROM jsonb_each(COALESCE(state -> 'sets', '{}')) AS g,
-                        jsonb_array_elements_text(COALESCE(g.value -> 'removedTags', '[]')) AS t
-                    UNION ALL SELECT t FROM jsonb_each(COALESCE(state -> 'sets', '{}')) AS g,
-                        jsonb_array_elements(COALESCE(g.value -> 'elements', '[]')) AS e,
-                        jsonb_array_elements_text(COALESCE(e -> 'tags', '[]')) AS t) AS c;
+                    UNION ALL SELECT state ->> 'created' UNION ALL SELECT state ->> 'deleted') AS c;
+                IF revived OR (TG_OP = 'UPDATE' AND EXISTS (SELECT 1 FROM jsonb_each(collections) AS k
+                    WHERE (new_row -> k.key) IS DISTINCT FROM (old_row -> k.key))) THEN
+                    SELECT max(v COLLATE "C") INTO latest FROM (
+                        SELECT latest AS v
+                        UNION ALL SELECT g.value ->> 'clearedAt' FROM jsonb_each(COALESCE(state -> 'lists', '{}')
+                            || COALESCE(state -> 'maps', '{}') || COALESCE(state -> 'sets', '{}')) AS g
+                        UNION ALL SELECT e ->> 'id' FROM jsonb_each(COALESCE(state -> 'lists', '{}')) AS g,
+                            jsonb_array_elements(COALESCE(g.value -> 'elements', '[]')) AS e
+                        UNION ALL SELECT x.value ->> 'at' FROM jsonb_each(COALESCE(state -> 'maps', '{}')) AS g,
+                            jsonb_each(COALESCE(g.value -> 'entries', '{}')) AS x
+                        UNION ALL SELECT t FROM jsonb_each(COALESCE(state -> 'sets', '{}')) AS g,
+                            jsonb_array_elements_text(COALESCE(g.value -> 'removedTags', '[]')) AS t
+                        UNION ALL SELECT t FROM jsonb_each(COALESCE(state -> 'sets', '{}')) AS g,
+                            jsonb_array_elements(COALESCE(g.value -> 'elements', '[]')) AS e,
+                            jsonb_array_elements_text(COALESCE(e -> 'tags', '[]')) AS t) AS c;
+                END IF;
                 IF latest IS NULL OR split_part(latest, '.', 1)::bigint < wall THEN
                     stamp := lpad(wall::text, 15, '0') || '.' || lpad('0', 10, '0') || '.server';
                 ELSE
