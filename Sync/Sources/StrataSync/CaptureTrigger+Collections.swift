@@ -4,16 +4,22 @@
 /// time, and updates the collection's merge state in `_strata_state` as merging those operations would.
 ///
 /// - A list is diffed against the elements its merge state shows: those the old and new contents share at the
-///   start and at the end stay, those between are removed (tombstones, by id), and the new ones between are
-///   inserted in their place, each after the one before, with fresh ids (the statement's time, `#` and a number,
-///   which sort as text in order, as a client's ids do). So an append is one insert and a client's concurrent
-///   insert keeps its place, as with a client's edit. An `INSERT`'s list is a `clear` and inserts, as a client's
-///   create is.
+///   start and at the end stay, and between them a longest common subsequence (when the part between is at most
+///   ``maximumLCSCells`` old × new elements; otherwise all of it is replaced); the other old elements are removed
+///   (tombstones, by id) and the new ones inserted, each after the element kept or inserted before it, with
+///   fresh ids (the statement's time, `#` and a number, which sort as text in order, as a client's ids do). So an
+///   append is one insert and a client's concurrent insert keeps its place, as with a client's edit. An
+///   `INSERT`'s list is a `clear` and inserts, as a client's create is.
 /// - A map is written per key: a key new or holding another value is set, a key gone is removed (a nil value at
 ///   the statement's time); an `INSERT` starts with a `clear`, as a client's create does.
 /// - A set adds each value it did not hold with a fresh tag and removes each value gone with the tags the state
 ///   holds for it (those are the adds PostgreSQL has seen: an add a client makes concurrently still wins).
 extension CaptureTrigger {
+    /// The largest table (old elements × new ones, between the parts they share at the start and the end) for
+    /// which a plain-SQL list write is diffed by a longest common subsequence: 241,200 cells took 0.17 s (PostgreSQL
+    /// 15, load average 5); beyond it the part between is replaced, which costs no more than the elements.
+    static let maximumLCSCells = 250_000
+
     /// The statements that create (or replace) the namespace's three collection functions: `strata_sync_element`
     /// (one element in the tagged form), `strata_sync_list_order` (a list's shown elements) and
     /// `strata_sync_collection` (a column's operations and merge state).
@@ -129,8 +135,16 @@ extension CaptureTrigger {
                 -- Lists: the shown elements (strata_sync_list_order), the new ones tagged, and what is inserted.
                 shown jsonb;
                 wanted jsonb[];
-                inserts jsonb[] := '{}';
+                edits jsonb[] := '{}';
                 inserted jsonb[] := '{}';
+                removed text[] := '{}';
+                lcs integer[];
+                old_values jsonb[];
+                width integer;
+                mid_old integer;
+                mid_new integer;
+                old_at integer;
+                new_at integer;
                 removed_ids jsonb;
                 shown_count integer;
                 wanted_count integer;
@@ -174,29 +188,64 @@ extension CaptureTrigger {
                         AND shown -> (shown_count - 1 - suffix) -> 'value' = wanted[wanted_count - suffix] LOOP
                         suffix := suffix + 1;
                     END LOOP;
-                    SELECT COALESCE(jsonb_object_agg(x.s ->> 'id', true), '{}'),
-                        COALESCE(jsonb_agg(jsonb_build_object('remove', jsonb_build_object('id', x.s -> 'id'))
-                            ORDER BY x.i), '[]')
-                        INTO removed_ids, removals
-                        FROM jsonb_array_elements(shown) WITH ORDINALITY AS x(s, i)
-                        WHERE x.i > prefix AND x.i <= shown_count - suffix;
-                    operations := operations || removals;
-                    IF removed_ids <> '{}' THEN
+                    -- Between them, a longest common subsequence of the old and new elements stays too, when the
+                    -- two parts are small enough for its table (at most `maximumLCSCells` cells); otherwise every old
+                    -- element between them is removed and every new one inserted.
+                    mid_old := shown_count - suffix - prefix;
+                    mid_new := wanted_count - suffix - prefix;
+                    IF mid_old > 0 AND mid_new > 0 AND mid_old * mid_new <= \(maximumLCSCells) THEN
+                        SELECT array_agg(x.s -> 'value' ORDER BY x.i) INTO old_values
+                            FROM jsonb_array_elements(shown) WITH ORDINALITY AS x(s, i)
+                            WHERE x.i > prefix AND x.i <= shown_count - suffix;
+                        -- lcs[o * width + w + 1]: the length of a longest common subsequence of the old part from
+                        -- o and the new part from w.
+                        width := mid_new + 1;
+                        lcs := array_fill(0, ARRAY[(mid_old + 1) * width]);
+                        FOR o IN REVERSE mid_old - 1 .. 0 LOOP
+                            FOR w IN REVERSE mid_new - 1 .. 0 LOOP
+                                IF old_values[o + 1] = wanted[prefix + w + 1] THEN
+                                    lcs[o * width + w + 1] := lcs[(o + 1) * width + w + 2] + 1;
+                                ELSE
+                                    lcs[o * width + w + 1] := greatest(lcs[(o + 1) * width + w + 1], lcs[o * width + w + 2]);
+                                END IF;
+                            END LOOP;
+                        END LOOP;
+                    END IF;
+                    -- The edits in list order: an element both hold stays (and is what the next insert follows), a
+                    -- new one is inserted after the last element kept or inserted, an old one is removed.
+                    previous := CASE WHEN prefix > 0 THEN shown -> (prefix - 1) ->> 'id' END;
+                    old_at := 0;
+                    new_at := 0;
+                    WHILE old_at < mid_old OR new_at < mid_new LOOP
+                        IF old_at < mid_old AND new_at < mid_new
+                            AND shown -> (prefix + old_at) -> 'value' = wanted[prefix + new_at + 1] THEN
+                            previous := shown -> (prefix + old_at) ->> 'id';
+                            old_at := old_at + 1;
+                            new_at := new_at + 1;
+                        ELSIF new_at < mid_new AND (old_at = mid_old OR lcs IS NULL
+                            OR lcs[old_at * width + new_at + 2] >= lcs[(old_at + 1) * width + new_at + 1]) THEN
+                            n := n + 1;
+                            id := stamp || '#' || repeat('~', length(n::text) - 1) || n::text;
+                            entry := jsonb_build_object('id', id, 'value', wanted[prefix + new_at + 1]);
+                            IF previous IS NOT NULL THEN entry := entry || jsonb_build_object('after', previous); END IF;
+                            edits[cardinality(edits) + 1] := jsonb_build_object('insert', entry);
+                            inserted[n] := entry || '{"removed": false}'::jsonb;
+                            previous := id;
+                            new_at := new_at + 1;
+                        ELSE
+                            removed[cardinality(removed) + 1] := shown -> (prefix + old_at) ->> 'id';
+                            edits[cardinality(edits) + 1] := jsonb_build_object('remove',
+                                jsonb_build_object('id', shown -> (prefix + old_at) -> 'id'));
+                            old_at := old_at + 1;
+                        END IF;
+                    END LOOP;
+                    operations := operations || to_jsonb(edits);
+                    IF cardinality(removed) > 0 THEN
+                        SELECT jsonb_object_agg(r, true) INTO removed_ids FROM unnest(removed) AS r;
                         SELECT jsonb_agg(CASE WHEN removed_ids ? (x.e ->> 'id') THEN jsonb_set(x.e, '{removed}', 'true')
                             ELSE x.e END ORDER BY x.i) INTO elements
                             FROM jsonb_array_elements(elements) WITH ORDINALITY AS x(e, i);
                     END IF;
-                    previous := CASE WHEN prefix > 0 THEN shown -> (prefix - 1) ->> 'id' END;
-                    FOR slot IN prefix + 1 .. wanted_count - suffix LOOP
-                        n := n + 1;
-                        id := stamp || '#' || repeat('~', length(n::text) - 1) || n::text;
-                        entry := jsonb_build_object('id', id, 'value', wanted[slot]);
-                        IF previous IS NOT NULL THEN entry := entry || jsonb_build_object('after', previous); END IF;
-                        inserts[n] := jsonb_build_object('insert', entry);
-                        inserted[n] := entry || '{"removed": false}'::jsonb;
-                        previous := id;
-                    END LOOP;
-                    operations := operations || to_jsonb(inserts);
                     next_state := jsonb_build_object('elements', elements || to_jsonb(inserted));
                     IF cleared IS NOT NULL THEN next_state := next_state || jsonb_build_object('clearedAt', cleared); END IF;
                 ELSIF shape = 'map' THEN
