@@ -208,6 +208,38 @@ struct AnyRealmValueTests {
         #expect(holder.bag.count == 3)
     }
 
+    /// A managed set of mixed values finds and removes its elements by value (it keys them by their mixed
+    /// encoding, so a look-up must too): primitives, `.none` and links, live and frozen.
+    @Test func mixedSetContainsAndRemovesByValue() throws {
+        let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: "mixed-set-\(UUID())"))
+        let target = MixedTarget(value: ["name": "t"])
+        try realm.write {
+            let holder = MixedHolder(value: ["id": 1])
+            holder.bag.insert(objectsIn: [.int(1), .bool(true), .string("a"), .none, .object(target)])
+            realm.add(holder)
+        }
+        let holder = try #require(realm.object(ofType: MixedHolder.self, forPrimaryKey: 1))
+        let stored = try #require(realm.object(ofType: MixedTarget.self, forPrimaryKey: "t"))
+        let frozen = holder.freeze()
+        let frozenTarget = try #require(frozen.realm?.object(ofType: MixedTarget.self, forPrimaryKey: "t"))
+        for value: AnyRealmValue in [.int(1), .bool(true), .string("a"), .none, .object(stored)] {
+            #expect(holder.bag.contains(value), "\(value)")
+        }
+        for value: AnyRealmValue in [.int(1), .bool(true), .string("a"), .none, .object(frozenTarget)] {
+            #expect(frozen.bag.contains(value), "frozen \(value)")
+        }
+        for value: AnyRealmValue in [.int(2), .bool(false), .double(1), .string("b"), .object(MixedTarget())] {
+            #expect(!holder.bag.contains(value), "\(value)")
+        }
+        try realm.write {
+            holder.bag.remove(.int(1))
+            holder.bag.remove(.object(stored))
+            holder.bag.remove(.int(7))
+        }
+        #expect(holder.bag.count == 3 && !holder.bag.contains(.int(1)) && !holder.bag.contains(.object(stored)))
+        #expect(holder.bag.contains(.bool(true)))
+    }
+
     /// Deleting an object that mixed values link to makes those values `.none`: in a column, in list and map
     /// elements, in nested collections; set elements are removed.
     @Test func deletingALinkedObjectClearsEveryMixedLink() throws {

@@ -23,6 +23,12 @@ extension Realm {
     private func existingSetKey(_ value: _StoredValue, owner: ManagedObject, property: Int) throws(Realm.Error)
         -> [UInt8]?
     {
+        if tables.elementInfo(owner.binding, property).type == .any {
+            // A mixed set keys its elements by their mixed encoding (what `setEntry` stores), not by the value.
+            guard let row = mixedElementRow(value) else { return nil }
+            return try tables.setKey(
+                ofElementRow: row, binding: owner.binding, property: property, maxKeySize: store.maxKeySize)
+        }
         guard case .object(let target) = value else {
             return try tables.setKey(
                 value, binding: owner.binding, property: property, maxKeySize: store.maxKeySize)
@@ -30,6 +36,20 @@ extension Realm {
         guard let managed = target.managed, managed.realm === self else { return nil }
         return try tables.setKey(
             .int(managed.key), binding: owner.binding, property: property, maxKeySize: store.maxKeySize)
+    }
+
+    /// The element row a mixed set stores for `value`, built without inserting's side effects (a link's backlink
+    /// count, adding an unmanaged object): nil for a value no mixed set of this Realm can hold.
+    private func mixedElementRow(_ value: _StoredValue) -> [UInt8]? {
+        switch value {
+        case .null: return MixedCodec.elementRow(nil)
+        case .mixed(let bytes): return MixedCodec.elementRow(bytes)
+        case .object(let target):
+            guard let managed = target.managed, managed.realm === self else { return nil }
+            return MixedCodec.elementRow(MixedCodec.link(className: managed.binding.className, key: managed.key))
+        case .collection: return nil
+        default: return MixedCodec.primitive(value).map { MixedCodec.elementRow($0) }
+        }
     }
 
     func setContains(_ owner: ManagedObject, property: Int, _ value: _StoredValue) -> Bool {
