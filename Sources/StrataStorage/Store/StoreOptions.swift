@@ -45,6 +45,9 @@ public struct StoreOptions: Sendable, Equatable {
     /// an encrypted file keeps its pages' nonces and tags in. Settable here so that tests can lay out a plain
     /// file the way an encrypted one is laid out. Existing files keep their own.
     var reservedPageTail = 0
+    /// The cipher suite of a new encrypted file (existing files keep their own, recorded in their header). Settable
+    /// here so that tests can make files of the suite files had before AES-256-GCM.
+    var cipherSuite = CipherSuite.newFiles
 
     /// Options with the given values; the defaults suit most uses.
     public init(
