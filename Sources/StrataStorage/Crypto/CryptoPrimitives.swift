@@ -1,6 +1,7 @@
 #if canImport(CommonCrypto)
     import CommonCrypto
     import CryptoKit
+    import Foundation
 #endif
 
 /// The primitives encryption at rest is built from, taken from the platform: AES-256 in counter mode and in

@@ -34,8 +34,9 @@ public struct StoreOptions: Sendable, Equatable {
     /// released — so it must be quick (hand the event to a logger or a counter) and must not call back into the
     /// store. Not part of `==`: closures cannot be compared.
     public var events: (@Sendable (StoreEvent) -> Void)?
-    /// The 64-byte key of an encrypted file (the first 32 bytes for AES-256, the last 32 for HMAC-SHA-256, as the
-    /// Realm SDK's `encryptionKey`), or nil for a plain file. A key of another length fails the open with
+    /// The 64-byte key of an encrypted file, as the Realm SDK's `encryptionKey` (a new file is encrypted with
+    /// AES-256-GCM under a key derived from all 64 bytes; files made before that keep AES-256 under the first 32
+    /// bytes and HMAC-SHA-256 under the last 32), or nil for a plain file. A key of another length fails the open with
     /// ``StorageError/invalidArgument(_:)``; a key for a plain file, no key for an encrypted one and a wrong key
     /// each fail with their own error (``StorageError/notEncrypted(path:)``,
     /// ``StorageError/encryptionKeyRequired(path:)``, ``StorageError/wrongEncryptionKey(path:)``), and nothing is
