@@ -104,8 +104,9 @@ struct BlockCipherTests {
         return (authentic, plaintext)
     }
 
-    @Test func aSealedBlockOpensToItsPlaintext() throws {
-        let cipher = try BlockCipher(key: key)
+    @Test(arguments: CipherSuite.allCases)
+    func aSealedBlockOpensToItsPlaintext(suite: CipherSuite) throws {
+        let cipher = try BlockCipher(key: key, suite: suite)
         let (ciphertext, nonce, tag) = try sealed(cipher)
         #expect(ciphertext != page)
         let (authentic, plaintext) = try opened(cipher, ciphertext, nonce: nonce, tag: tag)
@@ -115,25 +116,50 @@ struct BlockCipherTests {
         #expect(again.nonce != nonce && again.ciphertext != ciphertext)
     }
 
-    @Test func damageAWrongKeyOrAnotherPlaceIsRefusedAndWritesNothing() throws {
-        let cipher = try BlockCipher(key: key)
+    @Test(arguments: CipherSuite.allCases)
+    func damageAWrongKeyOrAnotherPlaceIsRefusedAndWritesNothing(suite: CipherSuite) throws {
+        let cipher = try BlockCipher(key: key, suite: suite)
         let (ciphertext, nonce, tag) = try sealed(cipher)
         let untouched = [UInt8](repeating: 0xEE, count: page.count)
         var flipped = ciphertext
         flipped[1234] ^= 0x01
         var badTag = tag
-        badTag[31] ^= 0x80
+        badTag[31] ^= 0x80  // in GCM's suite, the zero half of the tag field
+        var badTagStart = tag
+        badTagStart[3] ^= 0x04
+        var otherAESHalf = key
+        otherAESHalf[3] ^= 0x01
         var otherNonce = nonce
         otherNonce[0] ^= 0xFF
         var otherKey = key
         otherKey[40] ^= 0x01  // the HMAC half
-        for (name, result) in [
+        var cases = [
             ("a flipped ciphertext bit", try opened(cipher, flipped, nonce: nonce, tag: tag)),
             ("a damaged tag", try opened(cipher, ciphertext, nonce: nonce, tag: badTag)),
+            ("a damaged tag start", try opened(cipher, ciphertext, nonce: nonce, tag: badTagStart)),
             ("another nonce", try opened(cipher, ciphertext, nonce: otherNonce, tag: tag)),
             ("the block moved to page 43", try opened(cipher, ciphertext, nonce: nonce, tag: tag, page: 43)),
-            ("a wrong key", try opened(try BlockCipher(key: otherKey), ciphertext, nonce: nonce, tag: tag)),
-        ] {
+            (
+                "a wrong key",
+                try opened(try BlockCipher(key: otherKey, suite: suite), ciphertext, nonce: nonce, tag: tag)
+            ),
+            (
+                "the other suite",
+                try opened(
+                    try BlockCipher(key: key, suite: suite == .aes256GCM ? .aes256CTRWithHMACSHA256 : .aes256GCM),
+                    ciphertext, nonce: nonce, tag: tag)
+            ),
+        ]
+        if suite == .aes256GCM {
+            // GCM's key is derived from all 64 bytes; counter mode with HMAC authenticates with the last 32 only
+            // (a wrong first half decrypts to noise that the page's checksum then rejects).
+            cases.append(
+                (
+                    "a wrong AES half",
+                    try opened(try BlockCipher(key: otherAESHalf, suite: suite), ciphertext, nonce: nonce, tag: tag)
+                ))
+        }
+        for (name, result) in cases {
             #expect(result.0 == false, "\(name) authenticated")
             #expect(result.1 == untouched, "\(name) wrote plaintext")
         }
@@ -149,10 +175,11 @@ struct BlockCipherTests {
 
     /// A cipher reuses keyed contexts from call to call (``KeyedContexts`` on Linux): every seal must still give
     /// exactly what freshly keyed primitives give for its nonce, whatever the previous calls left in the contexts
-    /// (blocks of different lengths, so a counter not reset would show).
+    /// (blocks of different lengths, so a counter not reset would show). Counter mode with HMAC here; the GCM
+    /// suite's in ``GCMSuiteTests``.
     @Test func successiveSealsMatchFreshlyKeyedPrimitives() throws {
         let key = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 13 &+ 5) }
-        let cipher = try BlockCipher(key: key)
+        let cipher = try BlockCipher(key: key, suite: .aes256CTRWithHMACSHA256)
         for round in 0..<6 {
             let plaintext = (0..<(37 + round * 1500)).map { UInt8(truncatingIfNeeded: $0 &+ round) }
             let nonce = BlockCipher.freshNonce()

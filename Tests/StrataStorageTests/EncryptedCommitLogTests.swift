@@ -57,10 +57,18 @@ struct EncryptedCommitLogTests {
         }
     }
 
-    @Test func commitsAreReplayedFromTheLogAfterACrash() throws {
+    /// The options of a new file of `suite` (an existing file keeps its own suite whatever the options say).
+    private static func options(_ suite: CipherSuite) -> StoreOptions {
+        var options = options
+        options.cipherSuite = suite
+        return options
+    }
+
+    @Test(arguments: CipherSuite.allCases)
+    func commitsAreReplayedFromTheLogAfterACrash(suite: CipherSuite) throws {
         let main = FaultInjectingFile(name: "main")
         let log = FaultInjectingFile(name: "log")
-        let store = try Store.open(file: main, log: log, options: Self.options)
+        let store = try Store.open(file: main, log: log, options: Self.options(suite))
         for n in 0..<10 { try Self.commitKey(store, n) }
         #expect(try Self.committedKeys(store) == Set(0..<10))
         // The main file was synced only when the log started (before the first commit's pages went in): the
@@ -156,9 +164,19 @@ struct EncryptedCommitLogTests {
 
     @Test(arguments: [false, true], [40, 200, 4096 + 100])
     func aChangedRecordIsNotReplayed(rechecksum: Bool, within: Int) throws {
+        try changedRecordIsNotReplayed(rechecksum: rechecksum, within: within, suite: .newFiles)
+    }
+
+    /// The same on a file of the suite files had before AES-256-GCM (its records signed with HMAC-SHA-256).
+    @Test(arguments: [false, true], [40, 200, 4096 + 100])
+    func aChangedRecordOfTheOlderSuiteIsNotReplayed(rechecksum: Bool, within: Int) throws {
+        try changedRecordIsNotReplayed(rechecksum: rechecksum, within: within, suite: .aes256CTRWithHMACSHA256)
+    }
+
+    private func changedRecordIsNotReplayed(rechecksum: Bool, within: Int, suite: CipherSuite) throws {
         let main = FaultInjectingFile(name: "main")
         let log = FaultInjectingFile(name: "log")
-        let store = try Store.open(file: main, log: log, options: Self.options)
+        let store = try Store.open(file: main, log: log, options: Self.options(suite))
         for n in 0..<3 { try Self.commitKey(store, n) }
         let image = Self.tampered(log.durableImage, within: within, rechecksum: rechecksum)
         // Replay stops before the changed record: the file opens at the commit before it.

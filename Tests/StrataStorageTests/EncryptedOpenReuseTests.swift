@@ -62,9 +62,12 @@ struct EncryptedOpenReuseTests {
     #if !canImport(CommonCrypto)
         @Test func ciphersOfOneKeyShareTheirContextsAndOtherKeysDoNot() throws {
             let library = try LibCrypto.shared.get()
-            let first = KeyedContexts.shared(library: library, key: Self.key(100))
-            #expect(KeyedContexts.shared(library: library, key: Self.key(100)) === first)
-            #expect(KeyedContexts.shared(library: library, key: Self.key(101)) !== first)
+            let first = KeyedContexts.shared(library: library, key: Self.key(100), suite: .newFiles)
+            #expect(KeyedContexts.shared(library: library, key: Self.key(100), suite: .newFiles) === first)
+            #expect(KeyedContexts.shared(library: library, key: Self.key(101), suite: .newFiles) !== first)
+            // The same key in the other suite: contexts keyed otherwise.
+            #expect(
+                KeyedContexts.shared(library: library, key: Self.key(100), suite: .aes256CTRWithHMACSHA256) !== first)
             // Sealed with a cipher, opened with another of the same key (shared contexts) and not with another key.
             let sealer = PageSealer(cipher: try BlockCipher(key: Self.key(100)), fileID: Self.fileID, pageSize: 4096)
             let sameKey = PageSealer(cipher: try BlockCipher(key: Self.key(100)), fileID: Self.fileID, pageSize: 4096)

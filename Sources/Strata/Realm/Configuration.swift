@@ -23,8 +23,9 @@ extension Realm {
         public var inMemoryIdentifier: String? {
             didSet { if inMemoryIdentifier != nil { fileURL = nil } }
         }
-        /// The 64-byte key the file is encrypted with, as the SDK's `encryptionKey` (the first 32 bytes for
-        /// AES-256, the last 32 for HMAC-SHA-256), or nil for a plain file. A key of another length, a key for a
+        /// The 64-byte key the file is encrypted with, as the SDK's `encryptionKey` (a new file is encrypted with
+        /// AES-256-GCM under a key derived from all 64 bytes; files made before that keep AES-256 under the first
+        /// 32 bytes and HMAC-SHA-256 under the last 32), or nil for a plain file. A key of another length, a key for a
         /// plain file, no key for an encrypted file and a wrong key each fail the open with
         /// ``RealmError/fileAccess(path:reason:)`` whose reason says which; nothing is written. See
         /// Documentation/Encryption.md.

@@ -5,7 +5,7 @@
 /// An open reads the meta slots three times (a first look before it holds a slot in the lock file, again under the
 /// lock's change counter, and once more for the recovery notice), and the first two check every page the newest
 /// commit listed (a single-sync commit lists up to a few hundred): without this each slot is authenticated and
-/// decoded three times and each listed page authenticated twice, and HMAC-SHA-256 is most of what opening an
+/// decoded three times and each listed page authenticated twice, and authenticating is most of what opening an
 /// encrypted page costs. A commit found whole by the first look is not checked again by the second
 /// (``foundWhole(_:)``). Remembering the tail is enough: every write of a page draws a fresh nonce, and a different page under
 /// the same nonce and tag would be a forged tag. Used for one open only, so it holds at most what its recovery

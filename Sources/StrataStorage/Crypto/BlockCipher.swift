@@ -1,12 +1,21 @@
 /// Encryption with authentication of one block of a file (a page, a log record) under a 64-byte key, as the Realm
-/// SDK's `encryptionKey` is: its first 32 bytes are the AES-256 key, its last 32 bytes the HMAC-SHA-256 key.
+/// SDK's `encryptionKey` is, in one of two suites (``CipherSuite``), the file's.
 ///
-/// Encrypt-then-MAC: the block is encrypted with AES-256 in counter mode, its key stream starting at a 12-byte nonce
-/// followed by a 32-bit block counter from zero; the tag is the HMAC-SHA-256 of the associated data's length (8
-/// bytes, big-endian), the associated data (what binds the block to its place, such as its page number, so that a
-/// block copied elsewhere in the file does not authenticate), the nonce and the ciphertext. Counter mode needs a
-/// nonce that never repeats under one key: ``freshNonce()`` gives a 64-bit random prefix drawn per process and a
-/// 32-bit counter (``NonceSequence``).
+/// - ``CipherSuite/aes256CTRWithHMACSHA256`` (files created before AES-256-GCM): encrypt-then-MAC. The block is
+///   encrypted with AES-256 in counter mode under the key's first 32 bytes, its key stream starting at a 12-byte
+///   nonce followed by a 32-bit block counter from zero; the tag is the HMAC-SHA-256, under the key's last 32
+///   bytes, of the associated data's length (8 bytes, big-endian), the associated data (what binds the block to
+///   its place, such as its page number, so that a block copied elsewhere does not authenticate), the nonce and
+///   the ciphertext.
+/// - ``CipherSuite/aes256GCM``: AES-256 in Galois/counter mode under a 32-byte key derived from all 64 bytes (the
+///   first block of HKDF-Expand, RFC 5869, with the key as its pseudorandom key: HMAC-SHA-256 of
+///   `"strata aes-256-gcm key"` and a byte 1), the 12-byte nonce as GCM's IV, the associated data's length and
+///   bytes as GCM's additional data; its 16-byte tag fills the first half of the ``tagSize``-byte tag field and the
+///   second half is zero (checked on open), so pages keep their layout. GCM's key stream is AES-256 in counter mode
+///   from the counter block nonce ‖ 00000002, which ``decryptAuthenticated(_:into:nonce:)`` uses.
+///
+/// Both need a nonce that never repeats under one key (for GCM a repeat would also reveal its authentication
+/// key): ``freshNonce()`` gives a 64-bit random prefix drawn per process and a 32-bit counter (``NonceSequence``).
 ///
 /// The primitives are the platform's (``CryptoPrimitives``). Creating a cipher checks that they are available, so a
 /// key given where they are not fails when the file is opened, with ``StorageError/encryptionUnavailable(reason:)``.
@@ -15,28 +24,62 @@ package struct BlockCipher: Sendable {
     package static let keySize = 64
     /// Bytes of a nonce.
     package static let nonceSize = 12
-    /// Bytes of a tag.
+    /// Bytes of a tag field.
     package static let tagSize = 32
-    /// The largest block, in bytes: the counter has 32 bits of 16-byte AES blocks.
-    package static let maximumBlockSize = (1 << 32) * 16
+    /// Bytes of a Galois/counter mode tag, at the start of the tag field.
+    package static let gcmTagSize = 16
+    /// Bytes of a key check (``keyCheck(associated:)``).
+    package static let keyCheckSize = 8
+    /// The largest block, in bytes: the counter has 32 bits of 16-byte AES blocks (two of them GCM's own).
+    package static let maximumBlockSize = ((1 << 32) - 2) * 16
 
-    /// The AES key, then the HMAC key.
-    private let key: [UInt8]
-    #if !canImport(CommonCrypto)
-        /// Contexts keyed once per key in the process, reused by every call (see ``KeyedContexts``).
+    /// The suite this cipher encrypts and authenticates with.
+    package let suite: CipherSuite
+    #if canImport(CommonCrypto)
+        /// The AES key of ``suite`` (the key's first half, or the key derived for GCM).
+        private let aesKey: [UInt8]
+        /// The HMAC key: the key's last half for counter mode with HMAC, the whole key for GCM's key check.
+        private let hmacKey: [UInt8]
+    #else
+        /// Contexts keyed once per key and suite in the process, reused by every call (see ``KeyedContexts``).
         private let contexts: KeyedContexts
     #endif
 
-    /// A cipher under `key`, which must have ``keySize`` bytes.
-    package init(key: [UInt8]) throws(StorageError) {
+    /// A cipher under `key`, which must have ``keySize`` bytes, for `suite`.
+    package init(key: [UInt8], suite: CipherSuite = .newFiles) throws(StorageError) {
         guard key.count == Self.keySize else {
             throw .invalidArgument("an encryption key has \(Self.keySize) bytes, not \(key.count)")
         }
         try CryptoPrimitives.checkAvailable()
-        self.key = key
-        #if !canImport(CommonCrypto)
-            contexts = KeyedContexts.shared(library: try LibCrypto.shared.get(), key: key)
+        self.suite = suite
+        #if canImport(CommonCrypto)
+            switch suite {
+            case .aes256CTRWithHMACSHA256:
+                aesKey = Array(key[0..<CryptoPrimitives.keySize])
+                hmacKey = Array(key[CryptoPrimitives.keySize...])
+            case .aes256GCM:
+                aesKey = try Self.derivedGCMKey(key)
+                hmacKey = key
+            }
+        #else
+            contexts = KeyedContexts.shared(library: try LibCrypto.shared.get(), key: key, suite: suite)
         #endif
+    }
+
+    /// What GCM's key is derived from: the HKDF-Expand info, then HKDF's block counter 1.
+    static let gcmKeyDerivationInput = Array("strata aes-256-gcm key".utf8) + [1]
+
+    /// The AES-256-GCM key of the 64-byte `key`: HMAC-SHA-256 under `key` of ``gcmKeyDerivationInput``.
+    static func derivedGCMKey(_ key: [UInt8]) throws(StorageError) -> [UInt8] {
+        try withUnsafeTemporaryAllocation(byteCount: CryptoPrimitives.keySize, alignment: 8) {
+            (derived) throws(StorageError) in
+            try bytes(key) { (key) throws(StorageError) in
+                try bytes(gcmKeyDerivationInput) { (input) throws(StorageError) in
+                    try CryptoPrimitives.hmacSHA256(key: key, parts: [input], tag: derived.baseAddress!)
+                }
+            }
+            return Array(UnsafeRawBufferPointer(derived))
+        }
     }
 
     /// A fresh nonce, never given out before in this process (see ``NonceSequence``).
@@ -50,8 +93,16 @@ package struct BlockCipher: Sendable {
         _ plaintext: UnsafeRawBufferPointer, into ciphertext: UnsafeMutableRawPointer, nonce: [UInt8],
         associated: UnsafeRawBufferPointer, tag: UnsafeMutableRawPointer
     ) throws(StorageError) {
-        try crypt(plaintext, into: ciphertext, nonce: nonce)
-        try authenticate(UnsafeRawBufferPointer(start: ciphertext, count: plaintext.count), nonce, associated, tag)
+        switch suite {
+        case .aes256CTRWithHMACSHA256:
+            try crypt(plaintext, into: ciphertext, nonce: nonce)
+            try authenticate(
+                UnsafeRawBufferPointer(start: ciphertext, count: plaintext.count), nonce, associated, tag)
+        case .aes256GCM:
+            try gcm(seal: plaintext, into: ciphertext, nonce: nonce, associated: [associated], tag: tag)
+            (tag + Self.gcmTagSize).initializeMemory(
+                as: UInt8.self, repeating: 0, count: Self.tagSize - Self.gcmTagSize)
+        }
     }
 
     /// Checks `tag` against `ciphertext`, and only if it matches decrypts it into `plaintext` (which may be the
@@ -62,26 +113,24 @@ package struct BlockCipher: Sendable {
         associated: UnsafeRawBufferPointer, tag: UnsafeRawBufferPointer
     ) throws(StorageError) -> Bool {
         precondition(tag.count == Self.tagSize, "a tag has \(Self.tagSize) bytes")
-        var expected = [UInt8](repeating: 0, count: Self.tagSize)
-        let failure: StorageError? = expected.withUnsafeMutableBytes { buffer -> StorageError? in
-            do throws(StorageError) {
-                try authenticate(ciphertext, nonce, associated, buffer.baseAddress!)
-                return nil
-            } catch {
-                return error
-            }
+        switch suite {
+        case .aes256CTRWithHMACSHA256:
+            guard try hmacMatches(ciphertext, nonce, associated, tag: tag.baseAddress!) else { return false }
+            try crypt(ciphertext, into: plaintext, nonce: nonce)
+            return true
+        case .aes256GCM:
+            // The tag field's second half is zero: a changed byte there is a changed page too.
+            var padding: UInt8 = 0
+            for index in Self.gcmTagSize..<Self.tagSize { padding |= tag[index] }
+            guard padding == 0 else { return false }
+            return try gcm(
+                open: ciphertext, into: plaintext, nonce: nonce, associated: [associated], tag: tag.baseAddress!)
         }
-        if let failure { throw failure }
-        // Constant time: how many leading bytes matched must not show in how long the comparison took.
-        var difference: UInt8 = 0
-        for index in 0..<Self.tagSize { difference |= expected[index] ^ tag[index] }
-        guard difference == 0 else { return false }
-        try crypt(ciphertext, into: plaintext, nonce: nonce)
-        return true
     }
 
     /// Decrypts `ciphertext` into `plaintext` (which may be the same memory) without checking its tag: only for a
-    /// block whose tag, with this nonce, was checked already (``AuthenticatedPages``).
+    /// block whose tag, with this nonce, was checked already (``AuthenticatedPages``). Counter mode in both suites
+    /// (GCM's key stream starts at block counter 2).
     package func decryptAuthenticated(
         _ ciphertext: UnsafeRawBufferPointer, into plaintext: UnsafeMutableRawPointer, nonce: [UInt8]
     ) throws(StorageError) {
@@ -89,94 +138,207 @@ package struct BlockCipher: Sendable {
     }
 
     /// Writes the ``tagSize``-byte tag of `data`, stored in the clear, to `tag`: the HMAC-SHA-256 of the associated
-    /// data's length and bytes, then `data` (no nonce, nothing encrypted). For what only needs authenticating, such
-    /// as a commit log record whose pages are sealed already; `associated` must tell it from a sealed block.
+    /// data's length and bytes, then `data` (no nonce, nothing encrypted); in the GCM suite a fresh nonce, then
+    /// the GMAC (GCM over no plaintext) under it of the same bytes, then four zero bytes. For what only needs
+    /// authenticating, such as a commit log record whose pages are sealed already; `associated` must tell it from
+    /// a sealed block.
     package func tag(
         of data: UnsafeRawBufferPointer, associated: UnsafeRawBufferPointer, into tag: UnsafeMutableRawPointer
     ) throws(StorageError) {
-        try authenticate(data, [], associated, tag)
+        switch suite {
+        case .aes256CTRWithHMACSHA256:
+            try authenticate(data, [], associated, tag)
+        case .aes256GCM:
+            let nonce = Self.freshNonce()
+            nonce.withUnsafeBytes { tag.copyMemory(from: $0.baseAddress!, byteCount: Self.nonceSize) }
+            try gcm(
+                seal: UnsafeRawBufferPointer(start: nil, count: 0), into: tag, nonce: nonce,
+                associated: [associated, data], tag: tag + Self.nonceSize)
+            let end = Self.nonceSize + Self.gcmTagSize
+            (tag + end).initializeMemory(as: UInt8.self, repeating: 0, count: Self.tagSize - end)
+        }
     }
 
     /// Whether `tag` is the tag of `data` (see ``tag(of:associated:into:)``), compared in constant time.
     package func authenticates(
         _ data: UnsafeRawBufferPointer, associated: UnsafeRawBufferPointer, tag: UnsafeRawPointer
     ) throws(StorageError) -> Bool {
-        var expected = [UInt8](repeating: 0, count: Self.tagSize)
-        let failure: StorageError? = expected.withUnsafeMutableBytes { buffer -> StorageError? in
-            do throws(StorageError) {
-                try authenticate(data, [], associated, buffer.baseAddress!)
-                return nil
-            } catch {
-                return error
+        switch suite {
+        case .aes256CTRWithHMACSHA256:
+            return try hmacMatches(data, [], associated, tag: tag)
+        case .aes256GCM:
+            let nonce = Array(UnsafeRawBufferPointer(start: tag, count: Self.nonceSize))
+            let end = Self.nonceSize + Self.gcmTagSize
+            guard (end..<Self.tagSize).allSatisfy({ tag.load(fromByteOffset: $0, as: UInt8.self) == 0 }) else {
+                return false
+            }
+            return try withUnsafeTemporaryAllocation(byteCount: 1, alignment: 1) {
+                (nothing) throws(StorageError) -> Bool in
+                try gcm(
+                    open: UnsafeRawBufferPointer(start: nil, count: 0), into: nothing.baseAddress!, nonce: nonce,
+                    associated: [associated, data], tag: tag + Self.nonceSize)
             }
         }
-        if let failure { throw failure }
-        var difference: UInt8 = 0
-        for index in 0..<Self.tagSize {
-            difference |= expected[index] ^ tag.load(fromByteOffset: index, as: UInt8.self)
-        }
-        return difference == 0
     }
 
+    /// The key check of a file whose header's associated data is `associated` (``EncryptedFileHeader``): the first
+    /// ``keyCheckSize`` bytes of a tag only this key gives. Counter mode with HMAC: the tag of an empty block
+    /// sealed under a zero nonce (the suite's first files did so). GCM: HMAC-SHA-256 under the whole 64-byte key
+    /// of the associated data's length and bytes, so that every byte of the key is checked and no GCM nonce is
+    /// spent on it.
+    package func keyCheck(associated: [UInt8]) throws(StorageError) -> [UInt8] {
+        let zeroNonce = suite == .aes256GCM ? [] : [UInt8](repeating: 0, count: Self.nonceSize)
+        return try withUnsafeTemporaryAllocation(byteCount: Self.tagSize, alignment: 8) {
+            (tag) throws(StorageError) in
+            try Self.bytes(associated) { (associated) throws(StorageError) in
+                try authenticate(UnsafeRawBufferPointer(start: nil, count: 0), zeroNonce, associated, tag.baseAddress!)
+            }
+            return Array(UnsafeRawBufferPointer(rebasing: tag[0..<Self.keyCheckSize]))
+        }
+    }
+
+    /// The counter mode pass of ``suite``: from block counter 0 (counter mode with HMAC) or 2 (GCM).
     private func crypt(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, nonce: [UInt8])
         throws(StorageError)
     {
         precondition(nonce.count == Self.nonceSize, "a nonce has \(Self.nonceSize) bytes")
         precondition(input.count <= Self.maximumBlockSize, "a block is at most \(Self.maximumBlockSize) bytes")
-        // The counter block: the nonce, then a 32-bit block counter from zero. On the stack: a page is sealed on
+        // The counter block: the nonce, then a 32-bit big-endian block counter. On the stack: a page is sealed on
         // every write and opened on every miss.
         var block: (UInt64, UInt64) = (0, 0)
+        let first: UInt32 = suite == .aes256GCM ? 2 : 0
         withUnsafeMutableBytes(of: &block) { block in
             nonce.withUnsafeBytes { block.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: Self.nonceSize) }
+            block.storeBytes(of: first.bigEndian, toByteOffset: Self.nonceSize, as: UInt32.self)
         }
-        let failure: StorageError? = key.withUnsafeBytes { key in
-            withUnsafeBytes(of: &block) { counter -> StorageError? in
-                do throws(StorageError) {
-                    #if canImport(CommonCrypto)
-                        try CryptoPrimitives.aes256CTR(
-                            key: UnsafeRawBufferPointer(rebasing: key[0..<CryptoPrimitives.keySize]),
-                            counter: counter, input: input, output: output)
-                    #else
-                        try contexts.withPair { (pair) throws(StorageError) in
-                            try CryptoPrimitives.aes256CTR(
-                                pair, contexts.library, counter: counter, input: input, output: output)
-                        }
-                    #endif
-                    return nil
-                } catch {
-                    return error
+        try withUnsafeBytes(of: &block) { (counter) throws(StorageError) in
+            #if canImport(CommonCrypto)
+                try Self.bytes(aesKey) { (key) throws(StorageError) in
+                    try CryptoPrimitives.aes256CTR(key: key, counter: counter, input: input, output: output)
                 }
-            }
+            #else
+                try contexts.withPair { (pair) throws(StorageError) in
+                    try CryptoPrimitives.aes256CTR(
+                        pair, contexts.library, counter: counter, input: input, output: output)
+                }
+            #endif
         }
-        if let failure { throw failure }
     }
 
-    private func authenticate(
-        _ ciphertext: UnsafeRawBufferPointer, _ nonce: [UInt8], _ associated: UnsafeRawBufferPointer,
-        _ tag: UnsafeMutableRawPointer
+    /// Encrypts `input` into `output` with AES-256-GCM and writes its 16-byte tag to `tag`; `associated[0]` is the
+    /// associated data whose length is authenticated first.
+    private func gcm(
+        seal input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, nonce: [UInt8],
+        associated: [UnsafeRawBufferPointer], tag: UnsafeMutableRawPointer
     ) throws(StorageError) {
-        let length = UInt64(associated.count).bigEndian
-        let failure: StorageError? = withUnsafeBytes(of: length) { length in
-            nonce.withUnsafeBytes { nonce in
-                key.withUnsafeBytes { key -> StorageError? in
-                    do throws(StorageError) {
-                        #if canImport(CommonCrypto)
-                            try CryptoPrimitives.hmacSHA256(
-                                key: UnsafeRawBufferPointer(rebasing: key[CryptoPrimitives.keySize...]),
-                                parts: [length, associated, nonce, ciphertext], tag: tag)
-                        #else
-                            try contexts.withPair { (pair) throws(StorageError) in
-                                try CryptoPrimitives.hmacSHA256(
-                                    pair, contexts.library, parts: [length, associated, nonce, ciphertext], tag: tag)
-                            }
-                        #endif
-                        return nil
-                    } catch {
-                        return error
+        precondition(nonce.count == Self.nonceSize, "a nonce has \(Self.nonceSize) bytes")
+        precondition(input.count <= Self.maximumBlockSize, "a block is at most \(Self.maximumBlockSize) bytes")
+        try withAssociatedLength(associated[0].count) { (length) throws(StorageError) in
+            try Self.bytes(nonce) { (nonce) throws(StorageError) in
+                #if canImport(CommonCrypto)
+                    try Self.bytes(aesKey) { (key) throws(StorageError) in
+                        try CryptoPrimitives.aes256GCMSeal(
+                            key: key, nonce: nonce, associated: [length] + associated, input: input, output: output,
+                            tag: tag)
                     }
-                }
+                #else
+                    try contexts.withPair { (pair) throws(StorageError) in
+                        try CryptoPrimitives.aes256GCMSeal(
+                            pair.gcm!, contexts.library, nonce: nonce, associated: [length] + associated, input: input,
+                            output: output, tag: tag)
+                    }
+                #endif
             }
         }
-        if let failure { throw failure }
+    }
+
+    /// Checks the 16-byte AES-256-GCM tag `tag` of `input` and only if it matches decrypts
+    /// `input` into `output`. Decrypted in a private buffer first: GCM decrypts before it can tell whether the tag
+    /// matches, and a block that does not authenticate must write nothing.
+    private func gcm(
+        open input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, nonce: [UInt8],
+        associated: [UnsafeRawBufferPointer], tag: UnsafeRawPointer
+    ) throws(StorageError) -> Bool {
+        precondition(nonce.count == Self.nonceSize, "a nonce has \(Self.nonceSize) bytes")
+        precondition(input.count <= Self.maximumBlockSize, "a block is at most \(Self.maximumBlockSize) bytes")
+        return try withUnsafeTemporaryAllocation(byteCount: max(input.count, 1), alignment: 16) {
+            (scratch) throws(StorageError) -> Bool in
+            let authentic = try withAssociatedLength(associated[0].count) { (length) throws(StorageError) in
+                try Self.bytes(nonce) { (nonce) throws(StorageError) -> Bool in
+                    #if canImport(CommonCrypto)
+                        try Self.bytes(aesKey) { (key) throws(StorageError) in
+                            try CryptoPrimitives.aes256GCMOpen(
+                                key: key, nonce: nonce, associated: [length] + associated, input: input,
+                                output: scratch.baseAddress!, tag: tag)
+                        }
+                    #else
+                        try contexts.withPair { (pair) throws(StorageError) in
+                            try CryptoPrimitives.aes256GCMOpen(
+                                pair.gcm!, contexts.library, nonce: nonce, associated: [length] + associated,
+                                input: input, output: scratch.baseAddress!, tag: tag)
+                        }
+                    #endif
+                }
+            }
+            guard authentic else { return false }
+            if !input.isEmpty { output.copyMemory(from: scratch.baseAddress!, byteCount: input.count) }
+            return true
+        }
+    }
+
+    /// `array.withUnsafeBytes`, keeping `body`'s error type (the array's method rethrows untyped).
+    private static func bytes<R>(
+        _ array: [UInt8], _ body: (UnsafeRawBufferPointer) throws(StorageError) -> R
+    ) throws(StorageError) -> R {
+        let result: Result<R, StorageError> = array.withUnsafeBytes { bytes in
+            do throws(StorageError) { return .success(try body(bytes)) } catch { return .failure(error) }
+        }
+        return try result.get()
+    }
+
+    /// Runs `body` with the associated data's length as 8 big-endian bytes, which both suites authenticate first.
+    private func withAssociatedLength<R>(
+        _ count: Int, _ body: (UnsafeRawBufferPointer) throws(StorageError) -> R
+    ) throws(StorageError) -> R {
+        let length = UInt64(count).bigEndian
+        return try withUnsafeBytes(of: length) { (length) throws(StorageError) in try body(length) }
+    }
+
+    /// Whether `tag` (``tagSize`` bytes) is the HMAC of these parts, compared in constant time: how many leading
+    /// bytes matched must not show in how long the comparison took.
+    private func hmacMatches(
+        _ data: UnsafeRawBufferPointer, _ nonce: [UInt8], _ associated: UnsafeRawBufferPointer,
+        tag: UnsafeRawPointer
+    ) throws(StorageError) -> Bool {
+        try withUnsafeTemporaryAllocation(byteCount: Self.tagSize, alignment: 8) {
+            (expected) throws(StorageError) -> Bool in
+            try authenticate(data, nonce, associated, expected.baseAddress!)
+            var difference: UInt8 = 0
+            for index in 0..<Self.tagSize {
+                difference |= expected[index] ^ tag.load(fromByteOffset: index, as: UInt8.self)
+            }
+            return difference == 0
+        }
+    }
+
+    /// The HMAC-SHA-256 of the associated data's length and bytes, the nonce and `data`, under the suite's HMAC key.
+    private func authenticate(
+        _ data: UnsafeRawBufferPointer, _ nonce: [UInt8], _ associated: UnsafeRawBufferPointer,
+        _ tag: UnsafeMutableRawPointer
+    ) throws(StorageError) {
+        try withAssociatedLength(associated.count) { (length) throws(StorageError) in
+            try Self.bytes(nonce) { (nonce) throws(StorageError) in
+                #if canImport(CommonCrypto)
+                    try Self.bytes(hmacKey) { (key) throws(StorageError) in
+                        try CryptoPrimitives.hmacSHA256(key: key, parts: [length, associated, nonce, data], tag: tag)
+                    }
+                #else
+                    try contexts.withPair { (pair) throws(StorageError) in
+                        try CryptoPrimitives.hmacSHA256(
+                            pair, contexts.library, parts: [length, associated, nonce, data], tag: tag)
+                    }
+                #endif
+            }
+        }
     }
 }

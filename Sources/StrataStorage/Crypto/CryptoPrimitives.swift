@@ -1,10 +1,13 @@
 #if canImport(CommonCrypto)
     import CommonCrypto
+    import CryptoKit
+    import Foundation
 #endif
 
-/// The two primitives encryption at rest is built from, taken from the platform: AES-256 in counter mode and
-/// HMAC-SHA-256. CommonCrypto on Apple platforms; the system's OpenSSL `libcrypto` on Linux, loaded at run time
-/// (see ``LibCrypto``). Strata carries no cipher of its own.
+/// The primitives encryption at rest is built from, taken from the platform: AES-256 in counter mode and in
+/// Galois/counter mode, and HMAC-SHA-256. CommonCrypto (and CryptoKit's `AES.GCM`) on Apple platforms; the
+/// system's OpenSSL `libcrypto` on Linux, loaded at run time (see ``LibCrypto``). Strata carries no cipher of its
+/// own.
 enum CryptoPrimitives {
     /// Bytes of an AES-256 key, of an HMAC-SHA-256 key and of an HMAC-SHA-256 tag.
     static let keySize = 32
@@ -54,11 +57,12 @@ enum CryptoPrimitives {
         #endif
     }
 
-    /// The HMAC-SHA-256 of the concatenation of `parts` under `key`, written to the 32 bytes at `tag`.
+    /// The HMAC-SHA-256 of the concatenation of `parts` under `key` (32 or 64 bytes), written to the 32 bytes at
+    /// `tag`.
     static func hmacSHA256(key: UnsafeRawBufferPointer, parts: [UnsafeRawBufferPointer], tag: UnsafeMutableRawPointer)
         throws(StorageError)
     {
-        precondition(key.count == keySize, "HMAC-SHA-256 is used with a 32-byte key")
+        precondition(key.count == keySize || key.count == 2 * keySize, "HMAC-SHA-256 is used with a 32 or 64-byte key")
         #if canImport(CommonCrypto)
             var context = CCHmacContext()
             CCHmacInit(&context, CCHmacAlgorithm(kCCHmacAlgSHA256), key.baseAddress, key.count)
@@ -79,6 +83,72 @@ enum CryptoPrimitives {
             guard library.hmacFinal(context, tag.assumingMemoryBound(to: UInt8.self), &length) == 1,
                 Int(length) == keySize
             else { throw failure("HMAC_Final") }
+        #endif
+    }
+
+    /// Encrypts `input` into `output` with AES-256-GCM under the 32-byte `key` and the 12-byte `nonce`,
+    /// authenticating the concatenation of `associated` first, and writes the 16-byte tag to `tag`. A context made
+    /// for the call (``BlockCipher`` keeps keyed ones); CommonCrypto has no public GCM, so CryptoKit's on Apple
+    /// platforms.
+    static func aes256GCMSeal(
+        key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, associated: [UnsafeRawBufferPointer],
+        input: UnsafeRawBufferPointer, output: UnsafeMutableRawPointer, tag: UnsafeMutableRawPointer
+    ) throws(StorageError) {
+        precondition(key.count == keySize && nonce.count == BlockCipher.nonceSize, "a 32-byte key, a 12-byte nonce")
+        #if canImport(CommonCrypto)
+            do {
+                let box = try AES.GCM.seal(
+                    Data(input), using: SymmetricKey(data: Data(key)), nonce: try AES.GCM.Nonce(data: Data(nonce)),
+                    authenticating: Data(associated.flatMap { Array($0) }))
+                box.ciphertext.copyBytes(to: output.assumingMemoryBound(to: UInt8.self), count: input.count)
+                box.tag.copyBytes(to: tag.assumingMemoryBound(to: UInt8.self), count: BlockCipher.gcmTagSize)
+            } catch {
+                throw failure("AES.GCM.seal")
+            }
+        #else
+            let library = try LibCrypto.shared.get()
+            guard let context = library.newCipherContext() else { throw failure("EVP_CIPHER_CTX_new") }
+            defer { library.freeCipherContext(context) }
+            guard library.keyGCM(context, key: key.baseAddress!.assumingMemoryBound(to: UInt8.self)) else {
+                throw failure("EVP_EncryptInit_ex")
+            }
+            try aes256GCMSeal(
+                context, library, nonce: nonce, associated: associated, input: input, output: output, tag: tag)
+        #endif
+    }
+
+    /// Decrypts `input` into `output` with AES-256-GCM (see
+    /// ``aes256GCMSeal(key:nonce:associated:input:output:tag:)``) and returns whether the 16-byte `tag` matched.
+    /// `output` may hold the decryption even when it did not: the caller keeps it private until it did.
+    static func aes256GCMOpen(
+        key: UnsafeRawBufferPointer, nonce: UnsafeRawBufferPointer, associated: [UnsafeRawBufferPointer],
+        input: UnsafeRawBufferPointer, output: UnsafeMutableRawPointer, tag: UnsafeRawPointer
+    ) throws(StorageError) -> Bool {
+        precondition(key.count == keySize && nonce.count == BlockCipher.nonceSize, "a 32-byte key, a 12-byte nonce")
+        #if canImport(CommonCrypto)
+            let box: AES.GCM.SealedBox
+            do {
+                box = try AES.GCM.SealedBox(
+                    nonce: try AES.GCM.Nonce(data: Data(nonce)), ciphertext: Data(input),
+                    tag: Data(UnsafeRawBufferPointer(start: tag, count: BlockCipher.gcmTagSize)))
+            } catch {
+                throw failure("AES.GCM.SealedBox")
+            }
+            guard
+                let plaintext = try? AES.GCM.open(
+                    box, using: SymmetricKey(data: Data(key)), authenticating: Data(associated.flatMap { Array($0) }))
+            else { return false }
+            plaintext.copyBytes(to: output.assumingMemoryBound(to: UInt8.self), count: input.count)
+            return true
+        #else
+            let library = try LibCrypto.shared.get()
+            guard let context = library.newCipherContext() else { throw failure("EVP_CIPHER_CTX_new") }
+            defer { library.freeCipherContext(context) }
+            guard library.keyGCM(context, key: key.baseAddress!.assumingMemoryBound(to: UInt8.self)) else {
+                throw failure("EVP_EncryptInit_ex")
+            }
+            return try aes256GCMOpen(
+                context, library, nonce: nonce, associated: associated, input: input, output: output, tag: tag)
         #endif
     }
 

@@ -10,11 +10,14 @@ enum EncryptionOpenCheck {
     /// - a key of another length than 64 bytes: ``StorageError/invalidArgument(_:)``; the platform's cryptography
     ///   missing: ``StorageError/encryptionUnavailable(reason:)``;
     /// - an encrypted file without a key: ``StorageError/encryptionKeyRequired(path:)``; with another key:
-    ///   ``StorageError/wrongEncryptionKey(path:)``; a plain file with a key: ``StorageError/notEncrypted(path:)``.
+    ///   ``StorageError/wrongEncryptionKey(path:)``; a plain file with a key: ``StorageError/notEncrypted(path:)``;
+    ///   an encrypted file of a cipher suite this version does not know: ``StorageError/incompatibleFile(path:reason:)``.
     ///
     /// A missing, empty or foreign file is left to the open, which creates it or explains what is wrong.
     static func check(path: String, options: StoreOptions) throws(StorageError) {
-        let cipher = try options.encryptionKey.map { (key) throws(StorageError) in try BlockCipher(key: key) }
+        let cipher = try options.encryptionKey.map { (key) throws(StorageError) in
+            try BlockCipher(key: key, suite: options.cipherSuite)
+        }
         let file: DiskFile
         do throws(StorageError) {
             file = try DiskFile(path: path, writable: false, create: false)
@@ -28,7 +31,8 @@ enum EncryptionOpenCheck {
         guard read == probeSize else { return }
         let header = probe.withUnsafeBytes { EncryptedFileHeader.decode($0) }
         if let header {
-            guard let cipher else { throw .encryptionKeyRequired(path: path) }
+            guard let key = options.encryptionKey else { throw .encryptionKeyRequired(path: path) }
+            let cipher = try BlockCipher(key: key, suite: try header.knownSuite(path: path))
             guard try header.accepts(cipher) else { throw .wrongEncryptionKey(path: path) }
         } else if cipher != nil, Array(probe[Meta.magicOffset..<Meta.magicOffset + Meta.magic.count]) == Meta.magic {
             throw .notEncrypted(path: path)

@@ -2,8 +2,9 @@
 ///
 /// A record carries page images that are sealed already (each authenticates on its own once in the main file), but
 /// the record's header says where they go and which version they make, and the unkeyed XXH64 checksum that
-/// catches torn appends can be recomputed by anyone. So each record ends with an HMAC-SHA-256 tag, under the key's
-/// HMAC half, of the record's bytes after its checksum, bound to the file's id: a record changed, forged, or
+/// catches torn appends can be recomputed by anyone. So each record ends with a tag (a nonce and a GMAC, or an
+/// HMAC-SHA-256 under the key's HMAC half in files of the first suite: ``BlockCipher/tag(of:associated:into:)``)
+/// of the record's bytes after its checksum, bound to the file's id: a record changed, forged, or
 /// taken from another file's log does not authenticate and is never replayed.
 struct LogRecordAuthenticator: Sendable {
     /// Bytes of the tag at the end of each record.

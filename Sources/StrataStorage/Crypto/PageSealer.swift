@@ -3,9 +3,11 @@
 ///
 /// A page of an encrypted file is stored as
 /// ```
-/// [0, usable)              the first `usable` bytes of the page, encrypted (AES-256-CTR)
+/// [0, usable)              the first `usable` bytes of the page, encrypted (AES-256-GCM, or AES-256-CTR in
+///                          files of the first cipher suite: ``CipherSuite``)
 /// [usable, usable + 12)    the nonce, fresh for every write of the page (``NonceSequence``)
-/// [usable + 12, pageSize)  the tag: HMAC-SHA-256 of (associated data, nonce, ciphertext)
+/// [usable + 12, pageSize)  the tag field: GCM's 16-byte tag and 16 zero bytes, or HMAC-SHA-256 of (associated
+///                          data, nonce, ciphertext) (``BlockCipher``)
 /// ```
 /// where `usable = pageSize - 44` (``PageGeometry/usableSize``): the page layout never puts data in the last 44
 /// bytes. The associated data is the page number and the file id, so a page moved within the file, or copied from

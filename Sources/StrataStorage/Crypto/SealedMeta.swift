@@ -3,7 +3,7 @@
 ///
 /// ```
 /// [0, 40)                    the header: magic, page size, file id, key check (clear text)
-/// [40, pageSize - 44)        the first pageSize - 84 bytes of the encoded meta page, AES-256-CTR encrypted
+/// [40, pageSize - 44)        the first pageSize - 84 bytes of the encoded meta page, encrypted in the file's suite
 /// [pageSize - 44, pageSize)  nonce and tag, as on every page (PageSealer), over the slot number and the file id
 /// ```
 ///

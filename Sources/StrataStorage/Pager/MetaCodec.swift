@@ -95,7 +95,7 @@ extension MetaCodec {
     /// header (a new random file id).
     static func forNewFile(options: StoreOptions) throws(StorageError) -> MetaCodec {
         guard let key = options.encryptionKey else { return .plain }
-        let cipher = try BlockCipher(key: key)
+        let cipher = try BlockCipher(key: key, suite: options.cipherSuite)
         let header = try EncryptedFileHeader(pageSize: options.pageSize, cipher: cipher)
         return .sealed(SealedMeta(header: header, cipher: cipher))
     }
@@ -105,13 +105,13 @@ extension MetaCodec {
     /// have been replaced meanwhile, and the header must be the one of the file being opened.
     static func forExisting(_ file: any PageFile, options: StoreOptions) throws(StorageError) -> MetaCodec {
         guard let key = options.encryptionKey else { return .plain }
-        let cipher = try BlockCipher(key: key)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: EncryptedFileHeader.size, alignment: 8)
         defer { buffer.deallocate() }
         let read = try file.read(into: buffer, at: 0)
         guard read == EncryptedFileHeader.size,
             let header = EncryptedFileHeader.decode(UnsafeRawBufferPointer(buffer))
         else { throw .notEncrypted(path: file.path) }
+        let cipher = try BlockCipher(key: key, suite: try header.knownSuite(path: file.path))
         guard try header.accepts(cipher) else { throw .wrongEncryptionKey(path: file.path) }
         return .sealed(SealedMeta(header: header, cipher: cipher))
     }

@@ -417,7 +417,8 @@ final class WriteContext {
     /// Seals `pages` (ready to be written: checksummed, gaps zeroed) into consecutive pages at `stage`, and puts
     /// their clear bytes in the decrypted-page cache so that readers after this commit find them decrypted.
     ///
-    /// Sealing is most of an encrypted commit's own cost (about 3 µs a 4 KiB page, mostly the HMAC), and the pages
+    /// Sealing is most of an encrypted commit's own cost (about 1.3 µs a 4 KiB page with AES-256-GCM, 3 µs with
+    /// counter mode and HMAC-SHA-256), and the pages
     /// are independent: from ``parallelSealing`` pages on, the file's write-behind thread (idle until a logged
     /// commit's page writes, which come after this) seals the second half while this thread seals the first.
     private func seal(

@@ -34,8 +34,9 @@ public struct StoreOptions: Sendable, Equatable {
     /// released — so it must be quick (hand the event to a logger or a counter) and must not call back into the
     /// store. Not part of `==`: closures cannot be compared.
     public var events: (@Sendable (StoreEvent) -> Void)?
-    /// The 64-byte key of an encrypted file (the first 32 bytes for AES-256, the last 32 for HMAC-SHA-256, as the
-    /// Realm SDK's `encryptionKey`), or nil for a plain file. A key of another length fails the open with
+    /// The 64-byte key of an encrypted file, as the Realm SDK's `encryptionKey` (a new file is encrypted with
+    /// AES-256-GCM under a key derived from all 64 bytes; files made before that keep AES-256 under the first 32
+    /// bytes and HMAC-SHA-256 under the last 32), or nil for a plain file. A key of another length fails the open with
     /// ``StorageError/invalidArgument(_:)``; a key for a plain file, no key for an encrypted one and a wrong key
     /// each fail with their own error (``StorageError/notEncrypted(path:)``,
     /// ``StorageError/encryptionKeyRequired(path:)``, ``StorageError/wrongEncryptionKey(path:)``), and nothing is
@@ -45,6 +46,9 @@ public struct StoreOptions: Sendable, Equatable {
     /// an encrypted file keeps its pages' nonces and tags in. Settable here so that tests can lay out a plain
     /// file the way an encrypted one is laid out. Existing files keep their own.
     var reservedPageTail = 0
+    /// The cipher suite of a new encrypted file (existing files keep their own, recorded in their header). Settable
+    /// here so that tests can make files of the suite files had before AES-256-GCM.
+    var cipherSuite = CipherSuite.newFiles
 
     /// Options with the given values; the defaults suit most uses.
     public init(
