@@ -237,15 +237,16 @@ final class TableSchema: @unchecked Sendable {
     /// Records in each box of `object` which property it holds, so managed reads skip the key-path lookup.
     /// and which managed object reads them (for encoding).
     func attach(_ object: ObjectBase, to managed: ManagedObject) {
+        let owner = Unmanaged.passUnretained(managed)
         if let boxSlots, object.boxes.count == boxSlots.count {
             for (property, slot) in boxSlots.enumerated() {
                 object.boxes[slot].column = property
-                object.boxes[slot].owner = managed
+                object.boxes[slot].owner = owner
             }
         } else {
             for (property, box) in boxes(of: object).enumerated() {
                 box.column = property
-                box.owner = managed
+                box.owner = owner
             }
         }
     }
