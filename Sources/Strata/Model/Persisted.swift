@@ -87,26 +87,34 @@ final class PersistedBox {
     /// when an object was added and a release per property when it was freed.
     @exclusivity(unchecked) var owner: Unmanaged<ManagedObject>?
 
+    /// A box for a `@Persisted` initialiser (see `storage(_:)`, which pushes it on the thread's stack).
     @usableFromInline
     init(stored: _StoredValue, valueType: any _Persistable.Type, attributes: PersistedAttributes) {
         self.stored = stored
         self.valueType = valueType
         self.attributes = attributes
-        let stack = BoxStack.local.value
-        stack.boxes.append(self)
-        stack.created &+= 1
     }
 
-    /// When the Realm is creating an accessor (see `BoxStack.accessorOwner`): its managed object and the property
-    /// the next `@Persisted` initialiser of that object declares.
+    /// A `@Persisted` initialiser's storage, with one look-up of the thread's stack (a thread-local read costs
+    /// ~50 instructions, and this runs for every property of every object created): when the Realm is creating
+    /// an accessor (see `BoxStack.accessorOwner`), its managed object and the property the next initialiser of
+    /// that object declares; otherwise a new box from `makeBox`, pushed for the object to claim.
     @usableFromInline
-    static func accessorProperty() -> (owner: Unmanaged<ManagedObject>, property: Int)? {
+    static func storage(_ makeBox: () -> PersistedBox) -> (
+        box: PersistedBox?, owner: Unmanaged<ManagedObject>?, property: Int
+    ) {
         BoxStack.local.withValue { stack in
-            guard let owner = stack.accessorOwner else { return nil }
-            let next = stack.accessorNext
-            guard next < stack.accessorColumns.count else { return nil }
-            stack.accessorNext = next &+ 1
-            return (owner, stack.accessorColumns[next])
+            if let owner = stack.accessorOwner {
+                let next = stack.accessorNext
+                if next < stack.accessorColumns.count {
+                    stack.accessorNext = next &+ 1
+                    return (nil, owner, stack.accessorColumns[next])
+                }
+            }
+            let box = makeBox()
+            stack.boxes.append(box)
+            stack.created &+= 1
+            return (box, nil, -1)
         }
     }
 
@@ -198,15 +206,7 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
     /// Storage for an accessor the Realm is creating, if it is creating one; otherwise an unmanaged box.
     @inlinable
     init(_ makeBox: () -> PersistedBox) {
-        if let accessor = PersistedBox.accessorProperty() {
-            box = nil
-            owner = accessor.owner
-            property = accessor.property
-        } else {
-            box = makeBox()
-            owner = nil
-            property = -1
-        }
+        (box, owner, property) = PersistedBox.storage(makeBox)
     }
 
     /// A property with its type's default value: 0, false, "", empty data, nil, a new ObjectId or UUID.
