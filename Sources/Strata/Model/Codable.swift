@@ -13,7 +13,7 @@ extension Persisted: Encodable where Value: Encodable {
         if let owner {
             value = owner.takeUnretainedValue().read(column: property, as: Value.self)
         } else if let box, let owner = box.owner, box.column >= 0 {
-            value = owner.read(column: box.column, as: Value.self)
+            value = owner._withUnsafeGuaranteedRef { $0.read(column: box.column, as: Value.self) }
         } else if let box {
             value = box.value(as: Value.self)
         } else {

@@ -36,6 +36,7 @@ struct PersistedAttributes: Sendable, Hashable {
 ///
 /// Its state is thread-local, so no two accesses can overlap: the properties skip Swift's run-time exclusivity
 /// check, which cost ~80 instructions per access, several per created object.
+@usableFromInline
 final class BoxStack {
     @exclusivity(unchecked) var boxes: [PersistedBox] = []
     /// The last type whose box count was looked up on this thread, and that count (objects are usually
@@ -82,28 +83,42 @@ final class PersistedBox {
     let valueType: any _Persistable.Type
 
     /// The managed object whose property this box is, once the object is managed (encoding reads through it).
-    @exclusivity(unchecked) var owner: ManagedObject?
+    /// Not retained: the object whose storage holds this box holds its managed object (`ObjectBase.managed`) for
+    /// as long as it lives, and only encoding that object reads this. Retaining it cost a retain per property
+    /// when an object was added and a release per property when it was freed.
+    @exclusivity(unchecked) var owner: Unmanaged<ManagedObject>?
 
+    /// A box for a `@Persisted` initialiser (which pushes it on the thread's stack, see `push(_:on:)`).
     @usableFromInline
     init(stored: _StoredValue, valueType: any _Persistable.Type, attributes: PersistedAttributes) {
         self.stored = stored
         self.valueType = valueType
         self.attributes = attributes
-        let stack = BoxStack.local.value
-        stack.boxes.append(self)
-        stack.created &+= 1
     }
 
-    /// When the Realm is creating an accessor (see `BoxStack.accessorOwner`): its managed object and the property
-    /// the next `@Persisted` initialiser of that object declares.
+    /// What a `@Persisted` initialiser needs from the thread's box stack, in one look-up (a thread-local read
+    /// costs ~50 instructions, and this runs for every property of every object created): when the Realm is
+    /// creating an accessor (see `BoxStack.accessorOwner`), its managed object and the property the next
+    /// initialiser of that object declares; otherwise no owner, and the stack to push the new box on (`push`).
     @usableFromInline
-    static func accessorProperty() -> (owner: Unmanaged<ManagedObject>, property: Int)? {
+    static func accessorProperty() -> (owner: Unmanaged<ManagedObject>?, property: Int, stack: Unmanaged<BoxStack>) {
         BoxStack.local.withValue { stack in
-            guard let owner = stack.accessorOwner else { return nil }
+            let unmanaged = Unmanaged.passUnretained(stack)
+            guard let owner = stack.accessorOwner else { return (nil, -1, unmanaged) }
             let next = stack.accessorNext
-            guard next < stack.accessorColumns.count else { return nil }
+            guard next < stack.accessorColumns.count else { return (nil, -1, unmanaged) }
             stack.accessorNext = next &+ 1
-            return (owner, stack.accessorColumns[next])
+            return (owner, stack.accessorColumns[next], unmanaged)
+        }
+    }
+
+    /// Pushes a new box on `stack` (this thread's, from `accessorProperty()`; threads keep theirs alive) for its
+    /// object to claim.
+    @usableFromInline
+    static func push(_ box: PersistedBox, on stack: Unmanaged<BoxStack>) {
+        stack._withUnsafeGuaranteedRef { stack in
+            stack.boxes.append(box)
+            stack.created &+= 1
         }
     }
 
@@ -195,12 +210,15 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
     /// Storage for an accessor the Realm is creating, if it is creating one; otherwise an unmanaged box.
     @inlinable
     init(_ makeBox: () -> PersistedBox) {
-        if let accessor = PersistedBox.accessorProperty() {
+        let slot = PersistedBox.accessorProperty()
+        if let accessorOwner = slot.owner {
             box = nil
-            owner = accessor.owner
-            property = accessor.property
+            owner = accessorOwner
+            property = slot.property
         } else {
-            box = makeBox()
+            let box = makeBox()
+            PersistedBox.push(box, on: slot.stack)
+            self.box = box
             owner = nil
             property = -1
         }

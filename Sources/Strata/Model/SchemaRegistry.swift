@@ -18,6 +18,9 @@ final class TableSchema: @unchecked Sendable {
     /// Position in `ObjectBase.boxes` of each property's box; nil if the prototype could not claim its boxes
     /// (then `Mirror` finds them).
     private let boxSlots: [Int]?
+    /// Whether `boxSlots` is the identity: the properties are declared in the order their boxes are created (the
+    /// common case), so an object's `boxes` are in property order as they are.
+    private let boxesInOrder: Bool
     /// For each `@Persisted` initialiser, in the order an instance runs them, the property it declares; nil if
     /// accessors for stored objects must be built with boxes (see `Realm.object(_:key:)`).
     let accessorProperties: [Int]?
@@ -48,6 +51,7 @@ final class TableSchema: @unchecked Sendable {
         primaryKeyIndex = properties.firstIndex(where: \.isPrimary)
         prototype = DynamicObject()
         boxSlots = nil
+        boxesInOrder = false
         accessorProperties = nil
         var nameIndex: [String: Int] = [:]
         for (index, property) in properties.enumerated() { nameIndex[property.columnName] = index }
@@ -177,6 +181,7 @@ final class TableSchema: @unchecked Sendable {
         let discovered = TableSchema.persistedBoxes(of: prototype).map(\.1)
         let slots = discovered.compactMap { box in claimed.firstIndex { $0 === box } }
         self.boxSlots = claimed.count == discovered.count && slots.count == discovered.count ? slots : nil
+        boxesInOrder = self.boxSlots.map { $0.elementsEqual($0.indices) } ?? false
         // Accessors for stored objects can skip boxes when building an instance creates exactly its own boxes
         // (no property initialiser creates another object), in a known order.
         if let boxSlots = self.boxSlots, created == boxSlots.count {
@@ -225,6 +230,13 @@ final class TableSchema: @unchecked Sendable {
         return TableSchema.persistedBoxes(of: object).map(\.1)
     }
 
+    /// `object`'s boxes, in property order, when its boxes are in that order already (the common case): the
+    /// object's own array, not a copy. Nil otherwise (then `boxes(of:)` or `storedValues(of:)`).
+    func boxesInPropertyOrder(of object: ObjectBase) -> [PersistedBox]? {
+        guard boxesInOrder, let boxSlots, object.boxes.count == boxSlots.count else { return nil }
+        return object.boxes
+    }
+
     /// The values of `object`'s boxes, in property order: one array, where `boxes(of:).map(\.stored)` made two.
     func storedValues(of object: ObjectBase) -> [_StoredValue] {
         if let boxSlots, object.boxes.count == boxSlots.count {
@@ -237,15 +249,16 @@ final class TableSchema: @unchecked Sendable {
     /// Records in each box of `object` which property it holds, so managed reads skip the key-path lookup.
     /// and which managed object reads them (for encoding).
     func attach(_ object: ObjectBase, to managed: ManagedObject) {
+        let owner = Unmanaged.passUnretained(managed)
         if let boxSlots, object.boxes.count == boxSlots.count {
             for (property, slot) in boxSlots.enumerated() {
                 object.boxes[slot].column = property
-                object.boxes[slot].owner = managed
+                object.boxes[slot].owner = owner
             }
         } else {
             for (property, box) in boxes(of: object).enumerated() {
                 box.column = property
-                box.owner = managed
+                box.owner = owner
             }
         }
     }

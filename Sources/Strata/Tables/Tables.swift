@@ -166,6 +166,10 @@ final class TableBinding {
     /// For each property, whether setting it rewrites its own column alone (see `TableStore.rewriteColumn`): a
     /// stored plain value that no index, backlink count, primary key or mixed-value tree depends on.
     let rewritableAlone: [Bool]
+    /// Whether every property is a stored plain value or the primary key: no link, embedded object, collection,
+    /// mixed value, computed property or secondary index. Inserting such a row keeps nothing else in step, so
+    /// `Realm.insert` encodes it straight from the object's boxes (see `Realm.insertPlain`).
+    let plainRows: Bool
     /// The owning Realm's cached rows tree (see `Realm.stableRow`).
     @exclusivity(unchecked) var view: TreeView?
     @exclusivity(unchecked) var viewEpoch = UInt64.max
@@ -204,6 +208,9 @@ final class TableBinding {
             return columns[index] >= 0 && !info.isCollection && !secondaryIndexes.contains(index)
                 && !table.schema.properties[index].isPrimary && info.type != .object
                 && info.type != .linkingObjects && info.type != .any
+        }
+        plainRows = table.schema.properties.indices.allSatisfy { [rewritableAlone, columns] index in
+            rewritableAlone[index] || (table.schema.properties[index].isPrimary && columns[index] >= 0)
         }
     }
 
