@@ -93,13 +93,25 @@ package struct BlockCipher: Sendable {
         _ plaintext: UnsafeRawBufferPointer, into ciphertext: UnsafeMutableRawPointer, nonce: [UInt8],
         associated: UnsafeRawBufferPointer, tag: UnsafeMutableRawPointer
     ) throws(StorageError) {
+        precondition(nonce.count == Self.nonceSize, "a nonce has \(Self.nonceSize) bytes")
+        try Self.bytes(nonce) { (nonce) throws(StorageError) in
+            try seal(plaintext, into: ciphertext, nonce: nonce, associated: associated, tag: tag)
+        }
+    }
+
+    /// ``seal(_:into:nonce:associated:tag:)`` with the nonce read from memory (a page's tail, where
+    /// ``PageSealer`` draws it), so that sealing a page allocates nothing.
+    package func seal(
+        _ plaintext: UnsafeRawBufferPointer, into ciphertext: UnsafeMutableRawPointer, nonce: UnsafeRawBufferPointer,
+        associated: UnsafeRawBufferPointer, tag: UnsafeMutableRawPointer
+    ) throws(StorageError) {
         switch suite {
         case .aes256CTRWithHMACSHA256:
             try crypt(plaintext, into: ciphertext, nonce: nonce)
             try authenticate(
-                UnsafeRawBufferPointer(start: ciphertext, count: plaintext.count), nonce, associated, tag)
+                UnsafeRawBufferPointer(start: ciphertext, count: plaintext.count), Array(nonce), associated, tag)
         case .aes256GCM:
-            try gcm(seal: plaintext, into: ciphertext, nonce: nonce, associated: [associated], tag: tag)
+            try gcm(seal: plaintext, into: ciphertext, nonce: nonce, associated: associated, tag: tag)
             (tag + Self.gcmTagSize).initializeMemory(
                 as: UInt8.self, repeating: 0, count: Self.tagSize - Self.gcmTagSize)
         }
@@ -116,15 +128,18 @@ package struct BlockCipher: Sendable {
         switch suite {
         case .aes256CTRWithHMACSHA256:
             guard try hmacMatches(ciphertext, nonce, associated, tag: tag.baseAddress!) else { return false }
-            try crypt(ciphertext, into: plaintext, nonce: nonce)
+            try Self.bytes(nonce) { (nonce) throws(StorageError) in
+                try crypt(ciphertext, into: plaintext, nonce: nonce)
+            }
             return true
         case .aes256GCM:
             // The tag field's second half is zero: a changed byte there is a changed page too.
             var padding: UInt8 = 0
             for index in Self.gcmTagSize..<Self.tagSize { padding |= tag[index] }
             guard padding == 0 else { return false }
-            return try gcm(
-                open: ciphertext, into: plaintext, nonce: nonce, associated: [associated], tag: tag.baseAddress!)
+            return try Self.bytes(nonce) { (nonce) throws(StorageError) in
+                try gcm(open: ciphertext, into: plaintext, nonce: nonce, associated: associated, tag: tag.baseAddress!)
+            }
         }
     }
 
@@ -134,7 +149,7 @@ package struct BlockCipher: Sendable {
     package func decryptAuthenticated(
         _ ciphertext: UnsafeRawBufferPointer, into plaintext: UnsafeMutableRawPointer, nonce: [UInt8]
     ) throws(StorageError) {
-        try crypt(ciphertext, into: plaintext, nonce: nonce)
+        try Self.bytes(nonce) { (nonce) throws(StorageError) in try crypt(ciphertext, into: plaintext, nonce: nonce) }
     }
 
     /// Writes the ``tagSize``-byte tag of `data`, stored in the clear, to `tag`: the HMAC-SHA-256 of the associated
@@ -149,11 +164,11 @@ package struct BlockCipher: Sendable {
         case .aes256CTRWithHMACSHA256:
             try authenticate(data, [], associated, tag)
         case .aes256GCM:
-            let nonce = Self.freshNonce()
-            nonce.withUnsafeBytes { tag.copyMemory(from: $0.baseAddress!, byteCount: Self.nonceSize) }
+            NonceSequence.shared.next(into: tag)
             try gcm(
-                seal: UnsafeRawBufferPointer(start: nil, count: 0), into: tag, nonce: nonce,
-                associated: [associated, data], tag: tag + Self.nonceSize)
+                seal: UnsafeRawBufferPointer(start: nil, count: 0), into: tag,
+                nonce: UnsafeRawBufferPointer(start: tag, count: Self.nonceSize), associated: associated, then: data,
+                tag: tag + Self.nonceSize)
             let end = Self.nonceSize + Self.gcmTagSize
             (tag + end).initializeMemory(as: UInt8.self, repeating: 0, count: Self.tagSize - end)
         }
@@ -167,7 +182,7 @@ package struct BlockCipher: Sendable {
         case .aes256CTRWithHMACSHA256:
             return try hmacMatches(data, [], associated, tag: tag)
         case .aes256GCM:
-            let nonce = Array(UnsafeRawBufferPointer(start: tag, count: Self.nonceSize))
+            let nonce = UnsafeRawBufferPointer(start: tag, count: Self.nonceSize)
             let end = Self.nonceSize + Self.gcmTagSize
             guard (end..<Self.tagSize).allSatisfy({ tag.load(fromByteOffset: $0, as: UInt8.self) == 0 }) else {
                 return false
@@ -176,7 +191,7 @@ package struct BlockCipher: Sendable {
                 (nothing) throws(StorageError) -> Bool in
                 try gcm(
                     open: UnsafeRawBufferPointer(start: nil, count: 0), into: nothing.baseAddress!, nonce: nonce,
-                    associated: [associated, data], tag: tag + Self.nonceSize)
+                    associated: associated, then: data, tag: tag + Self.nonceSize)
             }
         }
     }
@@ -198,9 +213,9 @@ package struct BlockCipher: Sendable {
     }
 
     /// The counter mode pass of ``suite``: from block counter 0 (counter mode with HMAC) or 2 (GCM).
-    private func crypt(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, nonce: [UInt8])
-        throws(StorageError)
-    {
+    private func crypt(
+        _ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, nonce: UnsafeRawBufferPointer
+    ) throws(StorageError) {
         precondition(nonce.count == Self.nonceSize, "a nonce has \(Self.nonceSize) bytes")
         precondition(input.count <= Self.maximumBlockSize, "a block is at most \(Self.maximumBlockSize) bytes")
         // The counter block: the nonce, then a 32-bit big-endian block counter. On the stack: a page is sealed on
@@ -208,7 +223,7 @@ package struct BlockCipher: Sendable {
         var block: (UInt64, UInt64) = (0, 0)
         let first: UInt32 = suite == .aes256GCM ? 2 : 0
         withUnsafeMutableBytes(of: &block) { block in
-            nonce.withUnsafeBytes { block.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: Self.nonceSize) }
+            block.baseAddress!.copyMemory(from: nonce.baseAddress!, byteCount: Self.nonceSize)
             block.storeBytes(of: first.bigEndian, toByteOffset: Self.nonceSize, as: UInt32.self)
         }
         try withUnsafeBytes(of: &block) { (counter) throws(StorageError) in
@@ -225,64 +240,80 @@ package struct BlockCipher: Sendable {
         }
     }
 
-    /// Encrypts `input` into `output` with AES-256-GCM and writes its 16-byte tag to `tag`; `associated[0]` is the
-    /// associated data whose length is authenticated first.
+    /// Encrypts `input` into `output` with AES-256-GCM and writes its 16-byte tag to `tag`, authenticating the
+    /// length of `associated`, `associated` and then `then` (a log record's bytes, authenticated but not sealed).
     private func gcm(
-        seal input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, nonce: [UInt8],
-        associated: [UnsafeRawBufferPointer], tag: UnsafeMutableRawPointer
+        seal input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, nonce: UnsafeRawBufferPointer,
+        associated: UnsafeRawBufferPointer, then: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
+        tag: UnsafeMutableRawPointer
     ) throws(StorageError) {
         precondition(nonce.count == Self.nonceSize, "a nonce has \(Self.nonceSize) bytes")
         precondition(input.count <= Self.maximumBlockSize, "a block is at most \(Self.maximumBlockSize) bytes")
-        try withAssociatedLength(associated[0].count) { (length) throws(StorageError) in
-            try Self.bytes(nonce) { (nonce) throws(StorageError) in
-                #if canImport(CommonCrypto)
-                    try Self.bytes(aesKey) { (key) throws(StorageError) in
-                        try CryptoPrimitives.aes256GCMSeal(
-                            key: key, nonce: nonce, associated: [length] + associated, input: input, output: output,
-                            tag: tag)
-                    }
-                #else
-                    try contexts.withPair { (pair) throws(StorageError) in
-                        try CryptoPrimitives.aes256GCMSeal(
-                            pair.gcm!, contexts.library, nonce: nonce, associated: [length] + associated, input: input,
-                            output: output, tag: tag)
-                    }
-                #endif
-            }
+        try withAuthenticatedParts(associated, then) { (parts) throws(StorageError) in
+            #if canImport(CommonCrypto)
+                try Self.bytes(aesKey) { (key) throws(StorageError) in
+                    try CryptoPrimitives.aes256GCMSeal(
+                        key: key, nonce: nonce, associated: Array(parts), input: input, output: output, tag: tag)
+                }
+            #else
+                try contexts.withPair { (pair) throws(StorageError) in
+                    try CryptoPrimitives.aes256GCMSeal(
+                        pair.gcm!, contexts.library, nonce: nonce, associated: parts, input: input, output: output,
+                        tag: tag)
+                }
+            #endif
         }
     }
 
-    /// Checks the 16-byte AES-256-GCM tag `tag` of `input` and only if it matches decrypts
-    /// `input` into `output`. Decrypted in a private buffer first: GCM decrypts before it can tell whether the tag
-    /// matches, and a block that does not authenticate must write nothing.
+    /// Checks the 16-byte AES-256-GCM tag `tag` of `input` (authenticated as
+    /// ``gcm(seal:into:nonce:associated:then:tag:)`` does) and only if it matches decrypts `input` into `output`.
+    /// Decrypted in a private buffer first: GCM decrypts before it can tell whether the tag matches, and a block
+    /// that does not authenticate must write nothing.
     private func gcm(
-        open input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, nonce: [UInt8],
-        associated: [UnsafeRawBufferPointer], tag: UnsafeRawPointer
+        open input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, nonce: UnsafeRawBufferPointer,
+        associated: UnsafeRawBufferPointer, then: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0),
+        tag: UnsafeRawPointer
     ) throws(StorageError) -> Bool {
         precondition(nonce.count == Self.nonceSize, "a nonce has \(Self.nonceSize) bytes")
         precondition(input.count <= Self.maximumBlockSize, "a block is at most \(Self.maximumBlockSize) bytes")
         return try withUnsafeTemporaryAllocation(byteCount: max(input.count, 1), alignment: 16) {
             (scratch) throws(StorageError) -> Bool in
-            let authentic = try withAssociatedLength(associated[0].count) { (length) throws(StorageError) in
-                try Self.bytes(nonce) { (nonce) throws(StorageError) -> Bool in
-                    #if canImport(CommonCrypto)
-                        try Self.bytes(aesKey) { (key) throws(StorageError) in
-                            try CryptoPrimitives.aes256GCMOpen(
-                                key: key, nonce: nonce, associated: [length] + associated, input: input,
-                                output: scratch.baseAddress!, tag: tag)
-                        }
-                    #else
-                        try contexts.withPair { (pair) throws(StorageError) in
-                            try CryptoPrimitives.aes256GCMOpen(
-                                pair.gcm!, contexts.library, nonce: nonce, associated: [length] + associated,
-                                input: input, output: scratch.baseAddress!, tag: tag)
-                        }
-                    #endif
-                }
+            let authentic = try withAuthenticatedParts(associated, then) { (parts) throws(StorageError) -> Bool in
+                #if canImport(CommonCrypto)
+                    try Self.bytes(aesKey) { (key) throws(StorageError) in
+                        try CryptoPrimitives.aes256GCMOpen(
+                            key: key, nonce: nonce, associated: Array(parts), input: input,
+                            output: scratch.baseAddress!, tag: tag)
+                    }
+                #else
+                    try contexts.withPair { (pair) throws(StorageError) in
+                        try CryptoPrimitives.aes256GCMOpen(
+                            pair.gcm!, contexts.library, nonce: nonce, associated: parts, input: input,
+                            output: scratch.baseAddress!, tag: tag)
+                    }
+                #endif
             }
             guard authentic else { return false }
             if !input.isEmpty { output.copyMemory(from: scratch.baseAddress!, byteCount: input.count) }
             return true
+        }
+    }
+
+    /// Runs `body` with what GCM authenticates, in order: the length of `associated` (8 bytes, big-endian),
+    /// `associated`, then `then`. Laid out on the stack: every page seal and open passes here, and building the
+    /// list as arrays cost more allocations than the rest of the call's bookkeeping.
+    private func withAuthenticatedParts<R>(
+        _ associated: UnsafeRawBufferPointer, _ then: UnsafeRawBufferPointer,
+        _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) throws(StorageError) -> R
+    ) throws(StorageError) -> R {
+        try withAssociatedLength(associated.count) { (length) throws(StorageError) in
+            try withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: 3) {
+                (parts) throws(StorageError) in
+                parts.initializeElement(at: 0, to: length)
+                parts.initializeElement(at: 1, to: associated)
+                parts.initializeElement(at: 2, to: then)
+                return try body(UnsafeBufferPointer(parts))
+            }
         }
     }
 

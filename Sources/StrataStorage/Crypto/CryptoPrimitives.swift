@@ -112,8 +112,10 @@ enum CryptoPrimitives {
             guard library.keyGCM(context, key: key.baseAddress!.assumingMemoryBound(to: UInt8.self)) else {
                 throw failure("EVP_EncryptInit_ex")
             }
-            try aes256GCMSeal(
-                context, library, nonce: nonce, associated: associated, input: input, output: output, tag: tag)
+            try associated.withUnsafeBufferPointer { (associated) throws(StorageError) in
+                try aes256GCMSeal(
+                    context, library, nonce: nonce, associated: associated, input: input, output: output, tag: tag)
+            }
         #endif
     }
 
@@ -147,8 +149,10 @@ enum CryptoPrimitives {
             guard library.keyGCM(context, key: key.baseAddress!.assumingMemoryBound(to: UInt8.self)) else {
                 throw failure("EVP_EncryptInit_ex")
             }
-            return try aes256GCMOpen(
-                context, library, nonce: nonce, associated: associated, input: input, output: output, tag: tag)
+            return try associated.withUnsafeBufferPointer { (associated) throws(StorageError) in
+                try aes256GCMOpen(
+                    context, library, nonce: nonce, associated: associated, input: input, output: output, tag: tag)
+            }
         #endif
     }
 

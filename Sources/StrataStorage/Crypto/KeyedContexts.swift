@@ -166,11 +166,12 @@
 
         /// Encrypts `input` into `output` with AES-256-GCM under `context` (keyed, its IV length 12) and the
         /// 12-byte `nonce`, authenticating the concatenation of `associated` first, and writes the 16-byte tag to
-        /// `tag`.
+        /// `tag`. The parts come as a buffer, not an array: a page seal lays them out on the stack rather than
+        /// allocate for them.
         static func aes256GCMSeal(
             _ context: OpaquePointer, _ library: LibCrypto, nonce: UnsafeRawBufferPointer,
-            associated: [UnsafeRawBufferPointer], input: UnsafeRawBufferPointer, output: UnsafeMutableRawPointer,
-            tag: UnsafeMutableRawPointer
+            associated: UnsafeBufferPointer<UnsafeRawBufferPointer>, input: UnsafeRawBufferPointer,
+            output: UnsafeMutableRawPointer, tag: UnsafeMutableRawPointer
         ) throws(StorageError) {
             guard
                 library.encryptInit(context, nil, nil, nil, nonce.baseAddress!.assumingMemoryBound(to: UInt8.self))
@@ -200,8 +201,8 @@
         /// way: the caller keeps it private until the tag matched.
         static func aes256GCMOpen(
             _ context: OpaquePointer, _ library: LibCrypto, nonce: UnsafeRawBufferPointer,
-            associated: [UnsafeRawBufferPointer], input: UnsafeRawBufferPointer, output: UnsafeMutableRawPointer,
-            tag: UnsafeRawPointer
+            associated: UnsafeBufferPointer<UnsafeRawBufferPointer>, input: UnsafeRawBufferPointer,
+            output: UnsafeMutableRawPointer, tag: UnsafeRawPointer
         ) throws(StorageError) -> Bool {
             guard
                 library.decryptInit(context, nil, nil, nil, nonce.baseAddress!.assumingMemoryBound(to: UInt8.self))

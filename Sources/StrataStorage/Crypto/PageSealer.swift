@@ -49,9 +49,10 @@ struct PageSealer: Sendable {
     func seal(_ plaintext: UnsafeRawPointer, page number: PageNumber, into sealed: UnsafeMutableRawPointer)
         throws(StorageError)
     {
-        let nonce = BlockCipher.freshNonce()
         let usable = usableSize
-        nonce.withUnsafeBytes { (sealed + usable).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        // Drawn straight into the page's tail, which the cipher reads it from: no array per seal.
+        NonceSequence.shared.next(into: sealed + usable)
+        let nonce = UnsafeRawBufferPointer(start: sealed + usable, count: BlockCipher.nonceSize)
         let failure: StorageError? = withAssociated(number) { associated -> StorageError? in
             do throws(StorageError) {
                 try cipher.seal(
