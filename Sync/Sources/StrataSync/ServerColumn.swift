@@ -88,7 +88,12 @@ public struct ServerColumn: Sendable, Hashable {
 
     /// The SQL expression that turns text parameter `$index` into a value of this column.
     func parameterExpression(_ index: Int) -> String {
+        textExpression("$\(index)")
+    }
+
+    /// The SQL expression that turns `text`, an SQL expression of type text, into a value of this column.
+    func textExpression(_ text: String) -> String {
         shape == .value && property.type == .date
-            ? "to_timestamp($\(index)::double precision)" : "$\(index)::\(sqlType)"
+            ? "to_timestamp(\(text)::double precision)" : "\(text)::\(sqlType)"
     }
 }

@@ -205,6 +205,25 @@ import Testing
         }
     }
 
+    /// The upsert passes each column's values (the primary key's too) as a JSON array of texts: characters that
+    /// JSON escapes, and several rows in one statement, must come out of it unchanged.
+    @Test func textsThatJSONEscapesLandUnchangedInOneMultiRowWrite() async throws {
+        try await TestDatabase.with { database in
+            let merge = try await database.merge()
+            let a = Replica("a")
+            let names = ["quote \" and \\ backslash", "line\nbreak\ttab / slash", "Zoë 🐕 ünïcode", "null"]
+            let changes = names.enumerated().map { index, name in
+                let t = a.clock.now()
+                return ObjectChange(
+                    objectType: "SyncPerson", primaryKey: .string(name), created: t,
+                    properties: ["age": .value(.int(Int64(index)), at: t)])
+            }
+            _ = try await merge.apply(a.batch(changes))
+            let rows = try await database.rows(#"SELECT name, age::text FROM "SyncPerson" ORDER BY age"#)
+            #expect(rows == names.enumerated().map { [$1, String($0)] })
+        }
+    }
+
     @Test func aMergeWakesListenersAfterItsCommit() async throws {
         try await TestDatabase.with { database in
             let merge = try await database.merge()
