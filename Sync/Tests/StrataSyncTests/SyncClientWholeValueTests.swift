@@ -347,6 +347,12 @@ final class WholeRoute: Object {
                 box.fields["k"] = .string("older")
                 box.tags.remove(.string("a"))
             }
+            // B adds "a" again after removing it (an insert of a value the set holds changes nothing and sends
+            // nothing, as in the seed SDK): A's remove saw only the first add, so the second keeps "a".
+            try b.write { realm in
+                let box = try #require(realm.object(ofType: WholeBox.self, forPrimaryKey: 1))
+                box.tags.remove(.string("a"))
+            }
             try b.write { realm in
                 let box = try #require(realm.object(ofType: WholeBox.self, forPrimaryKey: 1))
                 box.items.append(.string("y"))
