@@ -72,6 +72,25 @@ struct UpsertTests {
         #expect(source.realm == nil)
     }
 
+    /// The common case (a value of exactly the property's Swift type) is recognised by its type alone; a value
+    /// wrapped in optionals or of another integer type still converts the general way.
+    @Test func valuesOfAnotherFormConvertAsExactlyTypedOnesDo() throws {
+        let realm = try stored()
+        let wrappedName: String? = "wrapped"
+        let doublyWrapped: Int?? = 9
+        try realm.write {
+            realm.create(
+                UpsertItem.self,
+                value: ["id": Int64(1), "name": wrappedName as Any, "small": doublyWrapped as Any, "tag": "t"],
+                update: .modified)
+            realm.create(UpsertItem.self, value: ["id": 2, "name": Optional("two") as Any], update: .modified)
+        }
+        let one = try #require(realm.object(ofType: UpsertItem.self, forPrimaryKey: 1))
+        #expect(one.name == "wrapped" && one.small == 9 && one.tag == "t" && one.score == 1.5)
+        #expect(realm.object(ofType: UpsertItem.self, forPrimaryKey: 2)?.name == "two")
+        #expect(realm.objects(UpsertItem.self).count == 2)
+    }
+
     @Test func aBadValueRollsTheWholeWriteBack() throws {
         let realm = try stored()
         let cases: [(value: [String: Any], error: Realm.Error)] = [
