@@ -8,25 +8,14 @@ import Testing
 /// or wrong key refused without writing anything.
 @Suite("Block cipher")
 struct BlockCipherTests {
-    private func bytes(_ hex: String) -> [UInt8] {
-        var result: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            result.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        return result
-    }
-
     @Test func aes256CounterModeMatchesNISTSP80038A() throws {
         // NIST SP 800-38A, F.5.5 CTR-AES256.Encrypt: four blocks, so the counter is seen to carry across blocks.
-        let key = bytes("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4")
-        let counter = bytes("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff")
-        let plaintext = bytes(
+        let key = hexBytes("603deb1015ca71be2b73aef0857d77811f352c073b6108d72d9810a30914dff4")
+        let counter = hexBytes("f0f1f2f3f4f5f6f7f8f9fafbfcfdfeff")
+        let plaintext = hexBytes(
             "6bc1bee22e409f96e93d7e117393172aae2d8a571e03ac9c9eb76fac45af8e51"
                 + "30c81c46a35ce411e5fbc1191a0a52eff69f2445df4f9b17ad2b417be66c3710")
-        let expected = bytes(
+        let expected = hexBytes(
             "601ec313775789a5b7a7f504bbf3d228f443e3ca4d62b59aca84e990cacaf5c5"
                 + "2b0930daa23de94ce87017ba2d84988ddfc9c58db67aada613c2dd08457941a6")
         var output = [UInt8](repeating: 0, count: plaintext.count)
@@ -59,7 +48,7 @@ struct BlockCipherTests {
                 }
             }
         }
-        #expect(tag == bytes("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"))
+        #expect(tag == hexBytes("5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"))
     }
 
     private let key = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }

@@ -10,17 +10,6 @@ import Testing
 /// copy re-keying it into the new suite, and an unknown suite number refused with a typed error.
 @Suite("Cipher suites")
 struct CipherSuiteTests {
-    private func bytes(_ hex: String) -> [UInt8] {
-        var result: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            result.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        return result
-    }
-
     /// One-shot AES-256-GCM: the ciphertext and tag of `plaintext`.
     private func gcmSeal(key: [UInt8], nonce: [UInt8], associated: [UInt8], plaintext: [UInt8]) throws -> (
         [UInt8], [UInt8]
@@ -74,22 +63,22 @@ struct CipherSuiteTests {
         let zero = try gcmSeal(
             key: [UInt8](repeating: 0, count: 32), nonce: [UInt8](repeating: 0, count: 12), associated: [],
             plaintext: [UInt8](repeating: 0, count: 16))
-        #expect(zero.0 == bytes("cea7403d4d606b6e074ec5d3baf39d18"))
-        #expect(zero.1 == bytes("d0d1c8a799996bf0265b98b5d48ab919"))
+        #expect(zero.0 == hexBytes("cea7403d4d606b6e074ec5d3baf39d18"))
+        #expect(zero.1 == hexBytes("d0d1c8a799996bf0265b98b5d48ab919"))
 
-        let key = bytes("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308")
-        let nonce = bytes("cafebabefacedbaddecaf888")
-        let associated = bytes("feedfacedeadbeeffeedfacedeadbeefabaddad2")
-        let plaintext = bytes(
+        let key = hexBytes("feffe9928665731c6d6a8f9467308308feffe9928665731c6d6a8f9467308308")
+        let nonce = hexBytes("cafebabefacedbaddecaf888")
+        let associated = hexBytes("feedfacedeadbeeffeedfacedeadbeefabaddad2")
+        let plaintext = hexBytes(
             "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72"
                 + "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b39")
         let (ciphertext, tag) = try gcmSeal(key: key, nonce: nonce, associated: associated, plaintext: plaintext)
         #expect(
             ciphertext
-                == bytes(
+                == hexBytes(
                     "522dc1f099567d07f47f37a32a84427d643a8cdcbfe5c0c97598a2bd2555d1aa"
                         + "8cb08e48590dbb3da7b08b1056828838c5f61e6393ba7a0abcc9f662"))
-        #expect(tag == bytes("76fc6ece0f4e1768cddf8853bb2d551b"))
+        #expect(tag == hexBytes("76fc6ece0f4e1768cddf8853bb2d551b"))
         #expect(
             try gcmOpen(key: key, nonce: nonce, associated: associated, ciphertext: ciphertext, tag: tag) == plaintext)
         var badTag = tag

@@ -106,15 +106,11 @@ enum CryptoPrimitives {
                 throw failure("AES.GCM.seal")
             }
         #else
-            let library = try LibCrypto.shared.get()
-            guard let context = library.newCipherContext() else { throw failure("EVP_CIPHER_CTX_new") }
-            defer { library.freeCipherContext(context) }
-            guard library.keyGCM(context, key: key.baseAddress!.assumingMemoryBound(to: UInt8.self)) else {
-                throw failure("EVP_EncryptInit_ex")
-            }
-            try associated.withUnsafeBufferPointer { (associated) throws(StorageError) in
-                try aes256GCMSeal(
-                    context, library, nonce: nonce, associated: associated, input: input, output: output, tag: tag)
+            try withGCMContext(key: key) { (context, library) throws(StorageError) in
+                try associated.withUnsafeBufferPointer { (associated) throws(StorageError) in
+                    try aes256GCMSeal(
+                        context, library, nonce: nonce, associated: associated, input: input, output: output, tag: tag)
+                }
             }
         #endif
     }
@@ -143,18 +139,30 @@ enum CryptoPrimitives {
             plaintext.copyBytes(to: output.assumingMemoryBound(to: UInt8.self), count: input.count)
             return true
         #else
+            return try withGCMContext(key: key) { (context, library) throws(StorageError) in
+                try associated.withUnsafeBufferPointer { (associated) throws(StorageError) in
+                    try aes256GCMOpen(
+                        context, library, nonce: nonce, associated: associated, input: input, output: output, tag: tag)
+                }
+            }
+        #endif
+    }
+
+    #if !canImport(CommonCrypto)
+        /// Runs `body` with a fresh libcrypto AES-256-GCM context keyed with the 32-byte `key`, freed after it: the
+        /// one-shot functions' context (a file's seals use the contexts ``KeyedContexts`` keeps).
+        private static func withGCMContext<R>(
+            key: UnsafeRawBufferPointer, _ body: (OpaquePointer, LibCrypto) throws(StorageError) -> R
+        ) throws(StorageError) -> R {
             let library = try LibCrypto.shared.get()
             guard let context = library.newCipherContext() else { throw failure("EVP_CIPHER_CTX_new") }
             defer { library.freeCipherContext(context) }
             guard library.keyGCM(context, key: key.baseAddress!.assumingMemoryBound(to: UInt8.self)) else {
                 throw failure("EVP_EncryptInit_ex")
             }
-            return try associated.withUnsafeBufferPointer { (associated) throws(StorageError) in
-                try aes256GCMOpen(
-                    context, library, nonce: nonce, associated: associated, input: input, output: output, tag: tag)
-            }
-        #endif
-    }
+            return try body(context, library)
+        }
+    #endif
 
     private static func failure(_ call: String) -> StorageError {
         .encryptionUnavailable(reason: "\(call) failed")
