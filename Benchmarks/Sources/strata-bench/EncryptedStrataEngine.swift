@@ -1,5 +1,5 @@
 /// StrataStorage on an encrypted file: the same workloads as ``StrataEngine``, with a 64-byte `encryptionKey`
-/// (AES-256-CTR pages, HMAC-SHA-256 tags, the system's libcrypto), so that `strata-bench --encrypted` shows what
+/// (AES-256-GCM pages, the system's libcrypto), so that `strata-bench --encrypted` shows what
 /// encryption costs beside the plain file, in the same run.
 final class EncryptedStrataEngine: Engine {
     static let name = "Strata encrypted"
