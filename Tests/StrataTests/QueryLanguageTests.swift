@@ -223,6 +223,35 @@ struct QueryLanguageTests {
         #expect(FullText.Search("-a b*")?.required.map(\.isPrefix) == [true])
     }
 
+    @Test func fullTextEntriesAreDistinctSortedAndDiffed() throws {
+        let key = KeyEncoding.objectKey(7)
+        func entry(_ word: String) -> [UInt8] { Array(word.utf8) + [0] + key }
+        // Repeats are kept once, in the tree's byte order; an ASCII word past 64 bytes is cut like any other.
+        let long = String(repeating: "Ab", count: 40)
+        #expect(
+            FullText.entries(.string("pie Red apple red PIE \(long)"), key: 7)
+                == [entry(String(repeating: "ab", count: 32)), entry("apple"), entry("pie"), entry("red")])
+        #expect(FullText.entries(.string(" ,; "), key: 7).isEmpty)
+        #expect(FullText.entries(.int(3), key: 7).isEmpty)
+
+        var removed: [[UInt8]] = []
+        var added: [[UInt8]] = []
+        FullText.forEachChange(
+            from: ["a", "c", "d"].map(entry), to: ["b", "c", "e", "f"].map(entry), removed: { removed.append($0) },
+            added: { added.append($0) })
+        #expect(removed == ["a", "d"].map(entry))
+        #expect(added == ["b", "e", "f"].map(entry))
+
+        // An edit that keeps some words: the index drops only the words gone and finds the kept and new ones.
+        let (realm, reviews, _) = try self.reviews(indexed: true)
+        let review = reviews.filter("stars == 6").first!
+        try realm.write { review.text = "red apple red pie" }
+        try realm.write { review.text = "green apple pie pie" }
+        for (search, found) in [("red", false), ("green", true), ("apple", true), ("pie", true), ("apple -red", true)] {
+            #expect(reviews.filter("text TEXT $0 AND stars == 6", search).count == (found ? 1 : 0), "\(search)")
+        }
+    }
+
     @Test func errorPositionsCountCharacters() throws {
         let realm = try kennels()
         realm.objects(Hound.self).expectInvalidQuery(

@@ -14,52 +14,109 @@ enum FullText {
     /// The folded words of `text`, in order, with repeats.
     static func words(_ text: String) -> [[UInt8]] {
         var words: [[UInt8]] = []
-        var isASCII = true
-        for byte in text.utf8 where byte >= 0x80 {
-            isASCII = false
-            break
-        }
-        if isASCII {
-            var word: [UInt8] = []
-            for byte in text.utf8 {
-                switch byte {
-                case 0x30...0x39, 0x61...0x7A: word.append(byte)
-                case 0x41...0x5A: word.append(byte | 0x20)
-                default:
-                    if !word.isEmpty { words.append(cut(word)) }
-                    word.removeAll(keepingCapacity: true)
-                }
-            }
-            if !word.isEmpty { words.append(cut(word)) }
-            return words
-        }
-        let folded = text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil)
-        var word = ""
-        for character in folded {
-            if character.isLetter || character.isNumber {
-                word.append(character)
-            } else if !word.isEmpty {
-                words.append(cut(Array(word.utf8)))
-                word = ""
-            }
-        }
-        if !word.isEmpty { words.append(cut(Array(word.utf8))) }
+        forEachWord(text) { words.append(Array($0)) }
         return words
     }
 
-    private static func cut(_ word: [UInt8]) -> [UInt8] {
-        guard word.count > maximumWordLength else { return word }
-        var end = maximumWordLength
-        // Never split a UTF-8 sequence: back up to the start of the character.
-        while end > 0 && word[end] & 0xC0 == 0x80 { end -= 1 }
-        return Array(word[..<end])
+    /// Calls `body` with each folded word of `text` (cut to ``maximumWordLength`` bytes), in order, with repeats.
+    /// The buffer is valid only during the call.
+    private static func forEachWord(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        var text = text
+        let folded: Bool = text.withUTF8 { bytes in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return false }
+            // ASCII: fold each letter as it is copied into a word buffer on the stack; bytes past the longest
+            // word are dropped (the word is cut).
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumWordLength) { word in
+                var length = 0
+                for byte in bytes {
+                    let folded: UInt8
+                    switch byte {
+                    case 0x30...0x39, 0x61...0x7A: folded = byte
+                    case 0x41...0x5A: folded = byte | 0x20
+                    default:
+                        if length > 0 { body(UnsafeBufferPointer(rebasing: word[..<length])) }
+                        length = 0
+                        continue
+                    }
+                    if length < maximumWordLength {
+                        word[length] = folded
+                        length += 1
+                    }
+                }
+                if length > 0 { body(UnsafeBufferPointer(rebasing: word[..<length])) }
+            }
+            return true
+        }
+        if folded { return }
+        func end(_ word: String) {
+            let bytes = Array(word.utf8)
+            var end = bytes.count
+            if end > maximumWordLength {
+                end = maximumWordLength
+                // Never split a UTF-8 sequence: back up to the start of the character.
+                while end > 0 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
+            }
+            bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[..<end])) }
+        }
+        var word = ""
+        for character in text.folding(options: [.caseInsensitive, .diacriticInsensitive], locale: nil) {
+            if character.isLetter || character.isNumber {
+                word.append(character)
+            } else if !word.isEmpty {
+                end(word)
+                word = ""
+            }
+        }
+        if !word.isEmpty { end(word) }
     }
 
-    /// The index entries of a stored string value for object `key`: each distinct word, a 0 byte, the key.
-    static func entries(_ value: _StoredValue, key: Int64) -> Set<[UInt8]> {
+    /// The index entries of a stored string value for object `key`: each distinct word, a 0 byte, the key. Sorted
+    /// in the index tree's (byte) order, so an object's old and new entries are compared and diffed in one pass
+    /// (``forEachChange(from:to:removed:added:)``) and put in tree order.
+    static func entries(_ value: _StoredValue, key: Int64) -> [[UInt8]] {
         guard case .string(let text) = value else { return [] }
         let objectKey = KeyEncoding.objectKey(key)
-        return Set(words(text).map { $0 + [0] + objectKey })
+        var entries: [[UInt8]] = []
+        forEachWord(text) { word in
+            // One allocation per entry: the word, the separator and the key written straight into it.
+            var entry: [UInt8] = []
+            entry.reserveCapacity(word.count + 1 + objectKey.count)
+            entry.append(contentsOf: word)
+            entry.append(0)
+            entry.append(contentsOf: objectKey)
+            entries.append(entry)
+        }
+        guard entries.count > 1 else { return entries }
+        entries.sort { $0.lexicographicallyPrecedes($1) }
+        // Repeated words are adjacent now: keep the first of each run.
+        var kept = 1
+        for index in 1..<entries.count where entries[index] != entries[kept - 1] {
+            entries.swapAt(kept, index)
+            kept += 1
+        }
+        entries.removeLast(entries.count - kept)
+        return entries
+    }
+
+    /// Calls `removed` with each entry of `old` that `new` lacks and `added` with each entry of `new` that `old`
+    /// lacks; both sorted and distinct, as ``entries(_:key:)`` returns them.
+    static func forEachChange(
+        from old: [[UInt8]], to new: [[UInt8]], removed: ([UInt8]) throws -> Void, added: ([UInt8]) throws -> Void
+    ) rethrows {
+        var oldIndex = 0
+        var newIndex = 0
+        while oldIndex < old.count || newIndex < new.count {
+            if newIndex == new.count || oldIndex < old.count && old[oldIndex].lexicographicallyPrecedes(new[newIndex]) {
+                try removed(old[oldIndex])
+                oldIndex += 1
+            } else if oldIndex == old.count || new[newIndex].lexicographicallyPrecedes(old[oldIndex]) {
+                try added(new[newIndex])
+                newIndex += 1
+            } else {
+                oldIndex += 1
+                newIndex += 1
+            }
+        }
     }
 
     /// A parsed `TEXT` search: every required term must occur, no excluded term may.

@@ -22,8 +22,10 @@ extension TableStore {
                 guard before != after else { continue }
                 let tree = try handle(binding.indexTrees[index], create: true)!
                 try mutate {
-                    for entry in before.subtracting(after) { _ = try transaction.delete(entry, in: tree) }
-                    for entry in after.subtracting(before) { try transaction.put(entry, [UInt8](), in: tree) }
+                    try FullText.forEachChange(
+                        from: before, to: after,
+                        removed: { _ = try transaction.delete($0, in: tree) },
+                        added: { try transaction.put($0, [UInt8](), in: tree) })
                 }
                 continue
             }

@@ -272,7 +272,7 @@ extension TableStore {
                 try mutate { try transaction.put(encoded, KeyEncoding.objectKey(key), in: primaryKeys) }
             }
             for (position, value) in values.enumerated() {
-                let entries: Set<[UInt8]> =
+                let entries: [[UInt8]] =
                     stored.properties[indexed[position]].isFullText
                     ? FullText.entries(value, key: key) : KeyEncoding.indexEntry(value, key: key).map { [$0] } ?? []
                 for entry in entries {
