@@ -69,10 +69,35 @@ extension TableStore {
             guard before != after else { continue }
             let name = binding.table.schema.properties[index].columnName
             if let before {
-                try adjustBacklink(originClass: binding.className, property: name, origin: key, target: before, by: -1)
+                try setToOneBacklink(
+                    originClass: binding.className, property: name, origin: key, target: before, linked: false)
             }
             if let after {
-                try adjustBacklink(originClass: binding.className, property: name, origin: key, target: after, by: 1)
+                try setToOneBacklink(
+                    originClass: binding.className, property: name, origin: key, target: after, linked: true)
+            }
+        }
+    }
+
+    /// Records (`linked`) or drops the backlink of a to-one link from `origin` to `target`. A to-one property holds
+    /// one link, so its count is 1 while the origin links the target and the entry is absent otherwise: it is put
+    /// or deleted without reading the current count (``adjustBacklink(originClass:property:origin:target:by:)``
+    /// reads it, a second descent of the tree for every link a new object holds).
+    private func setToOneBacklink(
+        originClass: String, property: String, origin: Int64, target: Int64, linked: Bool
+    ) throws(Realm.Error) {
+        guard let transaction = transaction else { return }
+        let tree = try handle(TableNames.backlinks(originClass, property), create: true)!
+        try withUnsafeTemporaryAllocation(byteCount: 16, alignment: 8) { (buffer) throws(Realm.Error) in
+            buffer.storeBytes(of: UInt64(bitPattern: target).bigEndian, toByteOffset: 0, as: UInt64.self)
+            buffer.storeBytes(of: UInt64(bitPattern: origin).bigEndian, toByteOffset: 8, as: UInt64.self)
+            let key = UnsafeRawBufferPointer(buffer)
+            try mutate {
+                if linked {
+                    try withUnsafeBytes(of: UInt32(1).littleEndian) { try transaction.put(key, $0, in: tree) }
+                } else {
+                    _ = try transaction.delete(key, in: tree)
+                }
             }
         }
     }
