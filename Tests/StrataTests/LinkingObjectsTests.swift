@@ -26,6 +26,17 @@ final class BadBacklink: Object {
     @Persisted(originProperty: "nothing") var origins: LinkingObjects<Hiker>
 }
 
+/// A link target whose referrers' class is stored only later, by another Realm of the file.
+final class LaterLinkTarget: Object {
+    @Persisted(primaryKey: true) var id = 0
+}
+
+final class LaterLinkOrigin: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var target: LaterLinkTarget?
+    @Persisted var targets: List<LaterLinkTarget>
+}
+
 /// The forward links of one hiker, as plain Swift values (hut ids).
 private struct HikerModel: Equatable {
     var favorite: Int?
@@ -36,6 +47,44 @@ private struct HikerModel: Equatable {
 
 @Suite("LinkingObjects")
 struct LinkingObjectsTests {
+    /// Which stored properties can link to a class is worked out once per set of stored class definitions: a
+    /// class another Realm stores later must still lose its links to the objects this one deletes.
+    @Test func linksFromAClassStoredLaterAreDroppedOnDelete() async throws {
+        let directory = TemporaryDirectory()
+        let url = URL(fileURLWithPath: directory.file("later.strata"))
+        let targets = try Realm(configuration: Realm.Configuration(fileURL: url, objectTypes: [LaterLinkTarget.self]))
+        try targets.write {
+            for id in 1...3 { targets.add(LaterLinkTarget(value: ["id": id])) }
+        }
+        try targets.write { targets.delete(targets.object(ofType: LaterLinkTarget.self, forPrimaryKey: 1)!) }
+        #expect(targets.tables.linkProperties(to: "LaterLinkTarget").isEmpty)
+
+        // Another task stores the origin class and links to two targets (one Realm per isolation and file).
+        try await Task.detached {
+            let origins = try Realm(
+                configuration: Realm.Configuration(
+                    fileURL: url, objectTypes: [LaterLinkTarget.self, LaterLinkOrigin.self]))
+            try origins.write {
+                let two = origins.object(ofType: LaterLinkTarget.self, forPrimaryKey: 2)!
+                let three = origins.object(ofType: LaterLinkTarget.self, forPrimaryKey: 3)!
+                origins.add(LaterLinkOrigin(value: ["id": 1, "target": two, "targets": [two, three, two]]))
+            }
+        }.value
+        targets.refresh()
+        #expect(
+            targets.tables.linkProperties(to: "LaterLinkTarget").map(\.property.name).sorted() == ["target", "targets"])
+        try targets.write { targets.delete(targets.object(ofType: LaterLinkTarget.self, forPrimaryKey: 2)!) }
+        let links = try await Task.detached {
+            let origins = try Realm(
+                configuration: Realm.Configuration(
+                    fileURL: url, objectTypes: [LaterLinkTarget.self, LaterLinkOrigin.self]))
+            let origin = try #require(origins.object(ofType: LaterLinkOrigin.self, forPrimaryKey: 1))
+            return (origin.target?.id, Array(origin.targets.map(\.id)))
+        }.value
+        #expect(links.0 == nil)
+        #expect(links.1 == [3])
+    }
+
     /// The hiker ids each hut's four backlink properties should list, sorted, derived from `hikers`.
     private static func expectedBacklinks(of hut: Int, in hikers: [Int: HikerModel]) -> [[Int]] {
         var fans: [Int] = []

@@ -102,25 +102,23 @@ extension TableStore {
         guard let transaction else { throw .notInWriteTransaction }
         // Built once a class with mixed properties is met: most schemas have none, and a delete asks every time.
         var builtPrefix: [UInt8]?
-        for (originClass, stored) in storedClasses {
-            for (column, property) in stored.properties.enumerated() where property.type == .any {
-                let prefix = builtPrefix ?? Array(target.utf8) + [0] + KeyEncoding.objectKey(key)
-                builtPrefix = prefix
-                let origins = try backlinkEntries(
-                    tree: TableNames.backlinks(originClass, property.name), prefix: prefix)
-                guard !origins.isEmpty else { continue }
-                let binding = try bindingForStoredClass(originClass)
-                guard let index = binding.table.propertyIndex(named: property.name) else { continue }
+        for source in mixedProperties() {
+            let (originClass, property) = (source.originClass, source.property)
+            let prefix = builtPrefix ?? Array(target.utf8) + [0] + KeyEncoding.objectKey(key)
+            builtPrefix = prefix
+            let origins = try backlinkEntries(tree: TableNames.backlinks(originClass, property.name), prefix: prefix)
+            guard !origins.isEmpty else { continue }
+            let binding = try bindingForStoredClass(originClass)
+            guard let index = binding.table.propertyIndex(named: property.name) else { continue }
+            for (origin, _) in origins {
+                try nullifyMixedLinks(
+                    origin: origin, binding: binding, property: index, column: source.column, stored: source.stored,
+                    target: (target, key))
+            }
+            let tree = try handle(TableNames.backlinks(originClass, property.name), create: false)!
+            try mutate {
                 for (origin, _) in origins {
-                    try nullifyMixedLinks(
-                        origin: origin, binding: binding, property: index, column: column, stored: stored,
-                        target: (target, key))
-                }
-                let tree = try handle(TableNames.backlinks(originClass, property.name), create: false)!
-                try mutate {
-                    for (origin, _) in origins {
-                        _ = try transaction.delete(prefix + KeyEncoding.objectKey(origin), in: tree)
-                    }
+                    _ = try transaction.delete(prefix + KeyEncoding.objectKey(origin), in: tree)
                 }
             }
         }

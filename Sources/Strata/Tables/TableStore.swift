@@ -42,7 +42,12 @@ final class TableStore {
     }
 
     /// Class definitions stored in the file, as of the current version (or the write in progress).
-    var storedClasses: [String: StoredClass] = [:]
+    var storedClasses: [String: StoredClass] = [:] {
+        didSet { linkSources = LinkSources() }
+    }
+    /// The stored properties that can link to each class, worked out from ``storedClasses`` once (see
+    /// `Unlinking.swift`): every delete asks.
+    var linkSources = LinkSources()
     /// The schema version stored in the file (nil for a new file).
     var storedSchemaVersion: UInt64?
     /// Whether the file's backlink trees are complete (see `TableNames.backlinksKey`).

@@ -10,25 +10,49 @@ extension TableStore {
     func unlinkIncoming(target: String, key: Int64) throws(Realm.Error) {
         guard let transaction else { throw .notInWriteTransaction }
         try unlinkIncomingMixed(target: target, key: key)
-        for (originClass, stored) in storedClasses {
-            for (column, property) in stored.properties.enumerated()
-            where property.type == .object && property.objectClassName == target {
-                let origins = try backlinks(originClass: originClass, originProperty: property.name, target: key)
-                guard !origins.isEmpty else { continue }
+        for source in linkProperties(to: target) {
+            let (originClass, property) = (source.originClass, source.property)
+            let origins = try backlinks(originClass: originClass, originProperty: property.name, target: key)
+            guard !origins.isEmpty else { continue }
+            for (origin, _) in origins {
+                try unlink(
+                    origin: origin, of: originClass, property: property, column: source.column,
+                    stored: source.stored, target: key, transaction: transaction)
+            }
+            let tree = try handle(TableNames.backlinks(originClass, property.name), create: false)!
+            try mutate {
                 for (origin, _) in origins {
-                    try unlink(
-                        origin: origin, of: originClass, property: property, column: column, stored: stored,
-                        target: key, transaction: transaction)
-                }
-                let tree = try handle(TableNames.backlinks(originClass, property.name), create: false)!
-                try mutate {
-                    for (origin, _) in origins {
-                        _ = try transaction.delete(
-                            KeyEncoding.objectKey(key) + KeyEncoding.objectKey(origin), in: tree)
-                    }
+                    _ = try transaction.delete(KeyEncoding.objectKey(key) + KeyEncoding.objectKey(origin), in: tree)
                 }
             }
         }
+    }
+
+    /// The stored link properties (to-one or collections of links) whose target class is `target`.
+    func linkProperties(to target: String) -> [LinkSource] {
+        if let known = linkSources.links[target] { return known }
+        var found: [LinkSource] = []
+        for (originClass, stored) in storedClasses {
+            for (column, property) in stored.properties.enumerated()
+            where property.type == .object && property.objectClassName == target {
+                found.append(LinkSource(originClass: originClass, column: column, property: property, stored: stored))
+            }
+        }
+        linkSources.links[target] = found
+        return found
+    }
+
+    /// The stored mixed properties: each may hold a link to an object of any class.
+    func mixedProperties() -> [LinkSource] {
+        if let known = linkSources.mixed { return known }
+        var found: [LinkSource] = []
+        for (originClass, stored) in storedClasses {
+            for (column, property) in stored.properties.enumerated() where property.type == .any {
+                found.append(LinkSource(originClass: originClass, column: column, property: property, stored: stored))
+            }
+        }
+        linkSources.mixed = found
+        return found
     }
 
     /// Drops the links of `origin`'s property to `target` (the backlink entry is removed by the caller).
@@ -138,4 +162,24 @@ extension TableStore {
             for entry in matching { try mutate { try transaction.put(entry, nullBytes, in: map) } }
         }
     }
+}
+
+/// A stored property that can hold links to objects of some class, and where it is stored.
+struct LinkSource {
+    let originClass: String
+    /// Its column in the origin class's stored rows.
+    let column: Int
+    let property: StoredClass.StoredProperty
+    let stored: StoredClass
+}
+
+/// The stored properties that can link to each class, worked out from the stored class definitions when first
+/// needed and forgotten whenever they change (``TableStore/storedClasses``): deleting an object asks which
+/// properties could link to it, and walking every property of every class per delete cost more than the delete's
+/// own tree work in a schema of a few classes.
+struct LinkSources {
+    /// Per target class: the link properties naming it.
+    var links: [String: [LinkSource]] = [:]
+    /// The mixed properties, nil until first asked.
+    var mixed: [LinkSource]?
 }
