@@ -11,7 +11,7 @@ struct PlainRowInsertTests {
         try Realm(
             configuration: Realm.Configuration(
                 inMemoryIdentifier: "plain-rows-\(UUID())",
-                objectTypes: [PlainRowItem.self, PlainRowIndexed.self, PlainRowDerived.self]))
+                objectTypes: [PlainRowItem.self, PlainRowIndexed.self, PlainRowDerived.self, PlainRowReferrer.self]))
     }
 
     /// The suite's models take the paths it means them to: the plain one for `PlainRowItem`, the general one for
@@ -46,6 +46,30 @@ struct PlainRowInsertTests {
         let data = try JSONEncoder().encode(item)
         let decoded = try JSONDecoder().decode(PlainRowItem.self, from: data)
         #expect(decoded.id == 7 && decoded.name == "changed" && decoded.realm == nil)
+    }
+
+    /// Deleting a plain object decodes its primary key alone (`TableStore.remove`): the key is free again, the row
+    /// is gone, links other objects held to it are dropped, and a write that is cancelled restores it.
+    @Test func deletingAPlainObjectFreesItsKeyAndDropsLinksToIt() throws {
+        let realm = try memoryRealm()
+        try realm.write {
+            let one = realm.create(PlainRowItem.self, value: ["id": 1, "name": "one"])
+            realm.create(PlainRowItem.self, value: ["id": 2, "name": "two"])
+            realm.add(PlainRowReferrer(value: ["id": 1, "item": one, "items": [one, one]]))
+        }
+        try realm.write { realm.delete(realm.object(ofType: PlainRowItem.self, forPrimaryKey: 1)!) }
+        #expect(realm.object(ofType: PlainRowItem.self, forPrimaryKey: 1) == nil)
+        #expect(realm.objects(PlainRowItem.self).map(\.id) == [2])
+        let referrer = try #require(realm.object(ofType: PlainRowReferrer.self, forPrimaryKey: 1))
+        #expect(referrer.item == nil && referrer.items.isEmpty)
+        try realm.write { realm.add(PlainRowItem(value: ["id": 1, "name": "again"])) }
+        #expect(realm.object(ofType: PlainRowItem.self, forPrimaryKey: 1)?.name == "again")
+
+        realm.beginWrite()
+        realm.delete(realm.object(ofType: PlainRowItem.self, forPrimaryKey: 2)!)
+        #expect(realm.object(ofType: PlainRowItem.self, forPrimaryKey: 2) == nil)
+        realm.cancelWrite()
+        #expect(realm.object(ofType: PlainRowItem.self, forPrimaryKey: 2)?.name == "two")
     }
 
     /// A taken primary key fails the write, which rolls back whole: the keys the objects before it claimed and
@@ -97,6 +121,12 @@ final class PlainRowItem: Object, Codable {
     @Persisted var name = ""
     @Persisted var small: Int8 = 0
     @Persisted var when = Date(timeIntervalSinceReferenceDate: 0)
+}
+
+final class PlainRowReferrer: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var item: PlainRowItem?
+    @Persisted var items: List<PlainRowItem>
 }
 
 final class PlainRowIndexed: Object {

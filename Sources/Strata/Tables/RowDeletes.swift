@@ -10,10 +10,27 @@ extension TableStore {
     @discardableResult
     func remove(binding: TableBinding, key: Int64, direct: Bool = false) throws(Realm.Error) -> Bool {
         let transaction = try transactionForWrite()
-        guard let values = try rowValues(binding: binding, key: key) else { return false }
+        // A plain row (``TableBinding/plainRows``) keeps nothing else in step but its primary key: only that column
+        // is decoded (decoding every column was a sixth of a scattered delete), and `values` stays nil.
+        let values: [_StoredValue]?
+        let primary: _StoredValue?
+        if binding.plainRows {
+            let primaryKey = binding.table.primaryKeyIndex
+            guard
+                let found = try withRow(
+                    tree: binding.rowsTree, key: key,
+                    { row in
+                        primaryKey.map { RowCodec.get(row, column: binding.columns[$0], info: binding.table.infos[$0]) }
+                    })
+            else { return false }
+            (values, primary) = (nil, found)
+        } else {
+            guard let all = try rowValues(binding: binding, key: key) else { return false }
+            (values, primary) = (all, binding.table.primaryKeyIndex.map { all[$0] })
+        }
         syncCapture?.touch(binding, key)
-        try deleteEmbedded(binding: binding, values: values)
-        if let index = binding.table.primaryKeyIndex, let encoded = KeyEncoding.primaryKey(values[index]),
+        if let values { try deleteEmbedded(binding: binding, values: values) }
+        if let primary, let encoded = KeyEncoding.primaryKey(primary),
             let primaryKeys = try handle(binding.primaryKeyTree, create: false)
         {
             _ = try mutate { try transaction.delete(encoded, in: primaryKeys) }
@@ -21,10 +38,12 @@ extension TableStore {
         if let rows = try handle(binding.rowsTree, create: false) {
             _ = try mutate { try transaction.delete(KeyEncoding.objectKey(key), in: rows) }
         }
-        try updateIndexes(binding: binding, key: key, old: values, new: nil)
-        try updateToOneBacklinks(binding: binding, key: key, old: values, new: nil)
-        try releaseReplacedMixed(binding: binding, key: key, old: values, new: nil)
-        try deleteCollections(binding: binding, key: key)
+        if let values {
+            try updateIndexes(binding: binding, key: key, old: values, new: nil)
+            try updateToOneBacklinks(binding: binding, key: key, old: values, new: nil)
+            try releaseReplacedMixed(binding: binding, key: key, old: values, new: nil)
+            try deleteCollections(binding: binding, key: key)
+        }
         if binding.table.kind == .object || direct { try unlinkIncoming(target: binding.className, key: key) }
         return true
     }
