@@ -50,4 +50,38 @@ struct CollectionAccessorReuseTests {
         #expect(owner.tags !== numbers as AnyObject)
         #expect(Array(owner.numbers) == [7])
     }
+
+    @Test func anObjectKeepsTheAccessorItHandedOut() throws {
+        let realm = try memoryRealm()
+        try realm.write { realm.add(Owner(value: ["id": 1])) }
+        let owner = try #require(realm.object(ofType: Owner.self, forPrimaryKey: 1))
+        weak var numbers: List<Int>?
+        numbers = owner.numbers
+        // Nobody but the object holds it: it is still the one handed out, and appends through it land.
+        #expect(numbers != nil)
+        try realm.write {
+            owner.numbers.append(1)
+            numbers?.append(2)
+        }
+        #expect(owner.numbers === numbers)
+        #expect(Array(owner.numbers) == [1, 2])
+    }
+
+    @Test func aKeptAccessorGoesWithItsObject() throws {
+        let realm = try memoryRealm()
+        try realm.write { realm.add(Owner(value: ["id": 1])) }
+        weak var numbers: List<Int>?
+        weak var object: Owner?
+        do {
+            let owner = try #require(realm.object(ofType: Owner.self, forPrimaryKey: 1))
+            try realm.write { owner.numbers.append(3) }
+            numbers = owner.numbers
+            object = owner
+        }
+        // The accessor holds the object's managed state, not the object: no cycle keeps either alive.
+        #expect(object == nil)
+        #expect(numbers == nil)
+        let again = try #require(realm.object(ofType: Owner.self, forPrimaryKey: 1))
+        #expect(Array(again.numbers) == [3])
+    }
 }

@@ -8,6 +8,9 @@ open class ObjectBase {
     @exclusivity(unchecked) var boxes: [PersistedBox] = []
     /// Set once a Swift Observation tracking read one of the object's properties (see `ObservationSupport`).
     @exclusivity(unchecked) @usableFromInline var observation: ObjectObservation?
+    /// The managed `List`, `MutableSet` and `Map` accessors this object handed out, by property (see
+    /// `heldCollection`).
+    @exclusivity(unchecked) var heldCollections = PropertySlots<AnyObject>()
 
     /// A new, unmanaged instance with each property's initial value.
     public required init() {

@@ -318,7 +318,12 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
         get {
             let storage = object[keyPath: storageKeyPath]
             if let owner = storage.owner {
-                let value = owner._withUnsafeGuaranteedRef { $0.read(column: storage.property, as: Value.self) }
+                let value =
+                    Value._isReferenceCollection
+                    ? owner._withUnsafeGuaranteedRef {
+                        object.heldCollection($0, property: storage.property, as: Value.self)
+                    }
+                    : owner._withUnsafeGuaranteedRef { $0.read(column: storage.property, as: Value.self) }
                 if object.isObservationTracked() { object.observationAccess(property: storage.property, box: nil) }
                 return value
             }
@@ -328,7 +333,10 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
                 return box.value(as: Value.self)
             }
             let column = managed.column(of: box, object: object)
-            let value = managed.read(column: column, as: Value.self)
+            let value =
+                Value._isReferenceCollection
+                ? object.heldCollection(managed, property: column, as: Value.self)
+                : managed.read(column: column, as: Value.self)
             if object.isObservationTracked() { object.observationAccess(property: column, box: nil) }
             return value
         }

@@ -74,12 +74,18 @@ extension Realm {
         let key: Int64
         if let index = binding.table.primaryKeyIndex {
             let value = boxes[index].stored
-            let encoded = try encodedPrimaryKey(value, binding: binding, property: index)
-            // As in `insert`: one descent claims the key or finds it taken, which fails the write.
-            key = try tables.newKey(binding)
-            guard try tables.claimAbsentPrimaryKey(encoded, for: key, binding: binding) else {
-                throw .primaryKeyExists(type: binding.className, value: KeyEncoding.describe(value))
+            // As in `insert`: one descent claims the key or finds it taken, which fails the write. An integer
+            // key is encoded on the stack (its array's allocation and freeing cost ~400 instructions).
+            let claimed: Bool
+            if case .int(let int) = value {
+                key = try tables.newKey(binding)
+                claimed = try tables.claimAbsentPrimaryKey(KeyEncoding.IntPrimaryKey(int), for: key, binding: binding)
+            } else {
+                let encoded = try encodedPrimaryKey(value, binding: binding, property: index)
+                key = try tables.newKey(binding)
+                claimed = try tables.claimAbsentPrimaryKey(encoded, for: key, binding: binding)
             }
+            guard claimed else { throw .primaryKeyExists(type: binding.className, value: KeyEncoding.describe(value)) }
         } else {
             key = try tables.newKey(binding)
         }

@@ -43,7 +43,9 @@ extension TableStore {
     /// Records `encoded` as the primary key of object `key` of `binding`'s class when no object holds it yet; false,
     /// recording nothing, when one does. One descent of the primary-key tree: a lookup then `claimPrimaryKey` took
     /// two. A caller given false fails its write transaction (the descent copied the path's pages).
-    func claimAbsentPrimaryKey(_ encoded: [UInt8], for key: Int64, binding: TableBinding) throws(Realm.Error) -> Bool {
+    func claimAbsentPrimaryKey(_ encoded: some StorageBytes, for key: Int64, binding: TableBinding) throws(Realm.Error)
+        -> Bool
+    {
         let transaction = try transactionForWrite()
         let primaryKeys = try writablePrimaryKeys(binding)
         return try mutate {
