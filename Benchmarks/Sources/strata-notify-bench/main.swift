@@ -7,7 +7,7 @@ import Strata
 // against GRDB's ValueObservation (async sequences on a DatabasePool), in one run: the latency from a commit
 // returning to an observer's loop body, the throughput of small commits from several writers, and readers'
 // throughput while a writer commits. Both sides commit durably.
-// Usage: strata-notify-bench [--commits 300] [--observers 1,100] [--writers 8] [--writes 1000] [--readers 4]
+// Usage: strata-notify-bench [--commits 300] [--observers 1,100] [--writers 8,32] [--writes 1000] [--readers 4]
 //                            [--duration 2] [--items 1000] [--timeout 10] [--dir PATH] [--only latency,...]
 //                            [--tsv PATH]
 
@@ -15,7 +15,7 @@ struct Options {
     var commits = 300
     var warmup = 10
     var observers = [1, 100]
-    var writers = 8
+    var writers = [8, 32]
     var writes = 1_000
     var readers = 4
     var duration = 2.0
@@ -28,15 +28,15 @@ struct Options {
     var homes: [ObserverHome] = [.task, .mainActor]
 
     static let usage = """
-        usage: strata-notify-bench [--commits 300] [--observers 1,100] [--writers 8] [--writes 1000] [--readers 4]
+        usage: strata-notify-bench [--commits 300] [--observers 1,100] [--writers 8,32] [--writes 1000] [--readers 4]
                                    [--duration 2] [--items 1000] [--timeout 10] [--dir PATH] [--only latency,...]
                                    [--tsv PATH]
 
           --commits    latency rows: timed commits per run (default 300), after 10 untimed warm-up commits
           --warmup     latency rows: untimed commits before the timed ones (default 10)
           --observers  latency rows: observer counts, one run each (default 1,100)
-          --writers    throughput row: concurrent writers (default 8)
-          --writes     throughput row: commits per writer (default 1,000)
+          --writers    throughput rows: concurrent writers, one row per count, comma-separated (default 8,32)
+          --writes     throughput rows: commits per writer (default 1,000)
           --readers    reader row: concurrent readers (default 4)
           --duration   reader row: seconds of reading (default 2)
           --items      reader rows: objects counted and summed by every read (default 1,000); a comma-separated
@@ -67,7 +67,6 @@ struct Options {
             switch argument {
             case "--commits": commits = number(argument)
             case "--warmup": warmup = number(argument, allowZero: true)
-            case "--writers": writers = number(argument)
             case "--writes": writes = number(argument)
             case "--readers": readers = number(argument)
             case "--items":
@@ -78,6 +77,14 @@ struct Options {
                     Options.fail("--items needs a comma-separated list of positive numbers")
                 }
                 items = values.compactMap { $0 }
+            case "--writers":
+                let values = text(argument).split(separator: ",").map {
+                    Int($0.replacingOccurrences(of: "_", with: ""))
+                }
+                guard !values.isEmpty, values.allSatisfy({ ($0 ?? 0) > 0 }) else {
+                    Options.fail("--writers needs a comma-separated list of positive numbers")
+                }
+                writers = values.compactMap { $0 }
             case "--observers":
                 let values = text(argument).split(separator: ",").map {
                     Int($0.replacingOccurrences(of: "_", with: ""))
@@ -331,10 +338,11 @@ do {
     }
     if options.only.contains("throughput") {
         emit(
-            "- Throughput: \(options.writers) writers, each committing \(group(options.writes)) times one new small "
-                + "object / row (Int id, Int, Double), all at once; wall time from the start to the last commit. "
-                + "Strata: \(options.writers) actors with their own Realm, `asyncWrite { create(…) }`; GRDB: "
-                + "\(options.writers) tasks, `try await pool.write { INSERT … }`. Ratio = Strata time / GRDB time.")
+            "- Throughput: \(options.writers.map(String.init).joined(separator: ", ")) writers (one row each, "
+                + "Strata then GRDB), each committing \(group(options.writes)) times one new small object / row (Int "
+                + "id, Int, Double), all at once; wall time from the start to the last commit. Strata: one actor per "
+                + "writer with its own Realm, `asyncWrite { create(…) }`; GRDB: one task per writer, `try await "
+                + "pool.write { INSERT … }`. Ratio = Strata time / GRDB time.")
     }
     if options.only.contains("readers") {
         let counts = options.items.map(group).joined(separator: ", ")
@@ -378,40 +386,7 @@ do {
     }
 
     if options.only.contains("throughput") {
-        let total = options.writers * options.writes
-        log("throughput: Strata")
-        let configuration = strataConfiguration(root.appendingPathComponent("throughput.strata"), [NotifyItem.self])
-        let writers = (0..<options.writers).map { StrataThroughputWriter(index: $0) }
-        for writer in writers { try await writer.open(configuration) }
-        let writes = options.writes
-        let strata = try await timeAsync {
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for writer in writers { group.addTask { try await writer.run(commits: writes) } }
-                try await group.waitForAll()
-            }
-        }
-        for writer in writers { await writer.close() }
-        let checker = StrataReader()
-        try await checker.open(configuration)
-        let strataCount = try await checker.totals().count
-        await checker.close()
-        try check(strataCount == total, "Strata holds \(strataCount) objects after the throughput row, not \(total)")
-
-        log("throughput: GRDB")
-        let pool = try openPool(root.appendingPathComponent("throughput.sqlite").path)
-        try createItems(pool)
-        let grdb = try await runGRDBThroughput(pool, writers: options.writers, commits: options.writes)
-        let grdbCount = try pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM item") } ?? -1
-        try pool.close()
-        try check(grdbCount == total, "GRDB holds \(grdbCount) rows after the throughput row, not \(total)")
-
-        func cell(_ duration: Duration) -> String {
-            "\(format(duration)) (\(group(Int(Double(total) / seconds(duration)))) commits/s)"
-        }
-        row(
-            "Throughput: \(options.writers) writer\(options.writers == 1 ? "" : "s") × \(group(options.writes)) commits",
-            cell(strata), cell(grdb),
-            ratio(seconds(strata), seconds(grdb)))
+        for count in options.writers { try await throughputRow(writers: count) }
     }
 
     if options.only.contains("readers") {
@@ -470,6 +445,45 @@ do {
 if failed {
     log("\n*** FAILURE: see the notes under the table ***")
     exit(1)
+}
+
+/// One throughput row: `count` writers each committing `options.writes` small inserts, on Strata (one actor and
+/// Realm per writer) and then on GRDB (one task per writer on one pool), each on a new file; both counts checked.
+func throughputRow(writers count: Int) async throws {
+    let total = count * options.writes
+    log("throughput, \(count) writers: Strata")
+    let configuration = strataConfiguration(
+        root.appendingPathComponent("throughput-\(count).strata"), [NotifyItem.self])
+    let writers = (0..<count).map { StrataThroughputWriter(index: $0) }
+    for writer in writers { try await writer.open(configuration) }
+    let writes = options.writes
+    let strata = try await timeAsync {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for writer in writers { group.addTask { try await writer.run(commits: writes) } }
+            try await group.waitForAll()
+        }
+    }
+    for writer in writers { await writer.close() }
+    let checker = StrataReader()
+    try await checker.open(configuration)
+    let strataCount = try await checker.totals().count
+    await checker.close()
+    try check(strataCount == total, "Strata holds \(strataCount) objects after the throughput row, not \(total)")
+
+    log("throughput, \(count) writers: GRDB")
+    let pool = try openPool(root.appendingPathComponent("throughput-\(count).sqlite").path)
+    try createItems(pool)
+    let grdb = try await runGRDBThroughput(pool, writers: count, commits: options.writes)
+    let grdbCount = try await pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM item") } ?? -1
+    try pool.close()
+    try check(grdbCount == total, "GRDB holds \(grdbCount) rows after the throughput row, not \(total)")
+
+    func cell(_ duration: Duration) -> String {
+        "\(format(duration)) (\(group(Int(Double(total) / seconds(duration)))) commits/s)"
+    }
+    row(
+        "Throughput: \(count) writer\(count == 1 ? "" : "s") × \(group(options.writes)) commits", cell(strata),
+        cell(grdb), ratio(seconds(strata), seconds(grdb)))
 }
 
 /// Reads, wrong reads and commits added up over the parts a readers workload's task group returns.

@@ -340,7 +340,7 @@ public final class Realm {
         failure = nil
         generation &+= 1
         writeEpoch &+= 1
-        syncCapture = SyncCaptureRegistry.write(path: configuration.path)
+        syncCapture = SyncCaptureRegistry.write(path: path)
         try loadStoredSchema()
     }
 

@@ -879,9 +879,9 @@ final class SharedFile: @unchecked Sendable {
     /// the write lock held. If the page writes fail, the record is invalidated and the commit fails whole.
     ///
     /// Grouped (other writers wait for the lock, or grouped commits are still pending): the record is appended
-    /// without a sync and the commit handed to ``GroupCommit``, whose thread syncs the log, writes the meta and
-    /// publishes; the returned wait tells the committer, which waits for it after releasing the write lock, when
-    /// that happened. Nil: the commit is durable and published.
+    /// without a sync (after the page writes, made on the committer's thread) and the commit handed to
+    /// ``GroupCommit``, whose thread syncs the log, writes the meta and publishes; the returned wait tells the
+    /// committer, which waits for it after releasing the write lock, when that happened. Nil: the commit is durable and published.
     ///
     /// In an encrypted file `pages` are the sealed images and `gaps` their clear pages' gaps (``SealedGap``).
     func commitLogged(
@@ -927,16 +927,22 @@ final class SharedFile: @unchecked Sendable {
         if log.capacity != capacity { lockFile?.logState = log.position }
         let file = self.file
         let pageSize = meta.pageSize
-        writeBehind.start { () throws(StorageError) in
+        let writePages = { () throws(StorageError) in
             for run in runs { try file.write(run.buffers, at: Int(run.start) * pageSize) }
         }
+        // A grouped record is appended without a sync, so there is nothing to hide the page writes behind: they
+        // are written here, before the record (a failure then leaves nothing appended). Handing them to the
+        // write-behind thread would cost two thread switches while the write lock is held, which is what
+        // concurrent writers queue on.
+        if grouped { try writePages() } else { writeBehind.start(writePages) }
         // Whatever happens, the page writes end before the buffers they read are released.
-        var pagesCollected = false
+        var pagesCollected = grouped
         defer { if !pagesCollected { try? writeBehind.finish() } }
         let start = log.position.end
         do throws(StorageError) {
             // The page writes must be in before the record counts as appended: a failure rolls the record back.
             try log.append(record, synced: !grouped) { () throws(StorageError) in
+                guard !pagesCollected else { return }
                 pagesCollected = true
                 try writeBehind.finish()
             }
