@@ -140,4 +140,42 @@ struct PropertyRewriteTests {
         }
         #expect(Expected(try note(in: realm)) == expected)
     }
+
+    /// Setting a property of every object in key order reads and rewrites rows in the leaf the previous put left
+    /// dirty (StrataStorage's `LastLeaf`); values that keep their size are patched there, others move. Every
+    /// object reads back its own values in the write and after it, and a write that fails rolls all of it back.
+    @Test func settingAPropertyOfEveryObjectInOneWriteKeepsEachObjectsValues() throws {
+        let realm = try Realm(
+            configuration: Realm.Configuration(
+                inMemoryIdentifier: "rewrite-all-\(UUID())", objectTypes: [RewrittenNote.self]))
+        let count = 3_000
+        try realm.write {
+            for id in 0..<count {
+                realm.create(RewrittenNote.self, value: ["id": id, "title": "note \(id)", "count": id, "score": 0.5])
+            }
+        }
+        try realm.write {
+            for note in realm.objects(RewrittenNote.self) {
+                note.score += 1
+                note.count = note.count * 2
+                if note.id % 3 == 0 { note.title = String(repeating: "x", count: note.id % 40) }
+                #expect(note.score == 1.5 && note.count == note.id * 2)
+            }
+        }
+        func check(score: Double) throws {
+            for id in stride(from: 0, to: count, by: 7) {
+                let note = try #require(realm.object(ofType: RewrittenNote.self, forPrimaryKey: id))
+                #expect(note.score == score && note.count == id * 2)
+                #expect(note.title == (id % 3 == 0 ? String(repeating: "x", count: id % 40) : "note \(id)"))
+            }
+        }
+        try check(score: 1.5)
+        #expect(throws: Realm.Error.self) {
+            try realm.write {
+                for note in realm.objects(RewrittenNote.self) { note.score += 1 }
+                realm.create(RewrittenNote.self, value: ["id": 0])
+            }
+        }
+        try check(score: 1.5)
+    }
 }

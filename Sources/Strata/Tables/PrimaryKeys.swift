@@ -15,8 +15,16 @@ extension TableStore {
     func lookupPrimaryKey<Key: StorageBytes>(_ binding: TableBinding, _ encoded: Key) throws(Realm.Error) -> Int64? {
         try storage {
             if let transaction {
-                let cached = binding.primaryKeysEpoch == writeEpoch ? binding.primaryKeysHandle : nil
-                guard let handle = try cached ?? handle(binding.primaryKeyTree, create: false) else { return nil }
+                var handle = binding.primaryKeysEpoch == writeEpoch ? binding.primaryKeysHandle : nil
+                if handle == nil {
+                    // Cached like `writablePrimaryKeys`' handle: an upsert looks a key up per object, and the
+                    // handle by name is a string hash and a dictionary probe each time.
+                    guard let found = try self.handle(binding.primaryKeyTree, create: false) else { return nil }
+                    binding.primaryKeysHandle = found
+                    binding.primaryKeysEpoch = writeEpoch
+                    handle = found
+                }
+                guard let handle else { return nil }
                 // Read in place: copying the 8-byte value out costs an array allocation per lookup.
                 return try transaction.withValue(forKey: encoded, in: handle, KeyEncoding.decodeObjectKey)
             }

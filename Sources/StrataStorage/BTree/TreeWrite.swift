@@ -51,6 +51,8 @@ extension WriteContext {
         guard key.count <= geometry.maxKeySize else { throw .keyTooLarge(size: key.count, limit: geometry.maxKeySize) }
         // The common case, a small value stored inline, goes straight to the tree (no closure on the hot path).
         if case .bytes(let bytes) = value, bytes.count <= geometry.maxInlineValue(keySize: key.count) {
+            // Rewriting a value of the leaf the last put left dirty needs no descent (see `LastLeaf`).
+            if try replaceInLastLeaf(key, with: bytes, of: tree) { return }
             let spec = LeafSpec(key: key, storage: .inline, length: bytes.count, payload: bytes)
             try modify(&tree, target: .key(key), operation: .upsert(spec))
             return
@@ -359,6 +361,8 @@ extension WriteContext {
                 try rebalance(&tree, path: path, levels: levels, leafPage: page, leafBuffer: buffer)
             } else {
                 try propagate(&tree, path: path, levels: levels, split: split, delta: delta)
+                // Without a split the leaf still holds its keys, and it and its path are now this write's own.
+                if case .key = target, split == nil { rememberLeaf(page, buffer: buffer, of: tree) }
             }
             path.baseAddress!.deinitialize(count: levels)
         }

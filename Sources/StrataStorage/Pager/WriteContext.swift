@@ -38,6 +38,8 @@ final class WriteContext {
     @exclusivity(unchecked) var freeTree: TreeRoot
     /// Bumped by every modification; write cursors use it to notice that they must re-seek.
     @exclusivity(unchecked) var modificationCount = 0
+    /// The leaf the last keyed modification left its key in (see ``LastLeaf``).
+    @exclusivity(unchecked) var lastLeaf: LastLeaf?
 
     init(shared: SharedFile, base: Meta, mapping: Mapping) {
         self.shared = shared

@@ -833,6 +833,8 @@ extension WriteTransaction {
     func rawStableValue(_ key: UnsafeRawBufferPointer, in tree: TreeHandle) throws -> StableValue? {
         let id = try resolve(tree)
         let read = TreeRead(source: context.pages)
+        // A row just rewritten, or its neighbour, is found in the leaf that put left (see `LastLeaf`).
+        if let entry = try context.entryInLastLeaf(key, of: trees[id].root) { return try read.stableValue(of: entry) }
         guard let entry = try read.find(key, in: trees[id].root) else { return nil }
         return try read.stableValue(of: entry)
     }
