@@ -273,6 +273,53 @@ struct RowTests {
     }
 
     /// A row of another width (written before columns were added) is not loaded: the builder is left as it was.
+    /// A fixed-size column set in place (its slot and null bit) gives the bytes the builder gives for the same edit,
+    /// for every column of a row spanning two bitmap bytes, to a value and to null; a variable-size column, a row of
+    /// another width or format, and a short row are left alone.
+    @Test func aFixedColumnSetInPlaceIsTheRowTheBuilderMakes() throws {
+        let columns = 19
+        var original = RowBuilder(columns: columns)
+        for column in 0..<columns {
+            switch column % 4 {
+            case 0: original.setInt(column, Int64(column) * -1_000_003)
+            case 1: original.setString(column, String(repeating: "s", count: column))
+            case 2: original.setDouble(column, Double(column) + 0.5)
+            default: break  // null
+            }
+        }
+        let stored = original.finish()
+        for column in 0..<columns {
+            for slot in [UInt64?.none, 0, 0x0102_0304_0506_0708] {
+                var patched = stored
+                let written = patched.withUnsafeMutableBytes {
+                    RowFormat.setFixedColumn($0, column: column, columns: columns, to: slot)
+                }
+                guard column % 4 != 1 else {
+                    #expect(!written && patched == stored, "column \(column) holds a string")
+                    continue
+                }
+                var builder = RowBuilder(columns: columns)
+                let loaded = try stored.withUnsafeBytes { builder.load(try RowView($0)) }
+                #expect(loaded)
+                if let slot { builder.setInt(column, Int64(bitPattern: slot)) } else { builder.setNull(column) }
+                #expect(written && patched == builder.finish(), "column \(column), slot \(String(describing: slot))")
+            }
+        }
+        var other = stored
+        for (columns, row) in [(columns + 1, stored), (columns, Array(stored.prefix(40)))] {
+            other = row
+            #expect(!other.withUnsafeMutableBytes { RowFormat.setFixedColumn($0, column: 0, columns: columns, to: 1) })
+        }
+        other = stored
+        other[0] = RowFormat.versionWithoutBitmap
+        #expect(!other.withUnsafeMutableBytes { RowFormat.setFixedColumn($0, column: 0, columns: columns, to: 1) })
+        #expect(other.dropFirst() == stored.dropFirst())
+        other = stored
+        #expect(
+            !other.withUnsafeMutableBytes { RowFormat.setFixedColumn($0, column: columns, columns: columns, to: 1) })
+        #expect(other == stored)
+    }
+
     @Test func aRowOfAnotherWidthIsNotLoaded() throws {
         var narrow = RowBuilder(columns: 3)
         narrow.setInt(0, 7)

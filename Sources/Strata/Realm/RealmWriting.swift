@@ -283,10 +283,10 @@ extension Realm {
     func setProperty(
         _ value: _StoredValue, property: Int, binding: TableBinding, key: Int64, current: RowView? = nil
     ) throws(Realm.Error) {
-        if binding.rewritableAlone[property],
-            try rewriteColumn(value, property: property, binding: binding, key: key, current: current)
-        {
-            return
+        if binding.rewritableAlone[property] {
+            // A fixed-size value over a row in the leaf the write last changed: its 8 bytes, in place.
+            if try tables.setFixedColumnInPlace(value, property: property, binding: binding, key: key) { return }
+            if try rewriteColumn(value, property: property, binding: binding, key: key, current: current) { return }
         }
         guard let old = try tables.rowValues(binding: binding, key: key) else { throw .invalidatedObject }
         var values = old

@@ -436,3 +436,20 @@ extension RowFormat {
         ]
     }
 }
+
+extension RowFormat {
+    /// The slot `RowBuilder` stores for `value` as a property of type `type` whose values are fixed-size (integers,
+    /// booleans, floating point, dates): `.some(nil)` for nil, nil when the type is not fixed-size or `value` is
+    /// not of that type (left to the encoder, which reports it).
+    static func fixedSlot(_ value: _StoredValue, type: PropertyType) -> UInt64?? {
+        switch (value, type) {
+        case (.null, .int), (.null, .bool), (.null, .float), (.null, .double), (.null, .date): return .some(nil)
+        case (.int(let int), .int): return UInt64(bitPattern: int)
+        case (.bool(let bool), .bool): return bool ? 1 : 0
+        case (.float(let float), .float): return UInt64(float.bitPattern)
+        case (.double(let double), .double): return double.bitPattern
+        case (.date(let date), .date): return date.timeIntervalSinceReferenceDate.bitPattern
+        default: return nil
+        }
+    }
+}

@@ -71,6 +71,27 @@ extension WriteContext {
         return true
     }
 
+    /// Lets `patch` change the inline value under `key` in place, in the remembered leaf of `tree`, when the key is
+    /// there and `patch` accepts the value (returns true); false, changing nothing, otherwise. For a change that
+    /// keeps the value's size and touches a few of its bytes (one fixed-size column of a row): no copy of the value
+    /// in or out. The leaf is this transaction's copy, so a rollback drops the change with it.
+    @inline(__always)
+    func patchInLastLeaf(
+        _ key: UnsafeRawBufferPointer, of tree: TreeRoot, _ patch: (UnsafeMutableRawBufferPointer) -> Bool
+    ) throws(StorageError) -> Bool {
+        guard let entry = try entryInLastLeaf(key, of: tree), entry.storage == .inline,
+            patch(
+                UnsafeMutableRawBufferPointer(
+                    start: UnsafeMutableRawPointer(mutating: entry.payload), count: entry.length))
+        else { return false }
+        // A change like any other for cursors and stable values, as in `replaceInLastLeaf`.
+        modificationCount &+= 1
+        lastLeaf = LastLeaf(
+            root: tree.root, leaf: entry.page, buffer: lastLeaf!.buffer, stamp: modificationCount,
+            index: lastLeaf!.index)
+        return true
+    }
+
     /// Remembers `leaf` (just modified, so dirty with its whole path) as the leaf of `tree`.
     @inline(__always)
     func rememberLeaf(_ leaf: PageNumber, buffer: UnsafeMutableRawPointer, of tree: TreeRoot) {

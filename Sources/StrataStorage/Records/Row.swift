@@ -384,3 +384,30 @@ public struct RowView {
         return withBytes(column) { mine in other.withBytes(column) { theirs in mine.elementsEqual(theirs) } }
     }
 }
+
+extension RowFormat {
+    /// Sets fixed-size `column` of `row`, a stored row of `columns` columns, in place: to `slot` (the 8 bytes
+    /// ``RowBuilder`` would store), or to null when `slot` is nil. A fixed-size column's bytes are its slot and its
+    /// null bit, so no other byte of the row moves. Returns false, changing nothing, when the row is not of the
+    /// current format, has another column count (written before columns were added) or is too short for its slots,
+    /// or when the column holds a variable-size value: such a row is rewritten whole.
+    @inlinable
+    public static func setFixedColumn(_ row: UnsafeMutableRawBufferPointer, column: Int, columns: Int, to slot: UInt64?)
+        -> Bool
+    {
+        let bitmap = (columns &+ 7) &>> 3
+        let slotsOffset = slotsOffset(columns: columns)
+        guard let base = row.baseAddress, column >= 0, column < columns,
+            row.count >= slotsOffset &+ columns &* 8, base.load(as: UInt8.self) == version,
+            Int(base.load(fromByteOffset: 1, as: UInt8.self)) | Int(base.load(fromByteOffset: 2, as: UInt8.self)) &<< 8
+                == columns
+        else { return false }
+        let bit = UInt8(1) &<< UInt8(column & 7)
+        let nullByte = headerSize &+ column &>> 3
+        guard base.load(fromByteOffset: nullByte &+ bitmap, as: UInt8.self) & bit == 0 else { return false }
+        let nulls = base.load(fromByteOffset: nullByte, as: UInt8.self)
+        base.storeBytes(of: slot == nil ? nulls | bit : nulls & ~bit, toByteOffset: nullByte, as: UInt8.self)
+        base.storeBytes(of: (slot ?? 0).littleEndian, toByteOffset: slotsOffset &+ column &<< 3, as: UInt64.self)
+        return true
+    }
+}

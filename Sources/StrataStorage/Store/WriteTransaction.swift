@@ -443,6 +443,24 @@ public final class WriteTransaction {
         trees[id].dirty = true
     }
 
+    /// Sets fixed-size `column` of the row stored under `key` (a row of `columns` columns, see ``RowFormat``) to
+    /// `slot`, or to null when `slot` is nil, in place: when the row is in the leaf this transaction's last put
+    /// left dirty (a loop rewriting rows in key order) and the column can change without moving other bytes (see
+    /// ``RowFormat/setFixedColumn(_:column:columns:to:)``). Returns false, changing nothing, otherwise: put the
+    /// whole row then. Cursors and stable values see the change as they see a put.
+    public func setFixedColumn(
+        _ column: Int, columns: Int, to slot: UInt64?, inRow key: UnsafeRawBufferPointer, in tree: TreeHandle
+    ) throws(StorageError) -> Bool {
+        let id = try resolve(tree)
+        let patched = try mutate { () throws(StorageError) -> Bool in
+            try context.patchInLastLeaf(key, of: trees[id].root) {
+                RowFormat.setFixedColumn($0, column: column, columns: columns, to: slot)
+            }
+        }
+        if patched { trees[id].dirty = true }
+        return patched
+    }
+
     /// Stores `value` under `key` when `key` is absent and returns true; returns false, changing no entry, when it is
     /// present. One descent of the tree where `contains` then `put` take two: for unique keys (a primary-key tree)
     /// whose duplicate fails the caller's transaction.
