@@ -135,6 +135,37 @@ struct FixedColumnInPlaceTests {
         try check(try Realm(configuration: configuration), round: 3)
     }
 
+    /// An upsert that changes one fixed-size value (or sets it to nil) patches it in place like the setter; one that
+    /// changes two takes the builder. Either way every column reads back what was set.
+    @Test func upsertsChangingOneFixedSizeValueReadBack() throws {
+        let realm = try Realm(
+            configuration: Realm.Configuration(
+                inMemoryIdentifier: "in-place-\(UUID())", objectTypes: [FixedWidthRecord.self]))
+        try populate(realm)
+        let next = { (id: Int) in Values(id: id, round: 1) }
+        try realm.write {
+            for id in 0..<count {
+                let values = next(id)
+                realm.create(FixedWidthRecord.self, value: ["id": id, "score": values.score], update: .modified)
+                realm.create(
+                    FixedWidthRecord.self, value: ["id": id, "maybeStamp": values.maybeStamp as Any],
+                    update: .modified)
+                realm.create(
+                    FixedWidthRecord.self, value: ["id": id, "int16": values.int16, "flag": values.flag],
+                    update: .modified)
+            }
+        }
+        var wrong = 0
+        for record in realm.objects(FixedWidthRecord.self) {
+            var expected = Values(id: record.id, round: 0)
+            let values = next(record.id)
+            (expected.score, expected.maybeStamp) = (values.score, values.maybeStamp)
+            (expected.int16, expected.flag) = (values.int16, values.flag)
+            if Values(record) != expected { wrong += 1 }
+        }
+        #expect(wrong == 0)
+    }
+
     /// A write that sets values in place and then fails leaves every object as it was; so does `cancelWrite`.
     @Test func aFailedOrCancelledWriteRestoresTheOldValues() throws {
         let realm = try Realm(

@@ -265,6 +265,14 @@ extension Realm {
                 changes.append((index, new))
             }
             guard !changes.isEmpty else { return }
+            // One fixed-size value changed (the common upsert) over a row in the write's dirty leaf: in place. More
+            // than one would leave the row half patched if a later column could not be.
+            if changes.count == 1, binding.rewritableAlone[changes[0].property],
+                try tables.setFixedColumnInPlace(
+                    changes[0].value, property: changes[0].property, binding: binding, key: key)
+            {
+                return
+            }
             if changes.allSatisfy({ binding.rewritableAlone[$0.property] }),
                 try tables.rewriteColumns(binding: binding, key: key, changes, in: row)
             {
