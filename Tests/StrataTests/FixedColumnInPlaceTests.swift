@@ -98,11 +98,14 @@ struct FixedColumnInPlaceTests {
     }
 
     /// Key order (rows found in the remembered leaf), then a shuffled order (rows mostly in other leaves: today's
-    /// path), then key order again with every optional set to nil and back within the write; then a new Realm.
-    @Test func everyFixedSizeTypeAndNilReadBackInEveryOrder() throws {
+    /// path), then key order again with every optional set to nil and back within the write; then a new Realm. In a
+    /// plain and in an encrypted file (whose dirty pages are plaintext until the commit encrypts them).
+    @Test(arguments: [false, true])
+    func everyFixedSizeTypeAndNilReadBackInEveryOrder(encrypted: Bool) throws {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("in-place-\(UUID()).strata")
         defer { try? FileManager.default.removeItem(at: url) }
-        let configuration = Realm.Configuration(fileURL: url, objectTypes: [FixedWidthRecord.self])
+        var configuration = Realm.Configuration(fileURL: url, objectTypes: [FixedWidthRecord.self])
+        if encrypted { configuration.encryptionKey = Data((0..<64).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) }) }
         let realm = try Realm(configuration: configuration)
         try populate(realm)
         try check(realm, round: 0)
