@@ -58,17 +58,13 @@ extension WriteContext {
     func replaceInLastLeaf(_ key: UnsafeRawBufferPointer, with value: UnsafeRawBufferPointer, of tree: TreeRoot)
         throws(StorageError) -> Bool
     {
-        guard let entry = try entryInLastLeaf(key, of: tree), entry.storage == .inline, entry.length == value.count
-        else { return false }
-        if let source = value.baseAddress {
-            UnsafeMutableRawPointer(mutating: entry.payload).copyMemory(from: source, byteCount: value.count)
+        try patchInLastLeaf(key, of: tree) { payload in
+            guard payload.count == value.count else { return false }
+            if let source = value.baseAddress, let target = payload.baseAddress {
+                target.copyMemory(from: source, byteCount: value.count)
+            }
+            return true
         }
-        // A change like any other for cursors and stable values; the leaf stays the one remembered.
-        modificationCount &+= 1
-        lastLeaf = LastLeaf(
-            root: tree.root, leaf: entry.page, buffer: lastLeaf!.buffer, stamp: modificationCount,
-            index: lastLeaf!.index)
-        return true
     }
 
     /// Lets `patch` change the inline value under `key` in place, in the remembered leaf of `tree`, when the key is
@@ -84,7 +80,7 @@ extension WriteContext {
                 UnsafeMutableRawBufferPointer(
                     start: UnsafeMutableRawPointer(mutating: entry.payload), count: entry.length))
         else { return false }
-        // A change like any other for cursors and stable values, as in `replaceInLastLeaf`.
+        // A change like any other for cursors and stable values; the leaf stays the one remembered.
         modificationCount &+= 1
         lastLeaf = LastLeaf(
             root: tree.root, leaf: entry.page, buffer: lastLeaf!.buffer, stamp: modificationCount,
