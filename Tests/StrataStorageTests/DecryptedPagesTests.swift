@@ -142,6 +142,29 @@ struct DecryptedPagesTests {
         #expect(throws: StorageError.self) { try pages.page(20, sealed: file.sealed(20), file: file.path) }
     }
 
+    @Test func theReadPathsLookupWithoutReferenceCountingFindsExactlyTheSlotsKnownCurrentInTheEpoch() throws {
+        let file = try SealedFile()
+        let pages = try #require(DecryptedPages(sealer: file.sealer, maximumBytes: 1 << 30))
+        let current = pages.current.pointee
+        // Never read: nothing known, the sealed page must be looked at.
+        #expect(current.knownCurrent(12) == nil)
+        let slot = try pages.page(12, sealed: file.sealed(12), file: file.path)
+        #expect(current.knownCurrent(12) == slot)
+        // Beyond the slots, or in a chunk of entries never installed: nothing known.
+        #expect(current.knownCurrent(PageNumber(pages.capacity)) == nil)
+        #expect(current.knownCurrent(PageNumber(pages.capacity - 1)) == nil)
+        // Another process's commit rewrote it: after the reload's new epoch it is not known current, and the
+        // full lookup compares the nonce and decrypts the new content.
+        try file.write(12, generation: 9)
+        pages.advanceEpoch()
+        #expect(current.knownCurrent(12) == nil)
+        #expect(try read(pages, file, 12) == file.contents[12])
+        #expect(current.knownCurrent(12) == slot)
+        // A slot a write transaction claims is known current for no one until its commit stores it.
+        _ = pages.claim(12)
+        #expect(current.knownCurrent(12) == nil)
+    }
+
     @Test func readersOnSeveralThreadsGetTheirPagesBytes() throws {
         let file = try SealedFile()
         let pages = try #require(DecryptedPages(sealer: file.sealer, maximumBytes: 1 << 30))

@@ -40,12 +40,10 @@ final class DecryptedPages: @unchecked Sendable {
     // are atomics; the directory is written once per chunk under `lock`. Everything is freed in deinit, or kept for
     // another open (``SlotReservation``).
 
-    private static let chunkShift = 12
-    private static let chunkPages = 1 << chunkShift
-    private static let filled: UInt64 = 1 << 32
-    /// An entry's second word: the nonce's last 4 bytes (bits 0–31), "filled" (bit 32), and the epoch in which the
-    /// slot was last known current (bits 33–63, ``advanceEpoch()``).
-    private static let nonceBits: UInt64 = (1 << 33) - 1
+    private static let chunkShift = CurrentSlots.chunkShift
+    private static let chunkPages = CurrentSlots.chunkPages
+    private static let filled = CurrentSlots.filled
+    private static let nonceBits = CurrentSlots.nonceBits
     private static let epochShift: UInt64 = 33
     private static let epochLimit: UInt64 = (1 << 31) - 1
 
@@ -58,11 +56,14 @@ final class DecryptedPages: @unchecked Sendable {
     private let directory: UnsafeMutablePointer<Atomic<UInt>>
     private let chunkCount: Int
     private let lock: Locked<[UnsafeMutablePointer<Atomic<UInt64>>]>
+    /// What readers use lock-free, without reference counting (``CurrentSlots``); lives as long as this object.
+    let current: UnsafeMutablePointer<CurrentSlots>
     /// Slot writes (fills, stores, claims): at least the slots this file made resident, which decides whether its
     /// reservation is kept for the next open (``SlotReservation``).
     private let slotsWritten = Atomic<Int>(0)
-    /// The current epoch, in place in an entry's second word (``advanceEpoch()``).
-    private let epochBits = Atomic<UInt64>(0)
+    /// The current epoch, in place in an entry's second word (``advanceEpoch()``); in memory of its own, which
+    /// ``CurrentSlots`` points to.
+    private let epochBits: UnsafeMutablePointer<Atomic<UInt64>>
 
     /// Decrypted pages of a file sealed by `sealer`, for files of up to `maximumBytes` bytes: in a reservation the
     /// process kept from a file it closed, if it has one of that size, else in a new one. Nil when the address
@@ -70,27 +71,42 @@ final class DecryptedPages: @unchecked Sendable {
     init?(sealer: PageSealer, maximumBytes: Int = 1 << 40) {
         let capacity = maximumBytes / sealer.pageSize
         guard capacity > 0 else { return nil }
-        self.sealer = sealer
-        self.capacity = capacity
+        let slots: Mapping
+        let directory: UnsafeMutablePointer<Atomic<UInt>>
         if let kept = SlotReservation.reuse(pageSize: sealer.pageSize, capacity: capacity) {
             slots = kept.slots
             directory = kept.directory
             chunkCount = kept.chunkCount
             lock = Locked(kept.chunks)
-            return
+        } else {
+            guard let reserved = Mapping.anonymous(capacity: capacity * sealer.pageSize) else { return nil }
+            slots = reserved
+            chunkCount = (capacity + Self.chunkPages - 1) >> Self.chunkShift
+            // Zeroed by calloc, which for this size (512 KiB for a 1 TiB reservation) maps fresh pages that the
+            // kernel zeroes only when touched: every open of an encrypted file makes a directory, and writing each
+            // word of it made a tenth of an open's time. An atomic word's zero bits are `Atomic(0)`.
+            guard let zeroed = calloc(chunkCount, MemoryLayout<Atomic<UInt>>.stride) else { return nil }
+            directory = zeroed.bindMemory(to: Atomic<UInt>.self, capacity: chunkCount)
+            lock = Locked([])
         }
-        guard let slots = Mapping.anonymous(capacity: capacity * sealer.pageSize) else { return nil }
+        self.sealer = sealer
+        self.capacity = capacity
         self.slots = slots
-        chunkCount = (capacity + Self.chunkPages - 1) >> Self.chunkShift
-        // Zeroed by calloc, which for this size (512 KiB for a 1 TiB reservation) maps fresh pages that the kernel
-        // zeroes only when touched: every open of an encrypted file makes a directory, and writing each word of
-        // it made a tenth of an open's time. An atomic word's zero bits are `Atomic(0)`.
-        guard let zeroed = calloc(chunkCount, MemoryLayout<Atomic<UInt>>.stride) else { return nil }
-        directory = zeroed.bindMemory(to: Atomic<UInt>.self, capacity: chunkCount)
-        lock = Locked([])
+        self.directory = directory
+        epochBits = .allocate(capacity: 1)
+        epochBits.initialize(to: Atomic(0))
+        current = .allocate(capacity: 1)
+        current.initialize(
+            to: CurrentSlots(
+                capacity: capacity, pageSize: sealer.pageSize, base: UnsafeRawPointer(slots.base),
+                directory: directory, epoch: epochBits))
     }
 
     deinit {
+        current.deinitialize(count: 1)
+        current.deallocate()
+        epochBits.deinitialize(count: 1)
+        epochBits.deallocate()
         let reservation = SlotReservation(
             slots: slots, pageSize: sealer.pageSize, capacity: capacity, directory: directory, chunkCount: chunkCount,
             chunks: lock.withLock { $0 }, chunkWords: 2 * Self.chunkPages)
@@ -112,12 +128,12 @@ final class DecryptedPages: @unchecked Sendable {
         guard Int(number) < capacity else {
             throw file.corrupt(number, "page \(number) lies beyond the \(capacity) pages an encrypted file may have")
         }
+        // Known current in this epoch: no other process has committed since (see ``advanceEpoch()``), and this
+        // process's commits keep their slots current, so the sealed page need not be looked at.
+        if let known = current.pointee.knownCurrent(number) { return known }
         if let entry = entry(number) {
             let word = entry[1].load(ordering: .acquiring)
-            let epoch = epochBits.load(ordering: .relaxed)
-            // Known current in this epoch: no other process has committed since (see ``advanceEpoch()``), and
-            // this process's commits keep their slots current, so the sealed page need not be looked at.
-            if word & Self.filled != 0 && word & ~Self.nonceBits == epoch { return slot(number) }
+            let epoch = epochBits[0].load(ordering: .relaxed)
             let (low, high) = nonce(of: sealed)
             if word & Self.nonceBits == high && entry[0].load(ordering: .relaxed) == low {
                 // Current: say so for this epoch. Losing a race with a fill or another reader only means
@@ -144,9 +160,9 @@ final class DecryptedPages: @unchecked Sendable {
     /// never touched a fault of the file's mapping and two cache misses.
     func advanceEpoch() {
         lock.withLock { chunks in
-            let next = (epochBits.load(ordering: .relaxed) >> Self.epochShift) + 1
+            let next = (epochBits[0].load(ordering: .relaxed) >> Self.epochShift) + 1
             guard next > Self.epochLimit else {
-                epochBits.store(next << Self.epochShift, ordering: .releasing)
+                epochBits[0].store(next << Self.epochShift, ordering: .releasing)
                 return
             }
             // After 2³¹ epochs the numbers would come round again: clear every slot's filled bit instead (under
@@ -154,12 +170,12 @@ final class DecryptedPages: @unchecked Sendable {
             for chunk in chunks {
                 for page in 0..<Self.chunkPages { chunk[2 * page + 1].store(0, ordering: .relaxed) }
             }
-            epochBits.store(0, ordering: .releasing)
+            epochBits[0].store(0, ordering: .releasing)
         }
     }
 
     @inline(__always)
-    private func slot(_ number: PageNumber) -> UnsafeRawPointer { slots.base + Int(number) &* sealer.pageSize }
+    private func slot(_ number: PageNumber) -> UnsafeRawPointer { current.pointee.slot(number) }
 
     /// The sealed page's nonce as the two entry words (the second with the filled bit).
     @inline(__always)
@@ -173,9 +189,7 @@ final class DecryptedPages: @unchecked Sendable {
     /// The two entry words of `number`, if its chunk exists (lock-free).
     @inline(__always)
     private func entry(_ number: PageNumber) -> UnsafeMutablePointer<Atomic<UInt64>>? {
-        let chunk = directory[Int(number) >> Self.chunkShift].load(ordering: .acquiring)
-        guard let chunk = UnsafeMutablePointer<Atomic<UInt64>>(bitPattern: chunk) else { return nil }
-        return chunk + 2 * (Int(number) & (Self.chunkPages - 1))
+        current.pointee.entry(number)
     }
 
     @inline(never)
@@ -200,7 +214,7 @@ final class DecryptedPages: @unchecked Sendable {
             entry[1].store(0, ordering: .relaxed)
             UnsafeMutableRawPointer(mutating: slot(number)).copyMemory(from: scratch, byteCount: usable)
             entry[0].store(low, ordering: .relaxed)
-            entry[1].store(high | epochBits.load(ordering: .relaxed), ordering: .releasing)
+            entry[1].store(high | epochBits[0].load(ordering: .relaxed), ordering: .releasing)
             slotsWritten.add(1, ordering: .relaxed)
         }
         return slot(number)
@@ -225,7 +239,7 @@ final class DecryptedPages: @unchecked Sendable {
             UnsafeMutableRawPointer(mutating: slot(number)).copyMemory(from: clear, byteCount: sealer.usableSize)
         }
         entry[0].store(low, ordering: .relaxed)
-        entry[1].store(high | epochBits.load(ordering: .relaxed), ordering: .releasing)
+        entry[1].store(high | epochBits[0].load(ordering: .relaxed), ordering: .releasing)
         slotsWritten.add(1, ordering: .relaxed)
     }
 

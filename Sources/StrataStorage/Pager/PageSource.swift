@@ -49,6 +49,9 @@ struct SnapshotPages: PageSource {
     /// An encrypted file's decrypted pages, which are read instead of the mapping's sealed ones; nil (one
     /// predictable branch per lookup) for a plain file.
     unowned(unsafe) let decrypted: DecryptedPages?
+    /// The decrypted pages' slots known current, looked up without reference counting (``CurrentSlots``); nil
+    /// for a plain file.
+    let currentSlots: UnsafePointer<CurrentSlots>?
 
     init(mapping: Mapping, meta: Meta, file: PathRef, validated: ValidatedPages, decrypted: DecryptedPages? = nil) {
         let geometry = meta.geometry
@@ -61,6 +64,7 @@ struct SnapshotPages: PageSource {
         self.file = file
         self.validated = validated
         self.decrypted = decrypted
+        self.currentSlots = decrypted.map { UnsafePointer($0.current) }
     }
 
     var pageLimit: UInt64 { pageCount }
@@ -71,7 +75,13 @@ struct SnapshotPages: PageSource {
             throw file.corrupt(number, "reference to page \(number) outside the version's \(pageCount) pages")
         }
         var page = base + Int(number) &* geometry.pageSize
-        if let decrypted { page = try decrypted.page(number, sealed: page, file: file) }
+        if let currentSlots {
+            if let known = currentSlots.pointee.knownCurrent(number) {
+                page = known
+            } else {
+                page = try decrypted.unsafelyUnwrapped.page(number, sealed: page, file: file)
+            }
+        }
         let written = page.u64(PageHeader.version)
         // `written - 1 < version`: stamped by a commit (never 0) no newer than this version.
         if written &- 1 < version, let entries = validated.entries(number, version: written) { return (page, entries) }
