@@ -234,6 +234,52 @@ struct EncryptedOpenReuseTests {
         #expect(read[...] == clear[0..<sealer.usableSize])
     }
 
+    /// Few pages read (their entries listed) or more than ``SetEntries/listed`` (every entry up to the highest
+    /// cleared), one of them in a second chunk of entries: none is current in the next open.
+    @Test(arguments: [3, SetEntries.listed + 6])
+    func aKeptReservationClearsEveryEntryItsFileSet(pagesRead: Int) throws {
+        let sealer = PageSealer(cipher: try BlockCipher(key: Self.key(10)), fileID: Self.fileID, pageSize: 4096)
+        // A size no other test uses, so that the reservation kept below is the one taken again.
+        let maximumBytes = (1 << 30) + 4096 * (41 + pagesRead)
+        let path = PathRef("/kept-entries-test-file")
+        let numbers: [PageNumber] = (0..<pagesRead).map { (index: Int) -> PageNumber in
+            index == 1 ? 5000 : PageNumber(2 + 3 * index)
+        }
+        var sealed: [PageNumber: [UInt8]] = [:]
+        for number in numbers {
+            let clear = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ Int(number)) }
+            var page = [UInt8](repeating: 0, count: 4096)
+            try clear.withUnsafeBytes { clear in
+                try page.withUnsafeMutableBytes {
+                    try sealer.seal(clear.baseAddress!, page: number, into: $0.baseAddress!)
+                }
+            }
+            sealed[number] = page
+        }
+        let slot = try { () throws -> UnsafeRawPointer in
+            let first = try #require(DecryptedPages(sealer: sealer, maximumBytes: maximumBytes))
+            var slot: UnsafeRawPointer?
+            for number in numbers {
+                let page = try sealed[number]!.withUnsafeBytes {
+                    try first.page(number, sealed: $0.baseAddress!, file: path)
+                }
+                slot = slot ?? page
+            }
+            return try #require(slot)
+        }()
+        let second = try #require(DecryptedPages(sealer: sealer, maximumBytes: maximumBytes))
+        #expect(second.holds(slot), "the closed file's reservation is reused")
+        for number in numbers {
+            #expect(second.current.pointee.knownCurrent(number) == nil)
+            // Damaged, nonce and tag kept: authenticated again, it fails.
+            var damaged = sealed[number]!
+            damaged[60] ^= 0x04
+            #expect(throws: StorageError.self) {
+                try damaged.withUnsafeBytes { _ = try second.page(number, sealed: $0.baseAddress!, file: path) }
+            }
+        }
+    }
+
     @Test func aPageDamagedAfterAnOpenFailsTheNextOpen() throws {
         let directory = TemporaryDirectory()
         let path = directory.file("damaged.strata")

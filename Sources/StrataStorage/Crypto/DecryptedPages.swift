@@ -61,6 +61,8 @@ final class DecryptedPages: @unchecked Sendable {
     /// Slot writes (fills, stores, claims): at least the slots this file made resident, which decides whether its
     /// reservation is kept for the next open (``SlotReservation``).
     private let slotsWritten = Atomic<Int>(0)
+    /// Which entries this file set, so that a kept reservation clears only those (``SlotReservation``).
+    private let entriesSet = SetEntries()
     /// The current epoch, in place in an entry's second word (``advanceEpoch()``); in memory of its own, which
     /// ``CurrentSlots`` points to.
     private let epochBits: UnsafeMutablePointer<Atomic<UInt64>>
@@ -109,7 +111,7 @@ final class DecryptedPages: @unchecked Sendable {
         epochBits.deallocate()
         let reservation = SlotReservation(
             slots: slots, pageSize: sealer.pageSize, capacity: capacity, directory: directory, chunkCount: chunkCount,
-            chunks: lock.withLock { $0 }, chunkWords: 2 * Self.chunkPages)
+            chunks: lock.withLock { $0 }, chunkWords: 2 * Self.chunkPages, entriesSet: entriesSet)
         if SlotReservation.keep(reservation, slotsWritten: slotsWritten.load(ordering: .relaxed)) { return }
         // Atomic words need no deinitialisation; the memory came from calloc.
         free(directory)
@@ -213,6 +215,7 @@ final class DecryptedPages: @unchecked Sendable {
             }
             entry[1].store(0, ordering: .relaxed)
             UnsafeMutableRawPointer(mutating: slot(number)).copyMemory(from: scratch, byteCount: usable)
+            entriesSet.note(number)
             entry[0].store(low, ordering: .relaxed)
             entry[1].store(high | epochBits[0].load(ordering: .relaxed), ordering: .releasing)
             slotsWritten.add(1, ordering: .relaxed)
@@ -238,6 +241,7 @@ final class DecryptedPages: @unchecked Sendable {
         if clear != slot(number) {
             UnsafeMutableRawPointer(mutating: slot(number)).copyMemory(from: clear, byteCount: sealer.usableSize)
         }
+        entriesSet.note(number)
         entry[0].store(low, ordering: .relaxed)
         entry[1].store(high | epochBits[0].load(ordering: .relaxed), ordering: .releasing)
         slotsWritten.add(1, ordering: .relaxed)
