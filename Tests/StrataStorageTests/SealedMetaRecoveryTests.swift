@@ -63,6 +63,61 @@ struct SealedMetaRecoveryTests {
         }
     }
 
+    /// Changes the version slot `slot` claims in the clear (its two version fields, counter mode being
+    /// malleable) from `from` to `to`, without its tag: what a forger can do.
+    private static func forgeClaim(_ bytes: inout [UInt8], slot: Int, from: UInt64, to: UInt64) {
+        let record = slot * pageSize + EncryptedFileHeader.size
+        for field in [PageHeader.version, Meta.versionOffset] {
+            for byte in 0..<8 { bytes[record + field + byte] ^= UInt8(truncatingIfNeeded: (from ^ to) >> (8 * byte)) }
+        }
+    }
+
+    private func claims(_ file: MemoryFile) throws -> [UInt64?] {
+        let mapping = try file.mapping(covering: 2 * Self.pageSize)
+        return try (0..<2).map { slot throws(StorageError) in
+            try codec.claimedVersion(mapping.base + slot * Self.pageSize, available: (2 - slot) * Self.pageSize)
+        }
+    }
+
+    @Test func eachSlotClaimsItsVersionAndADamagedClaimIsNone() throws {
+        #expect(try claims(try file()) == [4, 5])
+        // One of the two version fields changed: they disagree, nothing is claimed.
+        #expect(try claims(try file { $0[EncryptedFileHeader.size + Meta.versionOffset] ^= 0x08 }) == [nil, 5])
+    }
+
+    @Test func aForgedHigherClaimOnTheOlderSlotStillRecoversTheNewestThatAuthenticates() throws {
+        let forged = try file { Self.forgeClaim(&$0, slot: 0, from: 4, to: 6) }
+        #expect(try claims(forged) == [6, 5])
+        let (recovered, _) = try SharedFile.recover(forged, metas: .sealed(codec))
+        #expect(recovered == meta(version: 5))
+    }
+
+    @Test func aForgedLowerClaimOnTheNewerSlotRecoversWhatTheFullCheckWould() throws {
+        // The newer slot no longer authenticates: the older one is recovered, claims or not.
+        let forged = try file { Self.forgeClaim(&$0, slot: 1, from: 5, to: 3) }
+        #expect(try claims(forged) == [4, 3])
+        let (recovered, _) = try SharedFile.recover(forged, metas: .sealed(codec))
+        #expect(recovered == meta(version: 4))
+    }
+
+    @Test func anOlderSlotClaimingAnOlderVersionIsPassedOverWithoutANoticeAsInAPlainFile() throws {
+        // Damaged past its version fields: the newest is recovered without authenticating it, and the recovery
+        // notice trusts its claim as it trusts a plain slot's agreeing version fields.
+        let damaged = try file { $0[700] ^= 0x01 }
+        let (recovered, mapping) = try SharedFile.recover(damaged, metas: .sealed(codec))
+        #expect(recovered == meta(version: 5))
+        #expect(
+            try SharedFile.recoveryNotice(
+                opened: recovered, mapping: mapping, fileSize: 2 * Self.pageSize, metas: .sealed(codec)) == nil)
+        // Damaged in a version field: it claims nothing, is authenticated, and the notice says it is unreadable.
+        let unclaimed = try file { $0[EncryptedFileHeader.size + Meta.versionOffset] ^= 0x01 }
+        let (opened, unclaimedMapping) = try SharedFile.recover(unclaimed, metas: .sealed(codec))
+        #expect(opened == meta(version: 5))
+        let notice = try SharedFile.recoveryNotice(
+            opened: opened, mapping: unclaimedMapping, fileSize: 2 * Self.pageSize, metas: .sealed(codec))
+        #expect(notice?.page == 0)
+    }
+
     @Test func aPlainReaderFindsNoStrataMeta() throws {
         let encrypted = try file()
         #expect {

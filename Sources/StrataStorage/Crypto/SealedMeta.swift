@@ -56,6 +56,28 @@ struct SealedMeta: Sendable {
         try sealer.seal(UnsafeRawPointer(record), page: slot, into: page + EncryptedFileHeader.size)
     }
 
+    /// The version meta slot `page` claims, decrypted without authentication: its record's first bytes (the
+    /// page header's version and the meta's), when the two agree and are not zero; nil for a slot without this
+    /// file's header or whose copies disagree. Tells recovery which slot to authenticate first and the recovery
+    /// notice which slot is older, as a plain slot's unverified version fields do: nothing is read from a slot
+    /// on this alone (see ``SharedFile/claimedNewestMeta(in:fileSize:metas:)``).
+    func claimedVersion(_ page: UnsafeRawPointer, available: Int) throws(StorageError) -> UInt64? {
+        guard available >= header.pageSize,
+            EncryptedFileHeader.decode(UnsafeRawBufferPointer(start: page, count: EncryptedFileHeader.size))
+                == header
+        else { return nil }
+        let sealed = page + EncryptedFileHeader.size
+        let nonce = [UInt8](UnsafeRawBufferPointer(start: sealed + sealer.usableSize, count: BlockCipher.nonceSize))
+        // Counter mode in both suites: the record's first four blocks decrypt on their own.
+        let count = 64
+        let clear = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 8)
+        defer { clear.deallocate() }
+        try sealer.cipher.decryptAuthenticated(
+            UnsafeRawBufferPointer(start: sealed, count: count), into: clear, nonce: nonce)
+        let version = UnsafeRawPointer(clear).u64(PageHeader.version)
+        return version != 0 && version == UnsafeRawPointer(clear).u64(Meta.versionOffset) ? version : nil
+    }
+
     /// Reads meta slot `slot` from `page`, which holds at least `available` readable bytes. A slot without this
     /// file's header is `notStrata`; one whose tag fails (damaged, torn, moved or from another file) is
     /// `checksum`.

@@ -51,6 +51,14 @@ extension SharedFile {
             let offset = slot * opened.pageSize
             guard offset + opened.pageSize <= available else { continue }
             let page = mapping.base + offset
+            // An encrypted slot claiming an older version (or this one) is not authenticated, as a plain slot's
+            // agreeing version fields are trusted below: an older slot is the fallback this open did not need.
+            if case .sealed(let sealed) = metas,
+                let claimed = try sealed.claimedVersion(page, available: available - offset),
+                claimed <= opened.version, slot != Int(opened.version % 2)
+            {
+                continue
+            }
             switch try metas.decode(page, slot: PageNumber(slot), available: available - offset) {
             case .success(let meta):
                 guard meta.version > opened.version,
