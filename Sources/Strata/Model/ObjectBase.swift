@@ -14,20 +14,34 @@ open class ObjectBase {
 
     /// A new, unmanaged instance with each property's initial value.
     public required init() {
+        let slot = accessorCreationSlot
+        if slot.isHeldHere(), let owner = slot.owner {
+            // An accessor the Realm is creating on this thread (see `AccessorCreationSlot`): no boxes.
+            guard slot.type == ObjectIdentifier(Swift.type(of: self)) else {
+                Self.trapCreatedDuringAccessor(owner: owner, created: Swift.type(of: self))
+            }
+            managed = owner.takeUnretainedValue()
+            return
+        }
         BoxStack.local.withValue { stack in
             if let owner = stack.accessorOwner {
                 // An accessor the Realm is creating: its properties read through `owner`, it has no boxes.
                 guard stack.accessorType == ObjectIdentifier(Swift.type(of: self)) else {
-                    let className = owner._withUnsafeGuaranteedRef { $0.table.className }
-                    fatalError(
-                        "\(className)'s initialiser created a \(Swift.type(of: self)) while Strata was creating an "
-                            + "accessor for a stored object; create it lazily instead")
+                    Self.trapCreatedDuringAccessor(owner: owner, created: Swift.type(of: self))
                 }
                 managed = owner.takeUnretainedValue()
             } else {
                 claimBoxes(from: stack)
             }
         }
+    }
+
+    /// The trap for an object of type `created` made by the initialiser of an accessor being created for `owner`.
+    private static func trapCreatedDuringAccessor(owner: Unmanaged<ManagedObject>, created: ObjectBase.Type) -> Never {
+        let className = owner._withUnsafeGuaranteedRef { $0.table.className }
+        fatalError(
+            "\(className)'s initialiser created a \(created) while Strata was creating an accessor for a stored "
+                + "object; create it lazily instead")
     }
 
     /// Takes this object's boxes, which its `@Persisted` initialisers just pushed, from the top of `stack`.

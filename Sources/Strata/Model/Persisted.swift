@@ -98,11 +98,14 @@ final class PersistedBox {
 
     /// What a `@Persisted` initialiser needs from the thread's box stack, in one look-up (a thread-local read
     /// costs ~50 instructions, and this runs for every property of every object created): when the Realm is
-    /// creating an accessor (see `BoxStack.accessorOwner`), its managed object and the property the next
-    /// initialiser of that object declares; otherwise no owner, and the stack to push the new box on (`push`).
+    /// creating an accessor (see `AccessorCreationSlot`, or `BoxStack.accessorOwner` when another thread held that
+    /// slot), its managed object and the property the next initialiser of that object declares; otherwise no
+    /// owner, and the stack to push the new box on (`push`). The stack is nil only with an owner.
     @usableFromInline
-    static func accessorProperty() -> (owner: Unmanaged<ManagedObject>?, property: Int, stack: Unmanaged<BoxStack>) {
-        BoxStack.local.withValue { stack in
+    static func accessorProperty() -> (owner: Unmanaged<ManagedObject>?, property: Int, stack: Unmanaged<BoxStack>?) {
+        let slot = accessorCreationSlot
+        if slot.isHeldHere(), let next = slot.nextProperty() { return (next.owner, next.column, nil) }
+        return BoxStack.local.withValue { stack in
             let unmanaged = Unmanaged.passUnretained(stack)
             guard let owner = stack.accessorOwner else { return (nil, -1, unmanaged) }
             let next = stack.accessorNext
@@ -217,7 +220,7 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
             property = slot.property
         } else {
             let box = makeBox()
-            PersistedBox.push(box, on: slot.stack)
+            PersistedBox.push(box, on: slot.stack.unsafelyUnwrapped)
             self.box = box
             owner = nil
             property = -1
