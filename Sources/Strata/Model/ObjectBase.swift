@@ -2,12 +2,14 @@ import Foundation
 
 /// The common root of every model class. Subclass ``Object``, ``EmbeddedObject`` or ``AsymmetricObject``.
 open class ObjectBase {
-    /// Set when the object is managed by a Realm; nil while unmanaged.
-    @exclusivity(unchecked) @usableFromInline var managed: ManagedObject?
+    /// Set when the object is managed by a Realm; nil while unmanaged. `final`, as ``observation``: the
+    /// `@Persisted` accessors inlined into model classes then read the field itself, where they called a getter
+    /// that returned it retained (two calls, a retain and a release per property set on a new object).
+    @exclusivity(unchecked) @usableFromInline final var managed: ManagedObject?
     /// The `@Persisted` boxes of this object, in initialisation order (empty if they could not be claimed).
     @exclusivity(unchecked) var boxes: [PersistedBox] = []
     /// Set once a Swift Observation tracking read one of the object's properties (see `ObservationSupport`).
-    @exclusivity(unchecked) @usableFromInline var observation: ObjectObservation?
+    @exclusivity(unchecked) @usableFromInline final var observation: ObjectObservation?
     /// The managed `List`, `MutableSet` and `Map` accessors this object handed out, by property (see
     /// `heldCollection`).
     @exclusivity(unchecked) var heldCollections = PropertySlots<AnyObject>()
