@@ -60,7 +60,7 @@ open class ObjectBase {
         let height = stack.boxes.count
         guard count > 0 && count <= height else { return }
         // An orphan among this object's boxes: a decoder replaced it, so Mirror finds the object's real ones.
-        let replaced = (height - count..<height).contains { stack.isOrphan(at: $0) }
+        let replaced = stack.containsOrphan(in: height - count..<height)
         if !replaced { boxes = Array(stack.boxes[(height - count)...]) }
         if count == height {
             // The common case, an object created on its own: emptied in place, keeping the stack's buffer

@@ -59,6 +59,14 @@ final class BoxStack {
     /// Whether only this stack holds the box at `index` (see the type's comment).
     func isOrphan(at index: Int) -> Bool { isKnownUniquelyReferenced(&boxes[index]) }
 
+    /// Whether any box in `range` is an orphan: one uniqueness check of the array for all of them, where
+    /// ``isOrphan(at:)`` makes the array unique before checking each box.
+    func containsOrphan(in range: Range<Int>) -> Bool {
+        boxes.withUnsafeMutableBufferPointer { buffer in
+            range.contains { isKnownUniquelyReferenced(&buffer[$0]) }
+        }
+    }
+
     /// Empties the stack if it holds only orphans. An object still under construction below always holds at
     /// least one of its boxes — the one whose value is being initialised or decoded while a nested object claims
     /// its own — so orphans sharing the stack with such an object wait until it has finished.
