@@ -33,10 +33,11 @@ final class AccessorCreationSlot: @unchecked Sendable {
     /// The calling thread's identity, never 0.
     @inline(__always)
     private static var currentThread: UInt {
-        #if canImport(Darwin)
-            UInt(bitPattern: pthread_self())
-        #else
+        // An integer with glibc, a pointer with Darwin and musl.
+        #if canImport(Glibc)
             UInt(pthread_self())
+        #else
+            UInt(bitPattern: pthread_self())
         #endif
     }
 
