@@ -96,7 +96,7 @@ struct AccessorCreationTests {
         #expect(realm.objects(AccessorCreationReader.self).map(\.count) == (0..<20).map { $0 * 2 + 1 })
     }
 
-    /// While another thread holds the process's accessor slot, accessors are created through the thread's own
+    /// While another thread holds the slot of the thread creating accessors, accessors are created through the thread's own
     /// stack, with the same result.
     @Test func accessorsAreCreatedWhileAnotherThreadHoldsTheSlot() throws {
         let realm = try realm()
@@ -106,12 +106,16 @@ struct AccessorCreationTests {
         let held = DispatchSemaphore(value: 0)
         let done = DispatchSemaphore(value: 0)
         let finished = DispatchSemaphore(value: 0)
+        // The slot this (the test's) thread hashes to, taken by another thread.
+        let testThread = AccessorCreationSlot.currentThread
         let holder = Thread {
-            // Another thread may be creating an accessor right now: take the slot as soon as it is free.
-            while !accessorCreationSlot.acquire() {}
+            AccessorCreationSlot.withSlot(of: testThread) { slot, _ in
+                // Another thread sharing the slot may be creating an accessor right now: take it once it is free.
+                while !slot.acquire(for: AccessorCreationSlot.currentThread) {}
+            }
             held.signal()
             done.wait()
-            accessorCreationSlot.release()
+            AccessorCreationSlot.withSlot(of: testThread) { slot, _ in slot.release() }
             finished.signal()
         }
         holder.start()

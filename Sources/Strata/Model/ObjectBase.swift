@@ -16,10 +16,12 @@ open class ObjectBase {
 
     /// A new, unmanaged instance with each property's initial value.
     public required init() {
-        let slot = accessorCreationSlot
-        if slot.isHeldHere(), let owner = slot.owner {
+        let accessor = AccessorCreationSlot.withSlot { slot, thread in
+            slot.isHeld(by: thread) ? slot.owner.map { ($0, slot.type) } : nil
+        }
+        if let (owner, type) = accessor {
             // An accessor the Realm is creating on this thread (see `AccessorCreationSlot`): no boxes.
-            guard slot.type == ObjectIdentifier(Swift.type(of: self)) else {
+            guard type == ObjectIdentifier(Swift.type(of: self)) else {
                 Self.trapCreatedDuringAccessor(owner: owner, created: Swift.type(of: self))
             }
             managed = owner.takeUnretainedValue()

@@ -111,8 +111,8 @@ final class PersistedBox {
     /// owner, and the stack to push the new box on (`push`). The stack is nil only with an owner.
     @usableFromInline
     static func accessorProperty() -> (owner: Unmanaged<ManagedObject>?, property: Int, stack: Unmanaged<BoxStack>?) {
-        let slot = accessorCreationSlot
-        if slot.isHeldHere(), let next = slot.nextProperty() { return (next.owner, next.column, nil) }
+        let next = AccessorCreationSlot.withSlot { slot, thread in slot.isHeld(by: thread) ? slot.nextProperty() : nil }
+        if let next { return (next.owner, next.column, nil) }
         return BoxStack.local.withValue { stack in
             let unmanaged = Unmanaged.passUnretained(stack)
             guard let owner = stack.accessorOwner else { return (nil, -1, unmanaged) }

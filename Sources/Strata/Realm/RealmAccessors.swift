@@ -21,17 +21,17 @@ extension Realm {
         let binding = managed.binding
         let table = binding.table
         if let properties = table.accessorProperties {
-            // No boxes: each @Persisted initialiser takes its property from the process's accessor slot, or the
-            // thread's stack when another thread holds the slot. Neither holds anything strongly: `managed`,
+            // No boxes: each @Persisted initialiser takes its property from the thread's accessor slot, or the
+            // thread's stack when another thread holds that slot. Neither holds anything strongly: `managed`,
             // `table` and `properties` outlive the initialiser.
             let type = table.type
-            let slot = accessorCreationSlot
             // An accessor created by the initialiser of another one on this thread (a property's default reading
             // a Realm) takes the slot over and then gives the outer one its state back.
-            let nested = slot.isHeldHere()
-            if nested || slot.acquire() {
+            let created = AccessorCreationSlot.withSlot { slot, thread -> (ObjectBase, declared: Int)? in
+                let nested = slot.isHeld(by: thread)
+                guard nested || slot.acquire(for: thread) else { return nil }
                 let outer = (slot.owner, slot.type, slot.columns, slot.next)
-                let (object, declared) = properties.withUnsafeBufferPointer { columns in
+                return properties.withUnsafeBufferPointer { columns in
                     slot.owner = Unmanaged.passUnretained(managed)
                     slot.type = ObjectIdentifier(type)
                     slot.columns = columns
@@ -45,6 +45,8 @@ extension Realm {
                     }
                     return (object, declared)
                 }
+            }
+            if let (object, declared) = created {
                 guard declared == properties.count else {
                     fatalError("\(binding.className) declared \(declared) properties, expected \(properties.count)")
                 }
