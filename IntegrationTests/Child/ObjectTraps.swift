@@ -7,6 +7,8 @@ import Strata
 //                           nested-begin-write  beginWrite() while a write is in progress
 //                           invalidated-read    read a property of the kite after realm.invalidate()
 //                           thread-write-async  writeAsync on this thread's Realm (no executor to run it later)
+//                           object-in-accessor-initialiser  iterate a class (in PATH-spare) whose initialiser
+//                                               creates a Kite once its schema was learned
 //   (the parent checks the trap's message and that the file kept the kite)
 
 /// Runs the object-trap mode; false when `arguments[1]` is another mode.
@@ -27,6 +29,13 @@ func runObjectTrapMode(_ arguments: [String]) throws -> Bool {
         say("read \(kite.color)")
     case "thread-write-async":
         realm.writeAsync({ realm.create(Kite.self, value: ["color": "lost"]) })
+    case "object-in-accessor-initialiser":
+        let spares = try Realm(
+            configuration: Realm.Configuration(
+                fileURL: URL(fileURLWithPath: arguments[2] + "-spare"), objectTypes: [SpareKite.self]))
+        try spares.write { spares.add(SpareKite()) }
+        SpareKite.makesSpare = true
+        say("read \(spares.objects(SpareKite.self).first?.color ?? "")")
     default: fail("unknown object-trap case \(arguments[3])")
     }
     say("no trap")
@@ -36,4 +45,12 @@ func runObjectTrapMode(_ arguments: [String]) throws -> Bool {
 /// The model of object-trap.
 final class Kite: Object {
     @Persisted var color = ""
+}
+
+/// A kite whose initialiser creates another object, once asked to: after its schema was learned without one, so
+/// the Realm creates its accessors without boxes, where creating another object traps.
+final class SpareKite: Object {
+    nonisolated(unsafe) static var makesSpare = false
+    @Persisted var color = "blue"
+    let spare: Kite? = SpareKite.makesSpare ? Kite() : nil
 }

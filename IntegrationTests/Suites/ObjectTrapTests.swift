@@ -35,6 +35,16 @@ struct ObjectTrapTests {
         #expect(outcome.errors.contains("Kite.color"))
         #expect(!outcome.errors.contains("thread"))
     }
+
+    /// A model initialiser that creates another object while the Realm creates an accessor for a stored object
+    /// (the accessor has no boxes for it to claim) stops naming both classes.
+    @Test func anInitialiserCreatingAnObjectDuringAccessorCreationTrapsNamingIt() throws {
+        let outcome = try trap("object-in-accessor-initialiser")
+        #expect(outcome.lines == ["stored"])
+        #expect(
+            outcome.errors.contains(
+                "SpareKite's initialiser created a Kite while Strata was creating an accessor for a stored object"))
+    }
 }
 
 /// The child's model, under the same persisted name.

@@ -2,32 +2,50 @@ import Foundation
 
 /// The common root of every model class. Subclass ``Object``, ``EmbeddedObject`` or ``AsymmetricObject``.
 open class ObjectBase {
-    /// Set when the object is managed by a Realm; nil while unmanaged.
-    @exclusivity(unchecked) @usableFromInline var managed: ManagedObject?
+    /// Set when the object is managed by a Realm; nil while unmanaged. `final`, as ``observation``: the
+    /// `@Persisted` accessors inlined into model classes then read the field itself, where they called a getter
+    /// that returned it retained (two calls, a retain and a release per property set on a new object).
+    @exclusivity(unchecked) @usableFromInline final var managed: ManagedObject?
     /// The `@Persisted` boxes of this object, in initialisation order (empty if they could not be claimed).
     @exclusivity(unchecked) var boxes: [PersistedBox] = []
     /// Set once a Swift Observation tracking read one of the object's properties (see `ObservationSupport`).
-    @exclusivity(unchecked) @usableFromInline var observation: ObjectObservation?
+    @exclusivity(unchecked) @usableFromInline final var observation: ObjectObservation?
     /// The managed `List`, `MutableSet` and `Map` accessors this object handed out, by property (see
     /// `heldCollection`).
     @exclusivity(unchecked) var heldCollections = PropertySlots<AnyObject>()
 
     /// A new, unmanaged instance with each property's initial value.
     public required init() {
+        let accessor = AccessorCreationSlot.withSlot { slot, thread in
+            slot.isHeld(by: thread) ? slot.owner.map { ($0, slot.type) } : nil
+        }
+        if let (owner, type) = accessor {
+            // An accessor the Realm is creating on this thread (see `AccessorCreationSlot`): no boxes.
+            guard type == ObjectIdentifier(Swift.type(of: self)) else {
+                Self.trapCreatedDuringAccessor(owner: owner, created: Swift.type(of: self))
+            }
+            managed = owner.takeUnretainedValue()
+            return
+        }
         BoxStack.local.withValue { stack in
             if let owner = stack.accessorOwner {
                 // An accessor the Realm is creating: its properties read through `owner`, it has no boxes.
                 guard stack.accessorType == ObjectIdentifier(Swift.type(of: self)) else {
-                    let className = owner._withUnsafeGuaranteedRef { $0.table.className }
-                    fatalError(
-                        "\(className)'s initialiser created a \(Swift.type(of: self)) while Strata was creating an "
-                            + "accessor for a stored object; create it lazily instead")
+                    Self.trapCreatedDuringAccessor(owner: owner, created: Swift.type(of: self))
                 }
                 managed = owner.takeUnretainedValue()
             } else {
                 claimBoxes(from: stack)
             }
         }
+    }
+
+    /// The trap for an object of type `created` made by the initialiser of an accessor being created for `owner`.
+    private static func trapCreatedDuringAccessor(owner: Unmanaged<ManagedObject>, created: ObjectBase.Type) -> Never {
+        let className = owner._withUnsafeGuaranteedRef { $0.table.className }
+        fatalError(
+            "\(className)'s initialiser created a \(created) while Strata was creating an accessor for a stored "
+                + "object; create it lazily instead")
     }
 
     /// Takes this object's boxes, which its `@Persisted` initialisers just pushed, from the top of `stack`.
@@ -44,7 +62,7 @@ open class ObjectBase {
         let height = stack.boxes.count
         guard count > 0 && count <= height else { return }
         // An orphan among this object's boxes: a decoder replaced it, so Mirror finds the object's real ones.
-        let replaced = (height - count..<height).contains { stack.isOrphan(at: $0) }
+        let replaced = stack.containsOrphan(in: height - count..<height)
         if !replaced { boxes = Array(stack.boxes[(height - count)...]) }
         if count == height {
             // The common case, an object created on its own: emptied in place, keeping the stack's buffer

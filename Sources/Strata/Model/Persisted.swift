@@ -59,6 +59,14 @@ final class BoxStack {
     /// Whether only this stack holds the box at `index` (see the type's comment).
     func isOrphan(at index: Int) -> Bool { isKnownUniquelyReferenced(&boxes[index]) }
 
+    /// Whether any box in `range` is an orphan: one uniqueness check of the array for all of them, where
+    /// ``isOrphan(at:)`` makes the array unique before checking each box.
+    func containsOrphan(in range: Range<Int>) -> Bool {
+        boxes.withUnsafeMutableBufferPointer { buffer in
+            range.contains { isKnownUniquelyReferenced(&buffer[$0]) }
+        }
+    }
+
     /// Empties the stack if it holds only orphans. An object still under construction below always holds at
     /// least one of its boxes — the one whose value is being initialised or decoded while a nested object claims
     /// its own — so orphans sharing the stack with such an object wait until it has finished.
@@ -98,11 +106,14 @@ final class PersistedBox {
 
     /// What a `@Persisted` initialiser needs from the thread's box stack, in one look-up (a thread-local read
     /// costs ~50 instructions, and this runs for every property of every object created): when the Realm is
-    /// creating an accessor (see `BoxStack.accessorOwner`), its managed object and the property the next
-    /// initialiser of that object declares; otherwise no owner, and the stack to push the new box on (`push`).
+    /// creating an accessor (see `AccessorCreationSlot`, or `BoxStack.accessorOwner` when another thread held that
+    /// slot), its managed object and the property the next initialiser of that object declares; otherwise no
+    /// owner, and the stack to push the new box on (`push`). The stack is nil only with an owner.
     @usableFromInline
-    static func accessorProperty() -> (owner: Unmanaged<ManagedObject>?, property: Int, stack: Unmanaged<BoxStack>) {
-        BoxStack.local.withValue { stack in
+    static func accessorProperty() -> (owner: Unmanaged<ManagedObject>?, property: Int, stack: Unmanaged<BoxStack>?) {
+        let next = AccessorCreationSlot.withSlot { slot, thread in slot.isHeld(by: thread) ? slot.nextProperty() : nil }
+        if let next { return (next.owner, next.column, nil) }
+        return BoxStack.local.withValue { stack in
             let unmanaged = Unmanaged.passUnretained(stack)
             guard let owner = stack.accessorOwner else { return (nil, -1, unmanaged) }
             let next = stack.accessorNext
@@ -217,7 +228,7 @@ public struct Persisted<Value: _Persistable>: PersistedProperty {
             property = slot.property
         } else {
             let box = makeBox()
-            PersistedBox.push(box, on: slot.stack)
+            PersistedBox.push(box, on: slot.stack.unsafelyUnwrapped)
             self.box = box
             owner = nil
             property = -1

@@ -21,9 +21,37 @@ extension Realm {
         let binding = managed.binding
         let table = binding.table
         if let properties = table.accessorProperties {
-            // No boxes: each @Persisted initialiser takes its property from the thread's stack instead. The
-            // stack holds nothing strongly: `managed`, `table` and `properties` outlive the initialiser.
+            // No boxes: each @Persisted initialiser takes its property from the thread's accessor slot, or the
+            // thread's stack when another thread holds that slot. Neither holds anything strongly: `managed`,
+            // `table` and `properties` outlive the initialiser.
             let type = table.type
+            // An accessor created by the initialiser of another one on this thread (a property's default reading
+            // a Realm) takes the slot over and then gives the outer one its state back.
+            let created = AccessorCreationSlot.withSlot { slot, thread -> (ObjectBase, declared: Int)? in
+                let nested = slot.isHeld(by: thread)
+                guard nested || slot.acquire(for: thread) else { return nil }
+                let outer = (slot.owner, slot.type, slot.columns, slot.next)
+                return properties.withUnsafeBufferPointer { columns in
+                    slot.owner = Unmanaged.passUnretained(managed)
+                    slot.type = ObjectIdentifier(type)
+                    slot.columns = columns
+                    slot.next = 0
+                    let object = type.init()
+                    let declared = slot.next
+                    if nested {
+                        (slot.owner, slot.type, slot.columns, slot.next) = outer
+                    } else {
+                        slot.release()
+                    }
+                    return (object, declared)
+                }
+            }
+            if let (object, declared) = created {
+                guard declared == properties.count else {
+                    fatalError("\(binding.className) declared \(declared) properties, expected \(properties.count)")
+                }
+                return object
+            }
             let (object, declared) = properties.withUnsafeBufferPointer { columns in
                 BoxStack.local.withValue { stack in
                     stack.accessorOwner = Unmanaged.passUnretained(managed)
