@@ -103,4 +103,107 @@ struct LastLeafTests {
         let view = try store.read().tree(named: "t")
         #expect(try view?.get(key(5)) == value(55))
     }
+
+    /// New keys put in or next to the remembered leaf are inserted there without a descent when they fall between
+    /// two of its keys (or past the last key of the rightmost leaf); anything else descends. Runs of neighbouring
+    /// keys, appends, random keys, `insertIfAbsent`, resized values and deletes (splits and merges) are mixed, and
+    /// every step is checked against a dictionary; a reader pinned before the write must see none of it, the counts
+    /// along the paths must add up (`rank`, `element(at:)`, `verify`) and a failed write must leave nothing behind.
+    @Test func newKeysInTheRememberedLeafLandInTheRightLeafAndOrder() throws {
+        let store = try Store.inMemory(options: testOptions(pageSize: 1024))
+        var model: [[UInt8]: [UInt8]] = [:]
+        try store.write { txn in
+            let tree = try #require(try txn.tree(named: "t", create: .keyed))
+            for k in stride(from: 0, to: 40_000, by: 40) {
+                try txn.put(key(k), value(k), in: tree)
+                model[key(k)] = value(k)
+            }
+        }
+        let pinned = try store.read()
+        let before = model
+        var rng = UInt64(11)
+        func next(_ bound: Int) -> Int {
+            rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((rng >> 33) % UInt64(bound))
+        }
+        try store.write { txn in
+            let tree = try #require(try txn.tree(named: "t"))
+            var cursor = 0
+            for step in 0..<8_000 {
+                switch next(16) {
+                case 0...6:  // the key after the last one put: usually inside the same leaf
+                    cursor += 1 + next(3)
+                    try txn.put(key(cursor), value(step), in: tree)
+                    model[key(cursor)] = value(step)
+                case 7:  // a random key: usually another leaf
+                    cursor = next(41_000)
+                    let stored = value(step, size: 8 + next(40))
+                    try txn.put(key(cursor), stored, in: tree)
+                    model[key(cursor)] = stored
+                case 8:  // past the last key of the tree
+                    let last = 41_000 + step
+                    try txn.put(key(last), value(step), in: tree)
+                    model[key(last)] = value(step)
+                case 9, 10:  // unique inserts next to the last key
+                    cursor += 1
+                    let inserted = try txn.insertIfAbsent(key(cursor), value(-step), in: tree)
+                    #expect(inserted == (model[key(cursor)] == nil))
+                    if inserted { model[key(cursor)] = value(-step) }
+                case 11:  // a resized value
+                    let resized = value(step, size: 4 + next(90))
+                    try txn.put(key(cursor), resized, in: tree)
+                    model[key(cursor)] = resized
+                case 12:  // deletes: merges
+                    for offset in 0..<4 {
+                        let victim = key(cursor - offset)
+                        #expect(try txn.delete(victim, in: tree) == (model.removeValue(forKey: victim) != nil))
+                    }
+                default:
+                    let probe = key(cursor + next(5) - 2)
+                    #expect(try txn.get(probe, in: tree) == model[probe])
+                }
+            }
+            #expect(try txn.count(in: tree) == model.count)
+            let sorted = model.keys.sorted { $0.lexicographicallyPrecedes($1) }
+            for position in stride(from: 0, to: sorted.count, by: 97) {
+                #expect(try txn.element(at: position, in: tree).key == sorted[position])
+                #expect(try txn.rank(of: sorted[position], in: tree) == (position, true))
+            }
+        }
+        #expect(try contents(of: pinned.tree(named: "t")) == before)
+        let view = try store.read().tree(named: "t")
+        #expect(view?.count == model.count)
+        #expect(try contents(of: view) == model)
+        let report = try store.verify()
+        #expect(report.problems.isEmpty, "\(report)")
+
+        struct Abandon: Error {}
+        #expect(throws: Abandon.self) {
+            try store.write { txn in
+                let tree = try #require(try txn.tree(named: "t"))
+                for k in 0..<2_000 { try txn.put(key(50_000 + k * 3), value(k), in: tree) }
+                for k in 0..<2_000 { try txn.put(key(k * 7 + 1), value(k), in: tree) }
+                throw Abandon()
+            }
+        }
+        #expect(try contents(of: store.read().tree(named: "t")) == model)
+    }
+
+    /// Map-like string keys set in numeric order ("key0", "key1", … "key10" sorts before "key2"): each new key
+    /// mostly goes right after the one put before it, in the same leaf, between existing keys.
+    @Test func stringKeysInNumericOrderMatchADictionary() throws {
+        let store = try Store.inMemory(options: testOptions(pageSize: 1024))
+        var model: [[UInt8]: [UInt8]] = [:]
+        try store.write { txn in
+            let tree = try #require(try txn.tree(named: "t", create: .keyed))
+            for k in 0..<6_000 {
+                let name = [UInt8]("key\(k)")
+                try txn.put(name, value(k, size: 9), in: tree)
+                model[name] = value(k, size: 9)
+            }
+            #expect(try txn.count(in: tree) == model.count)
+        }
+        #expect(try contents(of: store.read().tree(named: "t")) == model)
+        #expect(try store.verify().problems.isEmpty)
+    }
 }

@@ -6,20 +6,45 @@
 /// same-size replacement of one of its values changes no other page: no path copy, no count, no separator. The
 /// memo lets the read and the put search that leaf alone instead of descending from the root.
 ///
+/// A new key that belongs in the leaf (it falls between two of the leaf's keys, or past the last key of the tree's
+/// rightmost leaf) and fits there without a split is inserted the same way: the only other change an insertion
+/// without a split makes is one more entry in each subtree count along the path, and the memo keeps the path's
+/// dirty branch pages and child indexes (``WriteContext/lastLeafPath``) to add it there.
+///
 /// It is valid only while the context's `modificationCount` is the one recorded (every touch, free and
 /// modification bumps it, so a split, merge, freed page or other tree's change retires it) and only for the tree
-/// whose root it names (roots are distinct pages). A key not found in the leaf falls back to the full descent.
+/// whose root it names (roots are distinct pages). A key outside the leaf falls back to the full descent.
 struct LastLeaf {
     /// The root page of the tree the leaf belongs to.
     let root: PageNumber
     let leaf: PageNumber
     /// The leaf's dirty buffer, owned by this transaction.
     let buffer: UnsafeMutableRawPointer
-    /// `modificationCount` when recorded.
-    let stamp: Int
-    /// The entry last found in the leaf: a loop in key order asks for it again (the put after the read) or for
-    /// the next one, and two comparisons replace a binary search.
+    /// Branch levels above the leaf; their steps are the first `levels` of ``WriteContext/lastLeafPath``.
+    let levels: Int
+    /// Whether the leaf is the tree's last: keys past its last key belong in it.
+    let rightmost: Bool
+    /// `modificationCount` when recorded (or when the memo last changed the leaf itself).
+    var stamp: Int
+    /// The entry last found or written in the leaf: a loop in key order asks for it again (the put after the read)
+    /// or puts the key after it, and two comparisons replace a binary search.
     var index = 0
+}
+
+/// One branch level above the remembered leaf: the dirty branch page and the child index the path takes there.
+struct LastLeafStep {
+    var buffer: UnsafeMutableRawPointer
+    var index: Int
+}
+
+/// What ``WriteContext/putInLastLeaf(_:into:ifAbsent:)`` did.
+enum LastLeafPut {
+    /// The put needs the full descent; nothing changed.
+    case descend
+    /// The value was written (replaced in place, or inserted).
+    case written
+    /// `ifAbsent` and the key is present; nothing changed.
+    case present
 }
 
 extension WriteContext {
@@ -32,39 +57,81 @@ extension WriteContext {
         return try Node(UnsafeRawPointer(memo.buffer), page: memo.leaf, pageSize: geometry.usableSize, file: file)
     }
 
+    /// Where `key` is or would go in the remembered `leaf`, and whether it is there; nil when the key may belong to
+    /// another leaf (before the leaf's first key, or past its last unless the leaf is the tree's rightmost). The
+    /// memo's index and the one after it are tried first; then a binary search.
+    @inline(__always)
+    private func locateInLastLeaf(_ key: UnsafeRawBufferPointer, _ leaf: Node) throws(StorageError) -> (
+        index: Int, found: Bool
+    )? {
+        let count = leaf.count
+        guard count > 0 else { return nil }
+        let hint = min(lastLeaf.unsafelyUnwrapped.index, count - 1)
+        let atHint = Bytes.compare(key, try leaf.key(hint, file: file))
+        if atHint == 0 { return (hint, true) }
+        if atHint > 0 {
+            if hint + 1 == count { return lastLeaf.unsafelyUnwrapped.rightmost ? (count, false) : nil }
+            let next = Bytes.compare(key, try leaf.key(hint + 1, file: file))
+            if next <= 0 { return (hint + 1, next == 0) }
+            let last = Bytes.compare(key, try leaf.key(count - 1, file: file))
+            if last == 0 { return (count - 1, true) }
+            if last > 0 { return lastLeaf.unsafelyUnwrapped.rightmost ? (count, false) : nil }
+        } else {
+            guard hint > 0 else { return nil }
+            let first = Bytes.compare(key, try leaf.key(0, file: file))
+            if first <= 0 { return first == 0 ? (0, true) : nil }
+        }
+        return try leaf.lowerBound(key, file: file)
+    }
+
     /// The entry under `key` when it is in the remembered leaf of `tree`; nil means "descend", not "absent".
     @inline(__always)
     func entryInLastLeaf(_ key: UnsafeRawBufferPointer, of tree: TreeRoot) throws(StorageError) -> LeafEntry? {
-        guard let leaf = try lastLeaf(of: tree) else { return nil }
-        let hint = lastLeaf.unsafelyUnwrapped.index
-        var probe = hint
-        while probe < hint + 2 && probe < leaf.count {
-            let entry = try leaf.leafEntry(probe, file: file)
-            if Bytes.compare(entry.key, key) == 0 {
-                lastLeaf!.index = probe
-                return entry
-            }
-            probe += 1
+        guard let leaf = try lastLeaf(of: tree), let (index, found) = try locateInLastLeaf(key, leaf), found else {
+            return nil
         }
-        let (index, found) = try leaf.lowerBound(key, file: file)
-        guard found else { return nil }
         lastLeaf!.index = index
         return try leaf.leafEntry(index, file: file)
     }
 
-    /// Replaces the inline value under `key` with `value` of the same size in the remembered leaf of `tree`, when
-    /// the key is there; false, changing nothing, when the put needs the full descent.
+    /// Puts the inline value `spec` in the remembered leaf of `tree` when its key belongs there: a present key's
+    /// value of the same size is overwritten in place; an absent key is inserted when the leaf has room, and each
+    /// subtree count along the remembered path grows by one. `.descend`, changing nothing, when the put needs the
+    /// full descent (another leaf, a resized value, a split). With `ifAbsent`, a present key is left as it is.
     @inline(__always)
-    func replaceInLastLeaf(_ key: UnsafeRawBufferPointer, with value: UnsafeRawBufferPointer, of tree: TreeRoot)
-        throws(StorageError) -> Bool
+    func putInLastLeaf(_ spec: LeafSpec, into tree: inout TreeRoot, ifAbsent: Bool) throws(StorageError)
+        -> LastLeafPut
     {
-        try patchInLastLeaf(key, of: tree) { payload in
-            guard payload.count == value.count else { return false }
-            if let source = value.baseAddress, let target = payload.baseAddress {
-                target.copyMemory(from: source, byteCount: value.count)
-            }
-            return true
+        guard let leaf = try lastLeaf(of: tree), let (index, found) = try locateInLastLeaf(spec.key, leaf) else {
+            return .descend
         }
+        let memo = lastLeaf.unsafelyUnwrapped
+        if found {
+            if ifAbsent { return .present }
+            let entry = try leaf.leafEntry(index, file: file)
+            guard entry.storage == .inline, entry.length == spec.length else { return .descend }
+            if let source = spec.payload.baseAddress {
+                UnsafeMutableRawPointer(mutating: entry.payload).copyMemory(from: source, byteCount: spec.payload.count)
+            }
+        } else {
+            guard
+                let offset = try NodeEdit.reserve(
+                    memo.buffer, page: memo.leaf, at: index, size: spec.size, pageSize: geometry.usableSize,
+                    file: file)
+            else { return .descend }
+            spec.write(to: memo.buffer + offset)
+            let path = lastLeafPath
+            for level in 0..<memo.levels {
+                let step = path[level]
+                NodeEdit.setChildCount(step.buffer, step.index, NodeEdit.childCount(step.buffer, step.index) &+ 1)
+            }
+            tree.count &+= 1
+        }
+        // A change like any other for cursors and stable values; the leaf stays the one remembered.
+        modificationCount &+= 1
+        lastLeaf!.stamp = modificationCount
+        lastLeaf!.index = index
+        return .written
     }
 
     /// Lets `patch` change the inline value under `key` in place, in the remembered leaf of `tree`, when the key is
@@ -82,15 +149,19 @@ extension WriteContext {
         else { return false }
         // A change like any other for cursors and stable values; the leaf stays the one remembered.
         modificationCount &+= 1
-        lastLeaf = LastLeaf(
-            root: tree.root, leaf: entry.page, buffer: lastLeaf!.buffer, stamp: modificationCount,
-            index: lastLeaf!.index)
+        lastLeaf!.stamp = modificationCount
         return true
     }
 
-    /// Remembers `leaf` (just modified, so dirty with its whole path) as the leaf of `tree`.
+    /// Remembers `leaf` (just modified at `index`, so dirty with its whole path) as the leaf of `tree`; the caller
+    /// has written the path's first `levels` steps to ``lastLeafPath``.
     @inline(__always)
-    func rememberLeaf(_ leaf: PageNumber, buffer: UnsafeMutableRawPointer, of tree: TreeRoot) {
-        lastLeaf = LastLeaf(root: tree.root, leaf: leaf, buffer: buffer, stamp: modificationCount)
+    func rememberLeaf(
+        _ leaf: PageNumber, buffer: UnsafeMutableRawPointer, index: Int, of tree: TreeRoot, levels: Int,
+        rightmost: Bool
+    ) {
+        lastLeaf = LastLeaf(
+            root: tree.root, leaf: leaf, buffer: buffer, levels: levels, rightmost: rightmost,
+            stamp: modificationCount, index: index)
     }
 }

@@ -51,9 +51,9 @@ extension WriteContext {
         guard key.count <= geometry.maxKeySize else { throw .keyTooLarge(size: key.count, limit: geometry.maxKeySize) }
         // The common case, a small value stored inline, goes straight to the tree (no closure on the hot path).
         if case .bytes(let bytes) = value, bytes.count <= geometry.maxInlineValue(keySize: key.count) {
-            // Rewriting a value of the leaf the last put left dirty needs no descent (see `LastLeaf`).
-            if try replaceInLastLeaf(key, with: bytes, of: tree) { return }
+            // A put into the leaf the last put left dirty, when the key belongs there, needs no descent (`LastLeaf`).
             let spec = LeafSpec(key: key, storage: .inline, length: bytes.count, payload: bytes)
+            if try putInLastLeaf(spec, into: &tree, ifAbsent: false) != .descend { return }
             try modify(&tree, target: .key(key), operation: .upsert(spec))
             return
         }
@@ -74,6 +74,11 @@ extension WriteContext {
         var inserted = false
         if value.count <= geometry.maxInlineValue(keySize: key.count) {
             let spec = LeafSpec(key: key, storage: .inline, length: value.count, payload: value)
+            switch try putInLastLeaf(spec, into: &tree, ifAbsent: true) {
+            case .written: return true
+            case .present: return false
+            case .descend: break
+            }
             inserted = try modify(&tree, target: .key(key), operation: .insertIfAbsent(spec))
             return inserted
         }
@@ -315,9 +320,11 @@ extension WriteContext {
             guard leaf.isLeaf else { throw file.corrupt(page, "branch found at the leaf level") }
             var split: SplitResult?
             var delta = 0
+            var slotIndex = 0
             switch operation {
             case .upsert(let spec):
                 let (index, found) = try slot(for: spec.key, in: leaf, rightmost: rightmost)
+                slotIndex = index
                 if found {
                     split = try replaceEntry(page, buffer, at: index, with: spec)
                 } else {
@@ -327,6 +334,7 @@ extension WriteContext {
                 }
             case .insertIfAbsent(let spec):
                 let (index, found) = try slot(for: spec.key, in: leaf, rightmost: rightmost)
+                slotIndex = index
                 if found {
                     applied = false
                 } else {
@@ -362,7 +370,13 @@ extension WriteContext {
             } else {
                 try propagate(&tree, path: path, levels: levels, split: split, delta: delta)
                 // Without a split the leaf still holds its keys, and it and its path are now this write's own.
-                if case .key = target, split == nil { rememberLeaf(page, buffer: buffer, of: tree) }
+                if case .key = target, split == nil {
+                    for level in 0..<levels {
+                        lastLeafPath[level] = LastLeafStep(buffer: path[level].buffer, index: path[level].index)
+                    }
+                    rememberLeaf(
+                        page, buffer: buffer, index: slotIndex, of: tree, levels: levels, rightmost: rightmost)
+                }
             }
             path.baseAddress!.deinitialize(count: levels)
         }

@@ -40,6 +40,8 @@ final class WriteContext {
     @exclusivity(unchecked) var modificationCount = 0
     /// The leaf the last keyed modification left its key in (see ``LastLeaf``).
     @exclusivity(unchecked) var lastLeaf: LastLeaf?
+    /// The branch steps above ``lastLeaf``'s leaf, root first (``TreeRoot/maxDepth`` of them allocated).
+    let lastLeafPath: UnsafeMutablePointer<LastLeafStep>
 
     init(shared: SharedFile, base: Meta, mapping: Mapping) {
         self.shared = shared
@@ -52,7 +54,10 @@ final class WriteContext {
         self.dirty = DirtyPages(pageSize: base.pageSize, slots: shared.decrypted)
         self.catalog = base.catalog
         self.freeTree = base.freeTree
+        self.lastLeafPath = .allocate(capacity: TreeRoot.maxDepth)
     }
+
+    deinit { lastLeafPath.deallocate() }
 
     /// Page access for this transaction: dirty buffers first, then the base version's pages.
     var pages: WritePages { WritePages(context: self) }
