@@ -206,4 +206,103 @@ struct LastLeafTests {
         #expect(try contents(of: store.read().tree(named: "t")) == model)
         #expect(try store.verify().problems.isEmpty)
     }
+
+    /// Two trees written in turn (an object insert's rows and primary-key trees) each keep their own memo. Mixed in:
+    /// random keys, deletes that merge and free pages, nested trees created, filled and removed (their pages freed
+    /// and reused by the other trees), a reader pinned before the write; every step is checked against dictionaries.
+    @Test func twoTreesWrittenInTurnKeepTheirOwnMemos() throws {
+        let store = try Store.inMemory(options: testOptions(pageSize: 1024))
+        try store.write { txn in
+            let rows = try #require(try txn.tree(named: "rows", create: .keyed))
+            for k in 0..<500 { try txn.put(key(k * 10), value(k), in: rows) }
+        }
+        let pinned = try store.read()
+        let pinnedRows = try contents(of: pinned.tree(named: "rows"))
+        var rows: [[UInt8]: [UInt8]] = [:]
+        var keys: [[UInt8]: [UInt8]] = [:]
+        for (key, value) in pinnedRows { rows[key] = value }
+        var rng = UInt64(3)
+        func next(_ bound: Int) -> Int {
+            rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((rng >> 33) % UInt64(bound))
+        }
+        try store.write { txn in
+            let rowTree = try #require(try txn.tree(named: "rows"))
+            let keyTree = try #require(try txn.tree(named: "keys", create: .keyed))
+            var nextRow = 5_000
+            for step in 0..<6_000 {
+                switch next(12) {
+                case 0...5:  // an insert: a new row, then its unique key
+                    nextRow += 1
+                    try txn.put(key(nextRow), value(step), in: rowTree)
+                    rows[key(nextRow)] = value(step)
+                    let unique = key(nextRow * 3)
+                    #expect(try txn.insertIfAbsent(unique, key(nextRow), in: keyTree) == (keys[unique] == nil))
+                    if keys[unique] == nil { keys[unique] = key(nextRow) }
+                case 6:  // rows between the old ones
+                    let k = next(5_000)
+                    try txn.put(key(k), value(-step), in: rowTree)
+                    rows[key(k)] = value(-step)
+                case 7:  // deletes: merges and freed pages
+                    for _ in 0..<3 {
+                        let victim = key(next(nextRow + 1))
+                        #expect(try txn.delete(victim, in: rowTree) == (rows.removeValue(forKey: victim) != nil))
+                    }
+                case 8:  // a nested tree under a key of the keys tree, filled then removed
+                    let owner = key(1_000_000 + step)
+                    let nested = try #require(try txn.subtree(forKey: owner, in: keyTree, create: .keyed))
+                    for k in 0..<60 { try txn.put(key(k), value(k, size: 40), in: nested) }
+                    #expect(try txn.delete(owner, in: keyTree))
+                case 9:  // an existing unique key: left as it is
+                    if let existing = keys.keys.first {
+                        #expect(try !txn.insertIfAbsent(existing, value(step), in: keyTree))
+                    }
+                default:
+                    let probe = key(nextRow - next(20))
+                    #expect(try txn.get(probe, in: rowTree) == rows[probe])
+                }
+            }
+            #expect(try txn.count(in: rowTree) == rows.count)
+            #expect(try txn.count(in: keyTree) == keys.count)
+        }
+        #expect(try contents(of: pinned.tree(named: "rows")) == pinnedRows)
+        #expect(try pinned.tree(named: "keys") == nil)
+        let snapshot = try store.read()
+        #expect(try contents(of: snapshot.tree(named: "rows")) == rows)
+        #expect(try contents(of: snapshot.tree(named: "keys")) == keys)
+        let report = try store.verify()
+        #expect(report.problems.isEmpty, "\(report)")
+    }
+
+    /// Freeing a page retires every memo: a nested tree's leaf, freed with its tree, is reused here as another tree's
+    /// new root, and the memo of the removed tree (which names that page as its root) must not take the next put.
+    @Test func aFreedRootReusedByAnotherTreeIsNotTakenForTheRemovedTree() throws {
+        let store = try Store.inMemory(options: testOptions(pageSize: 1024))
+        var big: [[UInt8]: [UInt8]] = [:]
+        try store.write { txn in
+            let bigTree = try #require(try txn.tree(named: "big", create: .keyed))
+            let owners = try #require(try txn.tree(named: "owners", create: .keyed))
+            // 24 entries of 40 bytes with their slots fill a 1 KiB root leaf; the 25th splits it.
+            for k in 0..<24 {
+                try txn.put(key(k), value(k), in: bigTree)
+                big[key(k)] = value(k)
+            }
+            try txn.put(key(100), value(100), in: owners)
+            for owner in 0..<2 {
+                let nested = try #require(try txn.subtree(forKey: key(owner), in: owners, create: .keyed))
+                try txn.put(key(7), value(owner), in: nested)
+            }
+            // Each nested tree is one leaf page, reused last freed first: the split below takes the first tree's
+            // page for its new leaf and the second's (whose memo is the one still kept) for the new root.
+            #expect(try txn.delete(key(1), in: owners))
+            #expect(try txn.delete(key(0), in: owners))
+            for k in 24..<200 {
+                try txn.put(key(k), value(k), in: bigTree)
+                big[key(k)] = value(k)
+            }
+        }
+        #expect(try contents(of: store.read().tree(named: "big")) == big)
+        let report = try store.verify()
+        #expect(report.problems.isEmpty, "\(report)")
+    }
 }

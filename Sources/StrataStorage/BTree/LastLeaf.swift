@@ -1,4 +1,5 @@
-/// The leaf a write transaction's last keyed modification left its key in, while nothing has changed since.
+/// The leaf a write transaction's last keyed modification of a tree left its key in, while that tree has not changed
+/// otherwise since.
 ///
 /// A loop that reads then rewrites one row after another in key order (`item.score += 1` over a class, an upsert
 /// of existing objects) descends the rows tree twice per row: once to read, once to put. Consecutive keys mostly
@@ -9,23 +10,26 @@
 /// A new key that belongs in the leaf (it falls between two of the leaf's keys, or past the last key of the tree's
 /// rightmost leaf) and fits there without a split is inserted the same way: the only other change an insertion
 /// without a split makes is one more entry in each subtree count along the path, and the memo keeps the path's
-/// dirty branch pages and child indexes (``WriteContext/lastLeafPath``) to add it there.
+/// dirty branch pages and child indexes (``path``) to add it there.
 ///
-/// It is valid only while the context's `modificationCount` is the one recorded (every touch, free and
-/// modification bumps it, so a split, merge, freed page or other tree's change retires it) and only for the tree
-/// whose root it names (roots are distinct pages). A key outside the leaf falls back to the full descent.
+/// The context keeps two memos, of the last two trees modified (``WriteContext/lastLeaf`` and
+/// ``WriteContext/otherLeaf``): an object insert alternates between its rows tree and its primary-key tree. A memo
+/// stays valid while its tree changes only through it: every other modification of the tree (``WriteContext``'s
+/// `modify`, which a split, a merge or a delete goes through) retires the tree's memo first, and freeing any page
+/// retires both (a freed root or leaf page could be reused by another tree). Other trees' changes only touch their
+/// own pages or allocate fresh ones, so they leave a memo's pages as they are. A memo names its tree by its root page
+/// (roots of live trees are distinct pages). A key outside the leaf falls back to the full descent.
 struct LastLeaf {
     /// The root page of the tree the leaf belongs to.
     let root: PageNumber
     let leaf: PageNumber
     /// The leaf's dirty buffer, owned by this transaction.
     let buffer: UnsafeMutableRawPointer
-    /// Branch levels above the leaf; their steps are the first `levels` of ``WriteContext/lastLeafPath``.
+    /// The branch steps above the leaf, root first: `levels` of them, in one of the context's two path buffers.
+    let path: UnsafeMutablePointer<LastLeafStep>
     let levels: Int
     /// Whether the leaf is the tree's last: keys past its last key belong in it.
     let rightmost: Bool
-    /// `modificationCount` when recorded (or when the memo last changed the leaf itself).
-    var stamp: Int
     /// The entry last found or written in the leaf: a loop in key order asks for it again (the put after the read)
     /// or puts the key after it, and two comparisons replace a binary search.
     var index = 0
@@ -48,13 +52,30 @@ enum LastLeafPut {
 }
 
 extension WriteContext {
-    /// The remembered leaf of `tree`, when it is still the leaf the tree's keys in it live in.
+    /// The remembered leaf of `tree`, made the current memo (``lastLeaf``); nil when neither memo is of `tree`.
     @inline(__always)
     private func lastLeaf(of tree: TreeRoot) throws(StorageError) -> Node? {
-        guard let memo = lastLeaf, memo.stamp == modificationCount, memo.root == tree.root, tree.root != 0 else {
-            return nil
+        guard tree.root != 0 else { return nil }
+        if lastLeaf?.root != tree.root {
+            guard otherLeaf?.root == tree.root else { return nil }
+            swap(&lastLeaf, &otherLeaf)
         }
+        let memo = lastLeaf.unsafelyUnwrapped
         return try Node(UnsafeRawPointer(memo.buffer), page: memo.leaf, pageSize: geometry.usableSize, file: file)
+    }
+
+    /// Forgets the memo of the tree whose root is `root`: it is about to change other than through it.
+    @inline(__always)
+    func retireLeaf(of root: PageNumber) {
+        if lastLeaf?.root == root { lastLeaf = nil }
+        if otherLeaf?.root == root { otherLeaf = nil }
+    }
+
+    /// Forgets both memos (a page was freed).
+    @inline(__always)
+    func retireLeaves() {
+        lastLeaf = nil
+        otherLeaf = nil
     }
 
     /// Where `key` is or would go in the remembered `leaf`, and whether it is there; nil when the key may belong to
@@ -114,22 +135,23 @@ extension WriteContext {
                 UnsafeMutableRawPointer(mutating: entry.payload).copyMemory(from: source, byteCount: spec.payload.count)
             }
         } else {
-            guard
+            // Only room that needs no compaction: a full leaf (the usual reason there is none) would be summed here
+            // only to find that it must split, which the descent does anyway.
+            let room = NodeEdit.upper(memo.buffer) - PageHeader.size - NodeEdit.count(memo.buffer) * PageHeader.slotSize
+            guard room >= spec.size + PageHeader.slotSize,
                 let offset = try NodeEdit.reserve(
                     memo.buffer, page: memo.leaf, at: index, size: spec.size, pageSize: geometry.usableSize,
                     file: file)
             else { return .descend }
             spec.write(to: memo.buffer + offset)
-            let path = lastLeafPath
             for level in 0..<memo.levels {
-                let step = path[level]
+                let step = memo.path[level]
                 NodeEdit.setChildCount(step.buffer, step.index, NodeEdit.childCount(step.buffer, step.index) &+ 1)
             }
             tree.count &+= 1
         }
         // A change like any other for cursors and stable values; the leaf stays the one remembered.
         modificationCount &+= 1
-        lastLeaf!.stamp = modificationCount
         lastLeaf!.index = index
         return .written
     }
@@ -149,19 +171,26 @@ extension WriteContext {
         else { return false }
         // A change like any other for cursors and stable values; the leaf stays the one remembered.
         modificationCount &+= 1
-        lastLeaf!.stamp = modificationCount
         return true
     }
 
-    /// Remembers `leaf` (just modified at `index`, so dirty with its whole path) as the leaf of `tree`; the caller
-    /// has written the path's first `levels` steps to ``lastLeafPath``.
-    @inline(__always)
+    /// Remembers `leaf` (just modified at `index`, so dirty with its whole path) as the leaf of `tree`, with the
+    /// path's first `levels` steps. The memo of the other tree modified before stays, unless it is of this tree.
     func rememberLeaf(
-        _ leaf: PageNumber, buffer: UnsafeMutableRawPointer, index: Int, of tree: TreeRoot, levels: Int,
-        rightmost: Bool
+        _ leaf: PageNumber, buffer: UnsafeMutableRawPointer, index: Int, of tree: TreeRoot,
+        path steps: UnsafeMutableBufferPointer<PathStep>, levels: Int, rightmost: Bool
     ) {
+        let path: UnsafeMutablePointer<LastLeafStep>
+        if let current = lastLeaf, current.root != tree.root {
+            // The current memo becomes the other one; this tree's takes the path buffer it does not use.
+            path = current.path == leafPaths ? leafPaths + TreeRoot.maxDepth : leafPaths
+            otherLeaf = current
+        } else {
+            path = lastLeaf?.path ?? (otherLeaf?.path == leafPaths ? leafPaths + TreeRoot.maxDepth : leafPaths)
+        }
+        if otherLeaf?.root == tree.root { otherLeaf = nil }
+        for level in 0..<levels { path[level] = LastLeafStep(buffer: steps[level].buffer, index: steps[level].index) }
         lastLeaf = LastLeaf(
-            root: tree.root, leaf: leaf, buffer: buffer, levels: levels, rightmost: rightmost,
-            stamp: modificationCount, index: index)
+            root: tree.root, leaf: leaf, buffer: buffer, path: path, levels: levels, rightmost: rightmost, index: index)
     }
 }

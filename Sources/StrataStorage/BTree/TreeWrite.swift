@@ -26,7 +26,7 @@ private enum LeafOperation {
     case remove
 }
 
-private struct PathStep {
+struct PathStep {
     var page: PageNumber
     var buffer: UnsafeMutableRawPointer
     var index: Int
@@ -252,6 +252,8 @@ extension WriteContext {
     @discardableResult
     private func modify(_ tree: inout TreeRoot, target: Target, operation: LeafOperation) throws(StorageError) -> Bool {
         modificationCount &+= 1
+        // The tree changes other than through its memo: forget it (a modification without a split records it anew).
+        retireLeaf(of: tree.root)
         if tree.root == 0 {
             switch operation {
             case .upsert, .insert, .insertIfAbsent:
@@ -371,11 +373,9 @@ extension WriteContext {
                 try propagate(&tree, path: path, levels: levels, split: split, delta: delta)
                 // Without a split the leaf still holds its keys, and it and its path are now this write's own.
                 if case .key = target, split == nil {
-                    for level in 0..<levels {
-                        lastLeafPath[level] = LastLeafStep(buffer: path[level].buffer, index: path[level].index)
-                    }
                     rememberLeaf(
-                        page, buffer: buffer, index: slotIndex, of: tree, levels: levels, rightmost: rightmost)
+                        page, buffer: buffer, index: slotIndex, of: tree, path: path, levels: levels,
+                        rightmost: rightmost)
                 }
             }
             path.baseAddress!.deinitialize(count: levels)
