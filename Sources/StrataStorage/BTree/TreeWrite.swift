@@ -444,6 +444,12 @@ extension WriteContext {
     ) throws(StorageError) -> SplitResult {
         let pageSize = geometry.usableSize
         let (rightPage, rightBuffer) = try allocatePage()
+        if append,
+            let result = try splitAppendingLeaf(
+                page, buffer, rightPage, rightBuffer, inserting: entry, size: entrySize, at: insertIndex)
+        {
+            return result
+        }
         let copy = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 16)
         defer { copy.deallocate() }
         copy.copyMemory(from: buffer, byteCount: pageSize)
@@ -513,6 +519,26 @@ extension WriteContext {
             for index in cut..<total { rightCount &+= pointers[index].u64(6) }
         }
         return SplitResult(rightPage: rightPage, separator: separator, leftCount: leftCount, rightCount: rightCount)
+    }
+
+    /// The split of a full rightmost leaf by an entry past its last one (keys written in ascending order): the page
+    /// keeps every entry as it is and the new right page holds the new entry alone, so nothing is copied or sized.
+    /// Nil, changing nothing, when the page is not a leaf or the entry does not go last.
+    private func splitAppendingLeaf(
+        _ page: PageNumber, _ buffer: UnsafeMutableRawPointer, _ rightPage: PageNumber,
+        _ rightBuffer: UnsafeMutableRawPointer, inserting entry: UnsafeRawPointer, size entrySize: Int,
+        at insertIndex: Int
+    ) throws(StorageError) -> SplitResult? {
+        let pageSize = geometry.usableSize
+        let old = try Node(UnsafeRawPointer(buffer), page: page, pageSize: pageSize, file: file)
+        guard old.isLeaf, old.count > 0, insertIndex == old.count else { return nil }
+        NodeEdit.initialize(rightBuffer, page: rightPage, kind: .leaf, pageSize: pageSize)
+        NodeEdit.append(rightBuffer, entry: entry, size: entrySize)
+        let leftKey = try old.key(old.count - 1, file: file)
+        let rightKey = UnsafeRawBufferPointer(start: entry + EntryLayout.leafHeader, count: Int(entry.u16(0)))
+        let separator = rightKey.isEmpty ? [] : NodeEdit.separator(between: leftKey, and: rightKey)
+        return SplitResult(
+            rightPage: rightPage, separator: separator, leftCount: UInt64(old.count), rightCount: 1)
     }
 
     // MARK: Upward passes
