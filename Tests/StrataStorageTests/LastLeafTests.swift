@@ -305,4 +305,67 @@ struct LastLeafTests {
         let report = try store.verify()
         #expect(report.problems.isEmpty, "\(report)")
     }
+
+    /// Appends to a list after an append to it go into its last leaf without a descent. Mixed in: inserts, removes
+    /// and replacements anywhere (splits and merges), appends to a second list and puts into a keyed tree in
+    /// between, a reader pinned before the write; every step is checked against arrays.
+    @Test func listAppendsIntoTheRememberedLastLeafMatchAnArray() throws {
+        let store = try Store.inMemory(options: testOptions(pageSize: 1024))
+        try store.write { txn in
+            let list = try #require(try txn.tree(named: "list", create: .list))
+            for k in 0..<300 { try txn.append(value(k, size: 12), to: list) }
+        }
+        let pinned = try store.read()
+        let pinnedList = try #require(try pinned.tree(named: "list")).entries().map(\.value)
+        var model = pinnedList
+        var second: [[UInt8]] = []
+        var rng = UInt64(5)
+        func next(_ bound: Int) -> Int {
+            rng = rng &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((rng >> 33) % UInt64(bound))
+        }
+        try store.write { txn in
+            let list = try #require(try txn.tree(named: "list"))
+            let other = try #require(try txn.tree(named: "other", create: .list))
+            let keyed = try #require(try txn.tree(named: "keyed", create: .keyed))
+            for step in 0..<8_000 {
+                let element = value(step, size: 4 + next(30))
+                switch next(20) {
+                case 0...11:
+                    try txn.append(element, to: list)
+                    model.append(element)
+                case 12:
+                    let index = next(model.count + 1)
+                    try txn.insert(element, at: index, in: list)
+                    model.insert(element, at: index)
+                case 13, 14:
+                    let index = next(model.count)
+                    try txn.remove(at: index, from: list)
+                    model.remove(at: index)
+                case 15:
+                    let index = next(model.count)
+                    try txn.replace(at: index, with: element, in: list)
+                    model[index] = element
+                case 16, 17:
+                    try txn.append(element, to: other)
+                    second.append(element)
+                case 18:
+                    try txn.put(key(next(500)), element, in: keyed)
+                default:
+                    let index = next(model.count)
+                    #expect(try txn.value(at: index, in: list) == model[index])
+                }
+            }
+            #expect(try txn.count(in: list) == model.count)
+            for index in stride(from: 0, to: model.count, by: 41) {
+                #expect(try txn.value(at: index, in: list) == model[index])
+            }
+        }
+        #expect(try #require(try pinned.tree(named: "list")).entries().map(\.value) == pinnedList)
+        let snapshot = try store.read()
+        #expect(try #require(try snapshot.tree(named: "list")).entries().map(\.value) == model)
+        #expect(try #require(try snapshot.tree(named: "other")).entries().map(\.value) == second)
+        let report = try store.verify()
+        #expect(report.problems.isEmpty, "\(report)")
+    }
 }

@@ -28,8 +28,10 @@ struct LastLeaf {
     /// The branch steps above the leaf, root first: `levels` of them, in one of the context's two path buffers.
     let path: UnsafeMutablePointer<LastLeafStep>
     let levels: Int
-    /// Whether the leaf is the tree's last: keys past its last key belong in it.
+    /// Whether the leaf is the tree's last: keys past its last key (or a list's appends) belong in it.
     let rightmost: Bool
+    /// Whether the tree is keyed; a list's memo (its last leaf, for appends) takes no key lookups.
+    let keyed: Bool
     /// The entry last found or written in the leaf: a loop in key order asks for it again (the put after the read)
     /// or puts the key after it, and two comparisons replace a binary search.
     var index = 0
@@ -86,7 +88,7 @@ extension WriteContext {
         index: Int, found: Bool
     )? {
         let count = leaf.count
-        guard count > 0 else { return nil }
+        guard count > 0, lastLeaf.unsafelyUnwrapped.keyed else { return nil }
         let hint = min(lastLeaf.unsafelyUnwrapped.index, count - 1)
         let atHint = Bytes.compare(key, try leaf.key(hint, file: file))
         if atHint == 0 { return (hint, true) }
@@ -156,6 +158,30 @@ extension WriteContext {
         return .written
     }
 
+    /// Appends the inline value `spec` to the list `tree` in its remembered leaf, when that leaf is the list's last
+    /// and has room without compaction (an append to the same list before left it there); each subtree count along
+    /// the remembered path grows by one. False, changing nothing, when the append needs the descent.
+    @inline(__always)
+    func appendInLastLeaf(_ spec: LeafSpec, to tree: inout TreeRoot) throws(StorageError) -> Bool {
+        guard let leaf = try lastLeaf(of: tree) else { return false }
+        let memo = lastLeaf.unsafelyUnwrapped
+        let room = NodeEdit.upper(memo.buffer) - PageHeader.size - NodeEdit.count(memo.buffer) * PageHeader.slotSize
+        guard !memo.keyed, memo.rightmost, room >= spec.size + PageHeader.slotSize,
+            let offset = try NodeEdit.reserve(
+                memo.buffer, page: memo.leaf, at: leaf.count, size: spec.size, pageSize: geometry.usableSize,
+                file: file)
+        else { return false }
+        spec.write(to: memo.buffer + offset)
+        for level in 0..<memo.levels {
+            let step = memo.path[level]
+            NodeEdit.setChildCount(step.buffer, step.index, NodeEdit.childCount(step.buffer, step.index) &+ 1)
+        }
+        tree.count &+= 1
+        modificationCount &+= 1
+        lastLeaf!.index = leaf.count
+        return true
+    }
+
     /// Lets `patch` change the inline value under `key` in place, in the remembered leaf of `tree`, when the key is
     /// there and `patch` accepts the value (returns true); false, changing nothing, otherwise. For a change that
     /// keeps the value's size and touches a few of its bytes (one fixed-size column of a row): no copy of the value
@@ -178,7 +204,7 @@ extension WriteContext {
     /// path's first `levels` steps. The memo of the other tree modified before stays, unless it is of this tree.
     func rememberLeaf(
         _ leaf: PageNumber, buffer: UnsafeMutableRawPointer, index: Int, of tree: TreeRoot,
-        path steps: UnsafeMutableBufferPointer<PathStep>, levels: Int, rightmost: Bool
+        path steps: UnsafeMutableBufferPointer<PathStep>, levels: Int, rightmost: Bool, keyed: Bool = true
     ) {
         let path: UnsafeMutablePointer<LastLeafStep>
         if let current = lastLeaf, current.root != tree.root {
@@ -191,6 +217,7 @@ extension WriteContext {
         if otherLeaf?.root == tree.root { otherLeaf = nil }
         for level in 0..<levels { path[level] = LastLeafStep(buffer: steps[level].buffer, index: steps[level].index) }
         lastLeaf = LastLeaf(
-            root: tree.root, leaf: leaf, buffer: buffer, path: path, levels: levels, rightmost: rightmost, index: index)
+            root: tree.root, leaf: leaf, buffer: buffer, path: path, levels: levels, rightmost: rightmost,
+            keyed: keyed, index: index)
     }
 }

@@ -104,6 +104,8 @@ extension WriteContext {
         let empty = UnsafeRawBufferPointer(start: nil, count: 0)
         if case .bytes(let bytes) = value, bytes.count <= geometry.maxInlineValue(keySize: 0) {
             let spec = LeafSpec(key: empty, storage: .inline, length: bytes.count, payload: bytes)
+            // An append after an append to this list goes into the last leaf without a descent (see `LastLeaf`).
+            if index == tree.count, try appendInLastLeaf(spec, to: &tree) { return }
             try modify(&tree, target: .insertion(index), operation: .insert(spec))
             return
         }
@@ -376,6 +378,13 @@ extension WriteContext {
                     rememberLeaf(
                         page, buffer: buffer, index: slotIndex, of: tree, path: path, levels: levels,
                         rightmost: rightmost)
+                } else if case .insertion = target, case .insert = operation, split == nil, rightmost,
+                    remaining == leaf.count
+                {
+                    // An append to a list: the next one goes to the same leaf.
+                    rememberLeaf(
+                        page, buffer: buffer, index: remaining, of: tree, path: path, levels: levels,
+                        rightmost: rightmost, keyed: false)
                 }
             }
             path.baseAddress!.deinitialize(count: levels)
