@@ -10,7 +10,8 @@
 /// A new key that belongs in the leaf (it falls between two of the leaf's keys, or past the last key of the tree's
 /// rightmost leaf) and fits there without a split is inserted the same way: the only other change an insertion
 /// without a split makes is one more entry in each subtree count along the path, and the memo keeps the path's
-/// dirty branch pages and child indexes (``path``) to add it there.
+/// dirty branch pages and child indexes (``path``) to add it there. A list's memo is recorded by an append that left
+/// its entry in the list's last leaf, and serves the next append only (``WriteContext/appendInLastLeaf(_:to:)``).
 ///
 /// The context keeps two memos, of the last two trees modified (``WriteContext/lastLeaf`` and
 /// ``WriteContext/otherLeaf``): an object insert alternates between its rows tree and its primary-key tree. A memo
