@@ -26,7 +26,7 @@ private enum LeafOperation {
     case remove
 }
 
-private struct PathStep {
+struct PathStep {
     var page: PageNumber
     var buffer: UnsafeMutableRawPointer
     var index: Int
@@ -51,9 +51,9 @@ extension WriteContext {
         guard key.count <= geometry.maxKeySize else { throw .keyTooLarge(size: key.count, limit: geometry.maxKeySize) }
         // The common case, a small value stored inline, goes straight to the tree (no closure on the hot path).
         if case .bytes(let bytes) = value, bytes.count <= geometry.maxInlineValue(keySize: key.count) {
-            // Rewriting a value of the leaf the last put left dirty needs no descent (see `LastLeaf`).
-            if try replaceInLastLeaf(key, with: bytes, of: tree) { return }
+            // A put into the leaf the last put left dirty, when the key belongs there, needs no descent (`LastLeaf`).
             let spec = LeafSpec(key: key, storage: .inline, length: bytes.count, payload: bytes)
+            if try putInLastLeaf(spec, into: &tree, ifAbsent: false) != .descend { return }
             try modify(&tree, target: .key(key), operation: .upsert(spec))
             return
         }
@@ -74,6 +74,11 @@ extension WriteContext {
         var inserted = false
         if value.count <= geometry.maxInlineValue(keySize: key.count) {
             let spec = LeafSpec(key: key, storage: .inline, length: value.count, payload: value)
+            switch try putInLastLeaf(spec, into: &tree, ifAbsent: true) {
+            case .written: return true
+            case .present: return false
+            case .descend: break
+            }
             inserted = try modify(&tree, target: .key(key), operation: .insertIfAbsent(spec))
             return inserted
         }
@@ -99,6 +104,8 @@ extension WriteContext {
         let empty = UnsafeRawBufferPointer(start: nil, count: 0)
         if case .bytes(let bytes) = value, bytes.count <= geometry.maxInlineValue(keySize: 0) {
             let spec = LeafSpec(key: empty, storage: .inline, length: bytes.count, payload: bytes)
+            // An append after an append to this list goes into the last leaf without a descent (see `LastLeaf`).
+            if index == tree.count, try appendInLastLeaf(spec, to: &tree) { return }
             try modify(&tree, target: .insertion(index), operation: .insert(spec))
             return
         }
@@ -247,6 +254,8 @@ extension WriteContext {
     @discardableResult
     private func modify(_ tree: inout TreeRoot, target: Target, operation: LeafOperation) throws(StorageError) -> Bool {
         modificationCount &+= 1
+        // The tree changes other than through its memo: forget it (a modification without a split records it anew).
+        retireLeaf(of: tree.root)
         if tree.root == 0 {
             switch operation {
             case .upsert, .insert, .insertIfAbsent:
@@ -315,9 +324,11 @@ extension WriteContext {
             guard leaf.isLeaf else { throw file.corrupt(page, "branch found at the leaf level") }
             var split: SplitResult?
             var delta = 0
+            var slotIndex = 0
             switch operation {
             case .upsert(let spec):
                 let (index, found) = try slot(for: spec.key, in: leaf, rightmost: rightmost)
+                slotIndex = index
                 if found {
                     split = try replaceEntry(page, buffer, at: index, with: spec)
                 } else {
@@ -327,6 +338,7 @@ extension WriteContext {
                 }
             case .insertIfAbsent(let spec):
                 let (index, found) = try slot(for: spec.key, in: leaf, rightmost: rightmost)
+                slotIndex = index
                 if found {
                     applied = false
                 } else {
@@ -362,7 +374,18 @@ extension WriteContext {
             } else {
                 try propagate(&tree, path: path, levels: levels, split: split, delta: delta)
                 // Without a split the leaf still holds its keys, and it and its path are now this write's own.
-                if case .key = target, split == nil { rememberLeaf(page, buffer: buffer, of: tree) }
+                if case .key = target, split == nil {
+                    rememberLeaf(
+                        page, buffer: buffer, index: slotIndex, of: tree, path: path, levels: levels,
+                        rightmost: rightmost)
+                } else if case .insertion = target, case .insert = operation, split == nil, rightmost,
+                    remaining == leaf.count
+                {
+                    // An append to a list: the next one goes to the same leaf.
+                    rememberLeaf(
+                        page, buffer: buffer, index: remaining, of: tree, path: path, levels: levels,
+                        rightmost: rightmost, keyed: false)
+                }
             }
             path.baseAddress!.deinitialize(count: levels)
         }
@@ -430,6 +453,12 @@ extension WriteContext {
     ) throws(StorageError) -> SplitResult {
         let pageSize = geometry.usableSize
         let (rightPage, rightBuffer) = try allocatePage()
+        if append,
+            let result = try splitAppendingLeaf(
+                page, buffer, rightPage, rightBuffer, inserting: entry, size: entrySize, at: insertIndex)
+        {
+            return result
+        }
         let copy = UnsafeMutableRawPointer.allocate(byteCount: pageSize, alignment: 16)
         defer { copy.deallocate() }
         copy.copyMemory(from: buffer, byteCount: pageSize)
@@ -499,6 +528,26 @@ extension WriteContext {
             for index in cut..<total { rightCount &+= pointers[index].u64(6) }
         }
         return SplitResult(rightPage: rightPage, separator: separator, leftCount: leftCount, rightCount: rightCount)
+    }
+
+    /// The split of a full rightmost leaf by an entry past its last one (keys written in ascending order): the page
+    /// keeps every entry as it is and the new right page holds the new entry alone, so nothing is copied or sized.
+    /// Nil, changing nothing, when the page is not a leaf or the entry does not go last.
+    private func splitAppendingLeaf(
+        _ page: PageNumber, _ buffer: UnsafeMutableRawPointer, _ rightPage: PageNumber,
+        _ rightBuffer: UnsafeMutableRawPointer, inserting entry: UnsafeRawPointer, size entrySize: Int,
+        at insertIndex: Int
+    ) throws(StorageError) -> SplitResult? {
+        let pageSize = geometry.usableSize
+        let old = try Node(UnsafeRawPointer(buffer), page: page, pageSize: pageSize, file: file)
+        guard old.isLeaf, old.count > 0, insertIndex == old.count else { return nil }
+        NodeEdit.initialize(rightBuffer, page: rightPage, kind: .leaf, pageSize: pageSize)
+        NodeEdit.append(rightBuffer, entry: entry, size: entrySize)
+        let leftKey = try old.key(old.count - 1, file: file)
+        let rightKey = UnsafeRawBufferPointer(start: entry + EntryLayout.leafHeader, count: Int(entry.u16(0)))
+        let separator = rightKey.isEmpty ? [] : NodeEdit.separator(between: leftKey, and: rightKey)
+        return SplitResult(
+            rightPage: rightPage, separator: separator, leftCount: UInt64(old.count), rightCount: 1)
     }
 
     // MARK: Upward passes

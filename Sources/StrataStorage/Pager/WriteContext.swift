@@ -40,6 +40,10 @@ final class WriteContext {
     @exclusivity(unchecked) var modificationCount = 0
     /// The leaf the last keyed modification left its key in (see ``LastLeaf``).
     @exclusivity(unchecked) var lastLeaf: LastLeaf?
+    /// The same for the tree modified before ``lastLeaf``'s (see ``LastLeaf``).
+    @exclusivity(unchecked) var otherLeaf: LastLeaf?
+    /// The two memos' path buffers, ``TreeRoot/maxDepth`` steps each.
+    let leafPaths: UnsafeMutablePointer<LastLeafStep>
 
     init(shared: SharedFile, base: Meta, mapping: Mapping) {
         self.shared = shared
@@ -52,7 +56,10 @@ final class WriteContext {
         self.dirty = DirtyPages(pageSize: base.pageSize, slots: shared.decrypted)
         self.catalog = base.catalog
         self.freeTree = base.freeTree
+        self.leafPaths = .allocate(capacity: 2 * TreeRoot.maxDepth)
     }
+
+    deinit { leafPaths.deallocate() }
 
     /// Page access for this transaction: dirty buffers first, then the base version's pages.
     var pages: WritePages { WritePages(context: self) }
@@ -84,6 +91,7 @@ final class WriteContext {
     /// Releases a page this transaction no longer references.
     func free(_ page: PageNumber) {
         modificationCount &+= 1
+        retireLeaves()
         if dirty.remove(page) {
             pool.append(page)
         } else {
