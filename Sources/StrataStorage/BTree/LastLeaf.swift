@@ -138,20 +138,7 @@ extension WriteContext {
                 UnsafeMutableRawPointer(mutating: entry.payload).copyMemory(from: source, byteCount: spec.payload.count)
             }
         } else {
-            // Only room that needs no compaction: a full leaf (the usual reason there is none) would be summed here
-            // only to find that it must split, which the descent does anyway.
-            let room = NodeEdit.upper(memo.buffer) - PageHeader.size - NodeEdit.count(memo.buffer) * PageHeader.slotSize
-            guard room >= spec.size + PageHeader.slotSize,
-                let offset = try NodeEdit.reserve(
-                    memo.buffer, page: memo.leaf, at: index, size: spec.size, pageSize: geometry.usableSize,
-                    file: file)
-            else { return .descend }
-            spec.write(to: memo.buffer + offset)
-            for level in 0..<memo.levels {
-                let step = memo.path[level]
-                NodeEdit.setChildCount(step.buffer, step.index, NodeEdit.childCount(step.buffer, step.index) &+ 1)
-            }
-            tree.count &+= 1
+            guard try insert(spec, at: index, in: memo, of: &tree) else { return .descend }
         }
         // A change like any other for cursors and stable values; the leaf stays the one remembered.
         modificationCount &+= 1
@@ -166,11 +153,24 @@ extension WriteContext {
     func appendInLastLeaf(_ spec: LeafSpec, to tree: inout TreeRoot) throws(StorageError) -> Bool {
         guard let leaf = try lastLeaf(of: tree) else { return false }
         let memo = lastLeaf.unsafelyUnwrapped
+        guard !memo.keyed, memo.rightmost, try insert(spec, at: leaf.count, in: memo, of: &tree) else { return false }
+        modificationCount &+= 1
+        lastLeaf!.index = leaf.count
+        return true
+    }
+
+    /// Inserts `spec` as entry `index` of the remembered leaf `memo` when the leaf has room for it without
+    /// compaction, and counts it in each subtree count along the remembered path and in `tree`; false, changing
+    /// nothing, otherwise. Only room that needs no compaction: a full leaf (the usual reason there is none) would be
+    /// summed here only to find that it must split, which the descent does anyway.
+    @inline(__always)
+    private func insert(_ spec: LeafSpec, at index: Int, in memo: LastLeaf, of tree: inout TreeRoot)
+        throws(StorageError) -> Bool
+    {
         let room = NodeEdit.upper(memo.buffer) - PageHeader.size - NodeEdit.count(memo.buffer) * PageHeader.slotSize
-        guard !memo.keyed, memo.rightmost, room >= spec.size + PageHeader.slotSize,
+        guard room >= spec.size + PageHeader.slotSize,
             let offset = try NodeEdit.reserve(
-                memo.buffer, page: memo.leaf, at: leaf.count, size: spec.size, pageSize: geometry.usableSize,
-                file: file)
+                memo.buffer, page: memo.leaf, at: index, size: spec.size, pageSize: geometry.usableSize, file: file)
         else { return false }
         spec.write(to: memo.buffer + offset)
         for level in 0..<memo.levels {
@@ -178,8 +178,6 @@ extension WriteContext {
             NodeEdit.setChildCount(step.buffer, step.index, NodeEdit.childCount(step.buffer, step.index) &+ 1)
         }
         tree.count &+= 1
-        modificationCount &+= 1
-        lastLeaf!.index = leaf.count
         return true
     }
 
