@@ -190,6 +190,44 @@ struct FixedColumnInPlaceTests {
         try check(realm, round: 0)
     }
 
+    /// `x += 1` reads the row and sets it in place without a second search while nothing changed in between. Here
+    /// something does: a neighbour in the same leaf rewritten longer, another property of the same object, a
+    /// cancelled write between the read and the set. Every value must be the one set.
+    @Test func aReadThenASetWithChangesBetweenKeepsEveryValue() throws {
+        let realm = try Realm(
+            configuration: Realm.Configuration(
+                inMemoryIdentifier: "in-place-\(UUID())", objectTypes: [FixedWidthRecord.self]))
+        try populate(realm)
+        let records = Array(realm.objects(FixedWidthRecord.self))
+        try realm.write {
+            for (index, record) in records.enumerated() {
+                let score = record.score
+                if index + 1 < records.count { records[index + 1].label += "longer" }
+                record.score = score + 1
+                let int = record.int
+                record.maybeScore = 0.5
+                record.int = int + 2
+            }
+        }
+        let first = try #require(records.first)
+        realm.beginWrite()
+        let read = first.score
+        realm.cancelWrite()
+        try realm.write { first.score = read + 10 }
+        var wrong = 0
+        for record in realm.objects(FixedWidthRecord.self) {
+            let created = Values(id: record.id, round: 0)
+            let score = created.score + 1 + (record.id == first.id ? 10 : 0)
+            let label = created.label + (record.id == first.id ? "" : "longer")
+            if record.score != score || record.int != created.int + 2 || record.maybeScore != 0.5
+                || record.label != label || record.maybeInt != created.maybeInt
+            {
+                wrong += 1
+            }
+        }
+        #expect(wrong == 0)
+    }
+
     /// An observer of an object set in place hears of exactly the properties that changed, old and new values.
     @Test func observersSeeExactlyThePropertiesSetInPlace() throws {
         let realm = try Realm(

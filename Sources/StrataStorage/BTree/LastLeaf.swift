@@ -44,6 +44,21 @@ struct LastLeafStep {
     var index: Int
 }
 
+/// The inline entry a lookup last found in the remembered leaf, and the transaction's ``WriteContext/modificationCount``
+/// then.
+///
+/// A read then a set of the same row (`item.score += 1`) would search the leaf twice; the set finds the entry here
+/// instead. It is good only while the count is unchanged: every change of any page bumps the count (the same rule
+/// cursors and stable values rely on), so then the leaf, the entry's place in it and its bytes are as they were, and
+/// the leaf is still this transaction's dirty copy. The tree is named by its root page, which no other live tree
+/// shares and which cannot be freed and reused without a change.
+struct FoundEntry {
+    let root: PageNumber
+    let key: UnsafeRawBufferPointer
+    let payload: UnsafeMutableRawBufferPointer
+    let stamp: Int
+}
+
 /// What ``WriteContext/putInLastLeaf(_:into:ifAbsent:)`` did.
 enum LastLeafPut {
     /// The put needs the full descent; nothing changed.
@@ -115,7 +130,25 @@ extension WriteContext {
             return nil
         }
         lastLeaf!.index = index
-        return try leaf.leafEntry(index, file: file)
+        let entry = try leaf.leafEntry(index, file: file)
+        if entry.storage == .inline {
+            lastFound = FoundEntry(
+                root: tree.root, key: entry.key,
+                payload: UnsafeMutableRawBufferPointer(
+                    start: UnsafeMutableRawPointer(mutating: entry.payload), count: entry.length),
+                stamp: modificationCount)
+        }
+        return entry
+    }
+
+    /// The inline value under `key` in `tree` as the last lookup in the remembered leaf found it, when nothing
+    /// changed since (see ``FoundEntry``); nil otherwise.
+    @inline(__always)
+    private func foundEntry(_ key: UnsafeRawBufferPointer, of tree: TreeRoot) -> UnsafeMutableRawBufferPointer? {
+        guard let found = lastFound, found.stamp == modificationCount, found.root == tree.root,
+            Bytes.compare(found.key, key) == 0
+        else { return nil }
+        return found.payload
     }
 
     /// Puts the inline value `spec` in the remembered leaf of `tree` when its key belongs there: a present key's
@@ -189,11 +222,16 @@ extension WriteContext {
     func patchInLastLeaf(
         _ key: UnsafeRawBufferPointer, of tree: TreeRoot, _ patch: (UnsafeMutableRawBufferPointer) -> Bool
     ) throws(StorageError) -> Bool {
-        guard let entry = try entryInLastLeaf(key, of: tree), entry.storage == .inline,
-            patch(
-                UnsafeMutableRawBufferPointer(
-                    start: UnsafeMutableRawPointer(mutating: entry.payload), count: entry.length))
-        else { return false }
+        // The read just before (the getter of `item.score += 1`) found the entry: no second search.
+        if let payload = foundEntry(key, of: tree) {
+            guard patch(payload) else { return false }
+        } else {
+            guard let entry = try entryInLastLeaf(key, of: tree), entry.storage == .inline,
+                patch(
+                    UnsafeMutableRawBufferPointer(
+                        start: UnsafeMutableRawPointer(mutating: entry.payload), count: entry.length))
+            else { return false }
+        }
         // A change like any other for cursors and stable values; the leaf stays the one remembered.
         modificationCount &+= 1
         return true

@@ -42,6 +42,9 @@ final class WriteContext {
     @exclusivity(unchecked) var lastLeaf: LastLeaf?
     /// The same for the tree modified before ``lastLeaf``'s (see ``LastLeaf``).
     @exclusivity(unchecked) var otherLeaf: LastLeaf?
+    /// The entry the last lookup found in ``lastLeaf``, while the transaction has not changed since (see
+    /// ``FoundEntry``).
+    @exclusivity(unchecked) var lastFound: FoundEntry?
     /// The two memos' path buffers, ``TreeRoot/maxDepth`` steps each.
     let leafPaths: UnsafeMutablePointer<LastLeafStep>
 
