@@ -27,7 +27,7 @@ extension Realm {
             let type = table.type
             // An accessor created by the initialiser of another one on this thread (a property's default reading
             // a Realm) takes the slot over and then gives the outer one its state back.
-            let created = AccessorCreationSlot.withSlot { slot, thread -> (ObjectBase, declared: Int)? in
+            let fromSlot = AccessorCreationSlot.withSlot { slot, thread -> (ObjectBase, Int)? in
                 let nested = slot.isHeld(by: thread)
                 guard nested || slot.acquire(for: thread) else { return nil }
                 let outer = (slot.owner, slot.type, slot.columns, slot.next)
@@ -46,26 +46,23 @@ extension Realm {
                     return (object, declared)
                 }
             }
-            if let (object, declared) = created {
-                guard declared == properties.count else {
-                    fatalError("\(binding.className) declared \(declared) properties, expected \(properties.count)")
+            // The thread's stack when another thread holds the slot this thread hashes to.
+            let (object, declared) =
+                fromSlot
+                ?? properties.withUnsafeBufferPointer { columns in
+                    BoxStack.local.withValue { stack in
+                        stack.accessorOwner = Unmanaged.passUnretained(managed)
+                        stack.accessorType = ObjectIdentifier(type)
+                        stack.accessorColumns = columns
+                        stack.accessorNext = 0
+                        let object = type.init()
+                        let declared = stack.accessorNext
+                        stack.accessorOwner = nil
+                        stack.accessorType = nil
+                        stack.accessorColumns = UnsafeBufferPointer(start: nil, count: 0)
+                        return (object, declared)
+                    }
                 }
-                return object
-            }
-            let (object, declared) = properties.withUnsafeBufferPointer { columns in
-                BoxStack.local.withValue { stack in
-                    stack.accessorOwner = Unmanaged.passUnretained(managed)
-                    stack.accessorType = ObjectIdentifier(type)
-                    stack.accessorColumns = columns
-                    stack.accessorNext = 0
-                    let object = type.init()
-                    let declared = stack.accessorNext
-                    stack.accessorOwner = nil
-                    stack.accessorType = nil
-                    stack.accessorColumns = UnsafeBufferPointer(start: nil, count: 0)
-                    return (object, declared)
-                }
-            }
             guard declared == properties.count else {
                 fatalError("\(binding.className) declared \(declared) properties, expected \(properties.count)")
             }
