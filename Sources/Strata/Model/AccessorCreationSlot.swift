@@ -42,12 +42,30 @@ final class AccessorCreationSlot: @unchecked Sendable {
     /// How many slots threads are spread over.
     static let count = 64
 
-    /// The slots, made once and never freed (read without reference counting).
+    /// The slots, made once and never freed (read without reference counting). Reached through
+    /// `slotsAddress`: a `static let` with an initialiser is a `swift_once` call on every read on Linux (~14
+    /// instructions), and the slot is read once per property of every object made.
     private nonisolated(unsafe) static let slots: UnsafeMutableBufferPointer<Unmanaged<AccessorCreationSlot>> = {
         let slots = UnsafeMutableBufferPointer<Unmanaged<AccessorCreationSlot>>.allocate(capacity: count)
         for index in 0..<count { slots.initializeElement(at: index, to: .passRetained(AccessorCreationSlot())) }
         return slots
     }()
+
+    /// The address of `slots`, once the first caller made them; 0 before. A global of a constant initial value,
+    /// which needs no one-time initialisation.
+    @inline(__always)
+    private static var slotsAddress: UInt {
+        let address = publishedSlotsAddress.load(ordering: .acquiring)
+        return address != 0 ? address : publishSlots()
+    }
+
+    /// Makes `slots` (once) and publishes their address.
+    @inline(never)
+    private static func publishSlots() -> UInt {
+        let address = UInt(bitPattern: slots.baseAddress)
+        publishedSlotsAddress.store(address, ordering: .releasing)
+        return address
+    }
 
     /// The calling thread's identity, never 0.
     @inline(__always)
@@ -68,6 +86,7 @@ final class AccessorCreationSlot: @unchecked Sendable {
     ) -> Result {
         // Fibonacci hashing: thread identities are addresses far apart whose low bits are alike.
         let index = Int(truncatingIfNeeded: (thread &* 0x9E37_79B9_7F4A_7C15) >> 58)
+        let slots = UnsafePointer<Unmanaged<AccessorCreationSlot>>(bitPattern: slotsAddress).unsafelyUnwrapped
         return slots[index]._withUnsafeGuaranteedRef { body($0, thread) }
     }
 
@@ -100,3 +119,6 @@ final class AccessorCreationSlot: @unchecked Sendable {
         return (owner, columns[index])
     }
 }
+
+/// The address of `AccessorCreationSlot.slots` once made, 0 before (see `AccessorCreationSlot.slotsAddress`).
+private let publishedSlotsAddress = Atomic<UInt>(0)
