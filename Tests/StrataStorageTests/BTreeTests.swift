@@ -115,6 +115,42 @@ struct BTreeTests {
         #expect(try view.get(key(20)) == [UInt8](repeating: 3, count: 100) && view.get(key(21)) == nil)
     }
 
+    /// A delete follows the path its read-only search recorded: deletes at a leaf's first, middle and last slots of a
+    /// three-level tree, between puts that split and deletes that merge the same leaves in one write, leave exactly
+    /// the model's keys.
+    @Test func deletesFollowTheirRecordedPathBetweenSplitsAndMerges() throws {
+        let store = try Store.inMemory(options: testOptions(pageSize: 1024))
+        var model: [Int: [UInt8]] = [:]
+        try store.write { txn in
+            let tree = try #require(try txn.tree(named: "t", create: .keyed))
+            for k in stride(from: 0, to: 8_000, by: 2) {
+                let value = [UInt8](repeating: UInt8(k & 0xFF), count: 40)
+                try txn.put(key(k), value, in: tree)
+                model[k] = value
+            }
+        }
+        var generator = SeededGenerator(seed: 9)
+        try store.write { txn in
+            let tree = try #require(try txn.tree(named: "t"))
+            for round in 0..<6_000 {
+                let k = Int.random(in: 0..<8_000, using: &generator)
+                if round % 3 == 0 {
+                    let value = [UInt8](
+                        repeating: UInt8(round & 0xFF), count: Int.random(in: 1..<90, using: &generator))
+                    try txn.put(key(k), value, in: tree)
+                    model[k] = value
+                } else {
+                    #expect(try txn.delete(key(k), in: tree) == (model.removeValue(forKey: k) != nil))
+                }
+            }
+            #expect(try txn.count(in: tree) == model.count)
+        }
+        #expect(try store.verify().isValid)
+        #expect(
+            try contents(of: try store.read().tree(named: "t"))
+                == Dictionary(uniqueKeysWithValues: model.map { (key($0), $1) }))
+    }
+
     @Test(arguments: [1024, 4096])
     func manyKeysStayOrderedAndCounted(pageSize: Int) throws {
         let store = try Store.inMemory(options: testOptions(pageSize: pageSize))

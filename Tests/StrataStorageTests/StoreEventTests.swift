@@ -109,6 +109,29 @@ struct StoreEventTests {
         return log
     }
 
+    /// A delete finds its key's path before copying any page of it: a write that deletes only absent keys of a deep
+    /// tree (between its keys, before the first, past the last) changes no page and commits nothing.
+    @Test func deletesOfAbsentKeysCopyNoPageAndCommitNothing() throws {
+        let log = EventLog()
+        let store = try Store.open(
+            path: directory.file("absent.strata"),
+            options: StoreOptions(pageSize: 1024, durability: .none, events: log.handler))
+        try store.write { txn in
+            let tree = try #require(try txn.tree(named: "data", create: .keyed))
+            for k in stride(from: 2, to: 6_000, by: 2) {
+                try txn.put(key(k), [UInt8](repeating: 1, count: 30), in: tree)
+            }
+        }
+        let committed = log.commits.count
+        let version = try store.read().version
+        try store.write { txn in
+            let tree = try #require(try txn.tree(named: "data"))
+            for k in [0, 1, 3, 2_999, 5_999, 6_000, 1_000_000] { #expect(try !txn.delete(key(k), in: tree)) }
+        }
+        #expect(log.commits.count == committed)
+        #expect(try store.read().version == version)
+    }
+
     @Test func eachCommitReportsItsVersionPagesBytesAndDurability() throws {
         let log = EventLog()
         let store = try Store.open(path: directory.file("commits.strata"), options: StoreOptions(events: log.handler))

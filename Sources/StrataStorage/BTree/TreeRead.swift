@@ -33,6 +33,33 @@ struct TreeRead<Source: PageSource> {
         return found ? try leaf.leafEntry(index, file: file) : nil
     }
 
+    /// Whether `key` is in `tree`. When it is, `path` holds the child index taken at each branch level (from the
+    /// root) and then the key's index in its leaf: `tree.depth` entries, at most `TreeRoot.maxDepth`.
+    func locate(_ key: UnsafeRawBufferPointer, in tree: TreeRoot, path: UnsafeMutableBufferPointer<Int>)
+        throws(StorageError) -> Bool
+    {
+        try checkKind(tree, .keyed)
+        guard tree.root != 0 else { return false }
+        var node = try source.node(tree.root, entries: UInt64(tree.count))
+        var level = 1
+        while !node.isLeaf {
+            guard level < tree.depth, level < path.count else {
+                throw file.corrupt(node.page, "tree is deeper than its descriptor says")
+            }
+            let index = try node.childIndex(for: key, file: file)
+            path[level - 1] = index
+            let (child, entries) = try node.child(index, file: file)
+            node = try source.node(child, entries: entries)
+            level += 1
+        }
+        guard level == tree.depth else {
+            throw file.corrupt(node.page, "leaf found at depth \(level), expected \(tree.depth)")
+        }
+        let (index, found) = try node.lowerBound(key, file: file)
+        path[level - 1] = index
+        return found
+    }
+
     /// The leaf holding position `index` and the position within it.
     func leaf(at index: Int, in tree: TreeRoot) throws(StorageError) -> (Node, Int) {
         guard index >= 0, index < tree.count else { throw .indexOutOfRange(index: index, count: tree.count) }

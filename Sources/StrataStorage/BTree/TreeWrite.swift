@@ -11,6 +11,9 @@ enum ValueInput {
 /// Where a modification applies.
 private enum Target {
     case key(UnsafeRawBufferPointer)
+    /// A present key whose path a read-only descent recorded (`TreeRead.locate`): the child index at each branch
+    /// level, then the key's index in its leaf. The descent follows it without searching again.
+    case located(UnsafeRawBufferPointer, path: UnsafeBufferPointer<Int>)
     /// An existing position.
     case position(Int)
     /// An insertion point, 0...count.
@@ -92,9 +95,14 @@ extension WriteContext {
     @discardableResult
     func delete(_ key: UnsafeRawBufferPointer, from tree: inout TreeRoot) throws(StorageError) -> Bool {
         try checkKind(tree, .keyed)
-        guard try TreeRead(source: pages).find(key, in: tree) != nil else { return false }
-        try modify(&tree, target: .key(key), operation: .remove)
-        return true
+        // An absent key changes nothing, so the path is found without copying its pages first; the removal then
+        // follows the recorded path instead of searching every level again (a scattered delete searched twice).
+        return try withUnsafeTemporaryAllocation(of: Int.self, capacity: TreeRoot.maxDepth) {
+            (path) throws(StorageError) -> Bool in
+            guard try TreeRead(source: pages).locate(key, in: tree, path: path) else { return false }
+            try modify(&tree, target: .located(key, path: UnsafeBufferPointer(path)), operation: .remove)
+            return true
+        }
     }
 
     /// Inserts a value at `index` (0...count) of a list tree.
@@ -279,7 +287,7 @@ extension WriteContext {
             var remaining = 0
             switch target {
             case .position(let index), .insertion(let index): remaining = index
-            case .key: break
+            case .key, .located: break
             }
             var rightmost = true
             for level in 0..<levels {
@@ -296,6 +304,9 @@ extension WriteContext {
                         if Bytes.compare(last, key) <= 0 { index = node.count - 1 }
                     }
                     if index < 0 { index = try node.childIndex(for: key, file: file) }
+                case .located(_, let recorded):
+                    index = recorded[level]
+                    guard index < node.count else { throw file.corrupt(page, "the branch changed during removal") }
                 case .position, .insertion:
                     let inclusive: Bool
                     if case .insertion = target { inclusive = true } else { inclusive = false }
@@ -360,6 +371,11 @@ extension WriteContext {
                     let (position, found) = try leaf.lowerBound(key, file: file)
                     guard found else { throw file.corrupt(page, "key vanished during removal") }
                     index = position
+                } else if case .located(let key, let recorded) = target {
+                    index = recorded[levels]
+                    guard index < leaf.count, Bytes.compare(try leaf.key(index, file: file), key) == 0 else {
+                        throw file.corrupt(page, "key vanished during removal")
+                    }
                 }
                 guard index < leaf.count else { throw file.corrupt(page, "subtree counts do not match the leaf") }
                 let entry = try leaf.leafEntry(index, file: file)
