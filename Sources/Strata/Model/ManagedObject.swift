@@ -93,7 +93,7 @@ final class ManagedObject {
         realm.checkThread()
         guard key != Self.placeholderKey, !isInvalidatedByRealm else { return false }
         do {
-            return try realm.withRow(tree: binding.rowsTree, key: key) { _ in true } == true
+            return try realm.withRow(binding, key: key) { _ in true } == true
         } catch {
             realm.noteDamage(error)
             return realm.damage(in: error) != nil

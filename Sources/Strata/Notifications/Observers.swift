@@ -352,7 +352,7 @@ struct ModificationChecker {
         } else if info.isCollection {
             values = (try? realm.queryCollectionValues(binding, property: index, key: key)) ?? []
         } else {
-            let value = try? realm.withRow(tree: binding.rowsTree, key: key) { row in
+            let value = try? realm.withRow(binding, key: key) { row in
                 RowCodec.get(row, column: binding.columns[index], info: info)
             }
             values = value.map { [$0] } ?? []

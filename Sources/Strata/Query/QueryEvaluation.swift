@@ -85,7 +85,7 @@ extension Realm {
             }
         case .geoWithin(let path, let columns, let region):
             for case .int(let point) in try queryValues(path, key: key, row: row) {
-                let type = try withRow(tree: columns.binding.rowsTree, key: point) { row in
+                let type = try withRow(columns.binding, key: point) { row in
                     RowCodec.get(
                         row, column: columns.binding.columns[columns.type],
                         info: columns.binding.table.infos[columns.type])

@@ -70,7 +70,7 @@ extension Realm {
                         value = RowCodec.get(row, column: binding.columns[property], info: info)
                     } else {
                         value =
-                            try withRow(tree: binding.rowsTree, key: object) {
+                            try withRow(binding, key: object) {
                                 RowCodec.get($0, column: binding.columns[property], info: info)
                             } ?? .null
                     }

@@ -132,7 +132,7 @@ extension Results {
                         try owner.queryMatches(bound, key: key, row: try RowView(rows[position].bytes))
                     }
                 } else {
-                    matches = try owner.withRow(tree: binding.rowsTree, key: key) { row in
+                    matches = try owner.withRow(binding, key: key) { row in
                         try owner.queryMatches(bound, key: key, row: row)
                     }
                 }

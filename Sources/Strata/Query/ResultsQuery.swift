@@ -83,7 +83,7 @@ final class ResultsQuery {
                 // An index narrowed the objects down: check the whole condition on those rows only, in key order.
                 var keys: [Int64] = []
                 for key in candidates {
-                    let matches = try realm.withRow(tree: binding.rowsTree, key: key) {
+                    let matches = try realm.withRow(binding, key: key) {
                         (row) throws(Realm.Error) -> Bool in
                         for filter in filters where try !realm.queryMatches(filter, key: key, row: row) {
                             return false
@@ -148,7 +148,7 @@ final class ResultsQuery {
                             try realm.queryMatches(predicate, key: key, row: try RowView(rows[position].bytes))
                         }
                     } else {
-                        matches = try realm.withRow(tree: binding.rowsTree, key: key) { row in
+                        matches = try realm.withRow(binding, key: key) { row in
                             try realm.queryMatches(predicate, key: key, row: row)
                         }
                     }
@@ -267,7 +267,7 @@ final class ResultsQuery {
         }
         for key in try realm.objectKeys(tree: binding.rowsTree) {
             let matches =
-                try realm.withRow(tree: binding.rowsTree, key: key) { (row) throws(Realm.Error) -> Bool in
+                try realm.withRow(binding, key: key) { (row) throws(Realm.Error) -> Bool in
                     for filter in filters where try !realm.queryMatches(filter, key: key, row: row) { return false }
                     return true
                 } ?? false

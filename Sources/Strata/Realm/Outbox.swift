@@ -146,7 +146,7 @@ final class OutboxConsumer: @unchecked Sendable {
             // Claims are released only after the acknowledging commit: a snapshot taken after the claim no longer
             // has an object acknowledged meanwhile, which the older snapshot that found it still had.
             realm.refresh()
-            guard try realm.withRow(tree: binding.rowsTree, key: key, { _ in true }) == true else {
+            guard try realm.withRow(binding, key: key, { _ in true }) == true else {
                 OutboxClaims.shared.release(key, in: scope)
                 continue
             }

@@ -20,7 +20,12 @@ extension Realm {
 
     // MARK: Reading rows
 
-    /// Calls `body` with the row of object `key` in `tree`; nil if there is no such row.
+    /// Calls `body` with the row of object `key` of `binding`'s class; nil if there is no such row.
+    func withRow<R>(_ binding: TableBinding, key: Int64, _ body: (RowView) throws -> R) throws(Realm.Error) -> R? {
+        try tables.withRow(binding, key: key, body)
+    }
+
+    /// Calls `body` with the row of object `key` in the rows tree named `tree`; nil if there is no such row.
     func withRow<R>(tree: String, key: Int64, _ body: (RowView) throws -> R) throws(Realm.Error) -> R? {
         try tables.withRow(tree: tree, key: key, body)
     }

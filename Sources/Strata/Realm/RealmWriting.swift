@@ -464,7 +464,7 @@ extension Realm {
             var targets: [ManagedObject] = []
             for object in objects {
                 let managed = try managedForDeletion(object)
-                guard try withRow(tree: managed.binding.rowsTree, key: managed.key, { _ in true }) != nil else {
+                guard try withRow(managed.binding, key: managed.key, { _ in true }) != nil else {
                     throw Realm.Error.invalidatedObject
                 }
                 targets.append(managed)

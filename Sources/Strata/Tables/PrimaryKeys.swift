@@ -11,20 +11,22 @@ extension TableStore {
         return handle
     }
 
+    /// The primary-key tree of `binding` in the write transaction, nil if there is none yet. Cached like
+    /// `writablePrimaryKeys`' handle: an upsert looks a key up per object and a delete removes one, and the handle
+    /// by name is a string hash and a dictionary probe each time.
+    func primaryKeys(_ binding: TableBinding) throws(Realm.Error) -> TreeHandle? {
+        if binding.primaryKeysEpoch == writeEpoch, let handle = binding.primaryKeysHandle { return handle }
+        guard let found = try handle(binding.primaryKeyTree, create: false) else { return nil }
+        binding.primaryKeysHandle = found
+        binding.primaryKeysEpoch = writeEpoch
+        return found
+    }
+
     /// The key of the object of `binding`'s type whose primary key encodes to `encoded`, if there is one.
     func lookupPrimaryKey<Key: StorageBytes>(_ binding: TableBinding, _ encoded: Key) throws(Realm.Error) -> Int64? {
         try storage {
             if let transaction {
-                var handle = binding.primaryKeysEpoch == writeEpoch ? binding.primaryKeysHandle : nil
-                if handle == nil {
-                    // Cached like `writablePrimaryKeys`' handle: an upsert looks a key up per object, and the
-                    // handle by name is a string hash and a dictionary probe each time.
-                    guard let found = try self.handle(binding.primaryKeyTree, create: false) else { return nil }
-                    binding.primaryKeysHandle = found
-                    binding.primaryKeysEpoch = writeEpoch
-                    handle = found
-                }
-                guard let handle else { return nil }
+                guard let handle = try primaryKeys(binding) else { return nil }
                 // Read in place: copying the 8-byte value out costs an array allocation per lookup.
                 return try transaction.withValue(forKey: encoded, in: handle, KeyEncoding.decodeObjectKey)
             }

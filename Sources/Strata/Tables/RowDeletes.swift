@@ -18,7 +18,7 @@ extension TableStore {
             let primaryKey = binding.table.primaryKeyIndex
             guard
                 let found = try withRow(
-                    tree: binding.rowsTree, key: key,
+                    binding, key: key,
                     { row in
                         primaryKey.map { RowCodec.get(row, column: binding.columns[$0], info: binding.table.infos[$0]) }
                     })
@@ -30,12 +30,10 @@ extension TableStore {
         }
         syncCapture?.touch(binding, key)
         if let values { try deleteEmbedded(binding: binding, values: values) }
-        if let primary, let encoded = KeyEncoding.primaryKey(primary),
-            let primaryKeys = try handle(binding.primaryKeyTree, create: false)
-        {
+        if let primary, let encoded = KeyEncoding.primaryKey(primary), let primaryKeys = try primaryKeys(binding) {
             _ = try mutate { try transaction.delete(encoded, in: primaryKeys) }
         }
-        if let rows = try handle(binding.rowsTree, create: false) {
+        if let rows = try rowsHandle(binding) {
             _ = try mutate { try transaction.delete(KeyEncoding.objectKey(key), in: rows) }
         }
         if let values {

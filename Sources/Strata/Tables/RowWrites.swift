@@ -128,7 +128,7 @@ extension TableStore {
     /// The stored values of every property of a row (links as keys, mixed values as bytes); nil if there is no
     /// such row.
     func rowValues(binding: TableBinding, key: Int64) throws(Realm.Error) -> [_StoredValue]? {
-        try withRow(tree: binding.rowsTree, key: key) { row in
+        try withRow(binding, key: key) { row in
             binding.table.infos.indices.map {
                 RowCodec.get(row, column: binding.columns[$0], info: binding.table.infos[$0])
             }
