@@ -135,6 +135,91 @@ struct EncryptedCommitLogTests {
         #expect(try Self.committedKeys(reopened) == Set(0..<5))
     }
 
+    /// Where record `index`'s meta image lies in a log image (offset and bytes logged), and its meta stamp's
+    /// checksum field: 1 marks a compact record.
+    private static func metaImage(_ image: [UInt8], _ index: Int) -> (offset: Int, count: Int, mark: UInt64) {
+        let start = recordOffset(image, index)
+        return image.withUnsafeBytes { bytes in
+            let record = UnsafeRawPointer(bytes.baseAddress!) + start
+            let pages = Int(record.u32(32))
+            var body = 40 + (pages + 1) * 16
+            for page in 0..<pages {
+                let stamp = record + 40 + page * 16
+                body += Int(stamp.u16(12)) + 4096 - Int(stamp.u16(14))
+            }
+            let stamp = record + 40 + pages * 16
+            return (start + body, Int(stamp.u16(12)) + 4096 - Int(stamp.u16(14)), stamp.u64(4))
+        }
+    }
+
+    @Test(arguments: CipherSuite.allCases)
+    func singlePutRecordsLeaveOutTheMetaPagesGapAndReplay(suite: CipherSuite) throws {
+        let main = FaultInjectingFile(name: "main")
+        let log = FaultInjectingFile(name: "log")
+        let store = try Store.open(file: main, log: log, options: Self.options(suite))
+        for n in 0..<6 { try Self.commitKey(store, n) }
+        let image = log.durableImage
+        for index in 0..<6 {
+            // Compact: the sealed meta page logged without its gap, so a single put's record fits in one log page
+            // as a plain file's does (a whole meta page alone took one).
+            let (length, pages) = Self.record(image, index)
+            #expect(length < 4096, "record \(index): \(length) bytes for \(pages) pages")
+            #expect(Self.metaImage(image, index).mark == 1)
+        }
+        let reopened = try Self.crashed(main, log)
+        #expect(reopened.shared.replayedCommits == 6)
+        #expect(try Self.committedKeys(reopened) == Set(0..<6))
+        let report = try reopened.verify()
+        #expect(report.isValid, "\(report)")
+    }
+
+    @Test func recordsSignedWholeAsTheVersionBeforeWroteThemStillReplay() throws {
+        let main = FaultInjectingFile(name: "main")
+        let log = FaultInjectingFile(name: "log")
+        let store = try Store.open(file: main, log: log, options: Self.options)
+        store.shared.logsCompactRecords = false
+        for n in 0..<3 { try Self.commitKey(store, n) }
+        store.shared.logsCompactRecords = true
+        for n in 3..<6 { try Self.commitKey(store, n) }
+        let image = log.durableImage
+        for index in 0..<6 {
+            let meta = Self.metaImage(image, index)
+            #expect(meta.mark == (index < 3 ? 0 : 1))
+            #expect((meta.count == 4096) == (index < 3), "record \(index): meta page whole only in the older form")
+        }
+        // Both kinds of record replay from one log.
+        let reopened = try Self.crashed(main, log)
+        #expect(reopened.shared.replayedCommits == 6)
+        #expect(try Self.committedKeys(reopened) == Set(0..<6))
+    }
+
+    @Test(arguments: CipherSuite.allCases)
+    func aSealedMetaImageFromAnotherRecordIsNotReplayed(suite: CipherSuite) throws {
+        // Records 1 and 3 write the same meta slot: record 1's sealed meta page authenticates in record 3's place
+        // on its own, but a compact record's tag covers each image's nonce and tag, so the swap is caught.
+        let main = FaultInjectingFile(name: "main")
+        let log = FaultInjectingFile(name: "log")
+        let store = try Store.open(file: main, log: log, options: Self.options(suite))
+        for n in 0..<4 { try Self.commitKey(store, n) }
+        var image = log.durableImage
+        let older = Self.metaImage(image, 1)
+        let newer = Self.metaImage(image, 3)
+        try #require(older.count == newer.count && older.mark == 1 && newer.mark == 1)
+        image.replaceSubrange(
+            newer.offset..<(newer.offset + newer.count), with: image[older.offset..<(older.offset + older.count)])
+        let start = Self.recordOffset(image, 3)
+        image.withUnsafeMutableBytes { bytes in
+            let record = bytes.baseAddress! + start
+            let length = Int(UnsafeRawPointer(record).u32(36))
+            let epoch = UnsafeRawPointer(record).u64(16)
+            record.setU64(0, Checksum.xxh64(UnsafeRawPointer(record) + 8, count: length - 8, seed: epoch))
+        }
+        let reopened = try Self.crashed(main, log, log: image)
+        #expect(reopened.shared.replayedCommits == 3)
+        #expect(try Self.committedKeys(reopened) == Set(0..<3))
+        #expect(try Self.committedKeys(try Self.crashed(main, log)) == Set(0..<4))
+    }
+
     /// The offset of record `index` (0-based) in a log image.
     private static func recordOffset(_ image: [UInt8], _ index: Int, pageSize: Int = 4096) -> Int {
         var offset = pageSize
@@ -145,12 +230,14 @@ struct EncryptedCommitLogTests {
         return offset
     }
 
-    /// Flips one byte of record 1 (the second commit) at `within` bytes from its start; with `rechecksum`, also
-    /// recomputes the record's unkeyed checksum, as someone without the key can.
+    /// Flips one byte of record 1 (the second commit) at `within` bytes from its start (from its end, padding
+    /// excluded, when negative: the tag, the meta page's nonce and tag); with `rechecksum`, also recomputes the
+    /// record's unkeyed checksum, as someone without the key can.
     private static func tampered(_ image: [UInt8], within: Int, rechecksum: Bool) -> [UInt8] {
         var image = image
         let start = recordOffset(image, 1)
-        image[start + within] ^= 0x20
+        let length = record(image, 1).length
+        image[start + (within < 0 ? length + within : within)] ^= 0x20
         if rechecksum {
             image.withUnsafeMutableBytes { bytes in
                 let record = bytes.baseAddress! + start
@@ -162,13 +249,13 @@ struct EncryptedCommitLogTests {
         return image
     }
 
-    @Test(arguments: [false, true], [40, 200, 4096 + 100])
+    @Test(arguments: [false, true], [40, 200, -10, -40, -200, -400])
     func aChangedRecordIsNotReplayed(rechecksum: Bool, within: Int) throws {
         try changedRecordIsNotReplayed(rechecksum: rechecksum, within: within, suite: .newFiles)
     }
 
     /// The same on a file of the suite files had before AES-256-GCM (its records signed with HMAC-SHA-256).
-    @Test(arguments: [false, true], [40, 200, 4096 + 100])
+    @Test(arguments: [false, true], [40, 200, -10, -40, -200, -400])
     func aChangedRecordOfTheOlderSuiteIsNotReplayed(rechecksum: Bool, within: Int) throws {
         try changedRecordIsNotReplayed(rechecksum: rechecksum, within: within, suite: .aes256CTRWithHMACSHA256)
     }

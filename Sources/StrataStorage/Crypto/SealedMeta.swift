@@ -45,6 +45,16 @@ struct SealedMeta: Sendable {
     /// How many written pages an encrypted meta page can list: fewer than a plain one, the header's 40 bytes less.
     var maxWritten: Int { Meta.maxWritten(usableSize: recordSize) }
 
+    /// The gap of `meta` sealed as a slot stores it, as page offsets: where its encoded record is zero (past the
+    /// pages it lists, ``PageExtents``) the sealed bytes are the key stream of its nonce, which the commit log leaves
+    /// out of a compact record (``CommitLog``) and replay computes again (``SealedGap``). A page-size extent (none)
+    /// when the list fills the record.
+    func loggedGap(of meta: Meta) -> (head: Int, tail: Int) {
+        let used = Meta.writtenOffset + meta.written.count * Meta.stampSize
+        guard used < recordSize else { return (header.pageSize, header.pageSize) }
+        return (EncryptedFileHeader.size + used, EncryptedFileHeader.size + recordSize)
+    }
+
     /// Writes `meta` as meta slot `slot` into `page` (``EncryptedFileHeader/pageSize`` bytes).
     func encode(_ meta: Meta, into page: UnsafeMutableRawPointer, slot: PageNumber) throws(StorageError) {
         precondition(meta.pageSize == header.pageSize, "a meta of another page size than its file")

@@ -44,6 +44,13 @@
 /// again (``SealedGap``) before it checks the page's own tag. Records written before this carry every sealed page
 /// whole (`head` = `tail` = page size) and replay the same way. Replay never decrypts a page.
 ///
+/// A *compact* record (the meta stamp's checksum field 1; every encrypted record written since issue 26's commit
+/// work) also leaves out the sealed meta page's gap (key stream where its clear record is zero), and its tag covers
+/// only bytes [8, stamps end), each image's last 44 bytes (its nonce and tag) and the meta page's 40-byte clear
+/// header (``compactCovered(_:stampsEnd:images:pageSize:)``): every image, the meta page's included, is
+/// authenticated by its own tag at replay, and the record's tag binds which sealed image goes where. A record
+/// whose meta stamp says 0 is signed over all its bytes and carries its meta page whole, as before.
+///
 /// Recovery replays the valid records in order — page images, then the meta image — into the main file, syncs
 /// it and starts a new epoch. That is safe with copy-on-write: the main file was durable at the epoch, and no
 /// commit after it overwrote a page that the last logged version still reaches.
@@ -81,6 +88,8 @@ final class CommitLog {
     private static let stampSize = 16
     /// Where the header says whether records are sealed and signed (1) or plain (0).
     private static let keyedOffset = 32
+    /// The meta stamp's checksum field of a compact record of an encrypted file's log (0 in the older records).
+    private static let compactRecordMark: UInt64 = 1
 
     /// Pages one record can carry (besides its meta page): their stamps fit in the record's first page.
     static func maxPages(pageSize: Int) -> Int { (pageSize - recordHeader) / stampSize - 1 }
@@ -308,10 +317,13 @@ final class CommitLog {
         guard count <= Self.maxPages(pageSize: pageSize), stampsEnd + tagSize <= length, length <= available,
             start.u64(0) == Checksum.xxh64(start + 8, count: length - 8, seed: epoch)
         else { return nil }
-        if let authenticator {
+        // A sealed record is compact or signed over all its bytes, as its meta stamp says (``compactRecordMark``).
+        let metaMark = (start + Self.recordHeader + count * Self.stampSize).u64(4)
+        let compact = authenticator != nil && metaMark == Self.compactRecordMark
+        if let authenticator, !compact {
             // Checked before anything is rebuilt: a record changed by someone who recomputed its checksum is
             // never replayed.
-            guard
+            guard metaMark == 0,
                 authenticator.verifies(
                     UnsafeRawBufferPointer(start: start + 8, count: length - tagSize - 8), tag: start + length - tagSize
                 )
@@ -320,6 +332,7 @@ final class CommitLog {
         let images = PageImages(count: count + 1, pageSize: pageSize)
         var pages: [(number: PageNumber, image: UnsafeRawPointer)] = []
         pages.reserveCapacity(count)
+        var gaps: [(head: Int, tail: Int)] = []
         var body = stampsEnd
         for index in 0...count {
             let stamp = start + Self.recordHeader + index * Self.stampSize
@@ -336,16 +349,10 @@ final class CommitLog {
             image.advanced(by: head).initializeMemory(as: UInt8.self, repeating: 0, count: tail - head)
             image.advanced(by: tail).copyMemory(from: start + body + head, byteCount: pageSize - tail)
             body += head + (pageSize - tail)
-            if let authenticator {
-                // Sealed images, authenticated with the record: they are copied into the main file as they are,
-                // once a page logged without its gap has it back (``SealedGap``) and authenticates.
-                guard !isMeta else {
-                    guard head == pageSize, tail == pageSize else { return nil }
-                    continue
-                }
-                guard SealedGap.restore(image, head: head, tail: tail, page: number, sealer: authenticator.sealer)
-                else { return nil }
-                pages.append((number, UnsafeRawPointer(image)))
+            if authenticator != nil {
+                // Sealed images: checked once the record's tag is (below).
+                gaps.append((head, tail))
+                if !isMeta { pages.append((number, UnsafeRawPointer(image))) }
             } else if isMeta {
                 guard case .success(let decoded) = Meta.decode(image, slot: number, available: pageSize),
                     decoded.version == version
@@ -359,9 +366,64 @@ final class CommitLog {
             }
         }
         guard body + tagSize == length else { return nil }
+        if let authenticator {
+            if compact {
+                // The tag over the header, the stamps and the images' tails, checked before any image is.
+                let covered = Self.compactCovered(
+                    start, stampsEnd: stampsEnd,
+                    images: (0...count).map { UnsafeRawPointer(images.base + $0 * pageSize) }, pageSize: pageSize)
+                guard
+                    covered.withUnsafeBytes({
+                        authenticator.verifies($0, compact: true, tag: start + length - tagSize)
+                    })
+                else { return nil }
+            }
+            // Sealed images, copied into the main file as they are once a page logged without its gap has it back
+            // (``SealedGap``) and authenticates. A compact record's meta image authenticates the same way, after
+            // its clear-text header; an older record's meta page is logged whole, and its tag covered it.
+            for index in 0..<count {
+                guard
+                    SealedGap.restore(
+                        images.base + index * pageSize, head: gaps[index].head, tail: gaps[index].tail,
+                        page: pages[index].number, sealer: authenticator.sealer)
+                else { return nil }
+            }
+            let header = EncryptedFileHeader.size
+            let meta = gaps[count]
+            if compact {
+                guard meta.head >= header,
+                    SealedGap.restore(
+                        images.base + count * pageSize + header, head: meta.head - header, tail: meta.tail - header,
+                        page: PageNumber(version % 2), sealer: authenticator.metaSealer)
+                else { return nil }
+            } else {
+                guard meta.head == pageSize, meta.tail == pageSize else { return nil }
+            }
+        }
         return Record(
             version: version, pages: pages, meta: UnsafeRawPointer(images.base + count * pageSize),
             length: roundedToPages(length), images: images)
+    }
+
+    /// What a compact record's tag covers (see the type's documentation): bytes [8, `stampsEnd`) of the record at
+    /// `record`, then the last ``PageSealer/overhead`` bytes of each of `images` (the pages in stamp order, then
+    /// the meta page; each as the main file stores it), then the meta page's clear-text header.
+    static func compactCovered(
+        _ record: UnsafeRawPointer, stampsEnd: Int, images: [UnsafeRawPointer], pageSize: Int
+    ) -> [UInt8] {
+        let tail = PageSealer.overhead
+        let header = EncryptedFileHeader.size
+        var covered = [UInt8](repeating: 0, count: stampsEnd - 8 + images.count * tail + header)
+        covered.withUnsafeMutableBytes { covered in
+            var offset = stampsEnd - 8
+            covered.baseAddress!.copyMemory(from: record + 8, byteCount: offset)
+            for image in images {
+                (covered.baseAddress! + offset).copyMemory(from: image + pageSize - tail, byteCount: tail)
+                offset += tail
+            }
+            if let meta = images.last { (covered.baseAddress! + offset).copyMemory(from: meta, byteCount: header) }
+        }
+        return covered
     }
 
     private func roundedToPages(_ length: Int) -> Int { (length + pageSize - 1) / pageSize * pageSize }
@@ -404,10 +466,12 @@ final class CommitLog {
     /// In an encrypted file's log, `pages` and `meta` are the sealed images (as the main file stores them), and
     /// `gaps` gives each page's zero gap as its clear bytes had it (``PageExtents``): the sealed bytes there are the
     /// key stream alone, which replay computes again, so the record leaves them out as a plain one does. Without
-    /// `gaps` the sealed pages are logged whole.
+    /// `gaps` the sealed pages are logged whole. `metaGap` (the sealed meta page's gap, ``SealedMeta/loggedGap(of:)``,
+    /// with `gaps` only) makes the record compact: the meta page logged without it, the tag over what
+    /// ``compactCovered(_:stampsEnd:images:pageSize:)`` gives.
     func encode(
         version: UInt64, pages: [(page: PageNumber, buffer: UnsafeMutableRawPointer)], meta: UnsafeRawPointer,
-        gaps: [(head: Int, tail: Int)]? = nil
+        gaps: [(head: Int, tail: Int)]? = nil, metaGap: (head: Int, tail: Int)? = nil
     ) throws(StorageError) -> EncodedRecord {
         precondition(version == nextVersion, "log records must be consecutive")
         precondition(pages.count <= Self.maxPages(pageSize: pageSize), "too many pages for one log record")
@@ -419,13 +483,15 @@ final class CommitLog {
         let sealed = authenticator != nil
         let whole = (head: pageSize, tail: pageSize)
         precondition(gaps == nil || (sealed && gaps!.count == pages.count), "gaps are those of sealed pages")
+        precondition(metaGap == nil || gaps != nil, "a compact record leaves out the pages' gaps too")
+        let compact = metaGap != nil
         for (index, page) in pages.enumerated() {
             let extent =
                 sealed ? gaps?[index] ?? whole : PageExtents.of(UnsafeRawPointer(page.buffer), pageSize: pageSize)
             extents.append(extent)
             length += extent.head + pageSize - extent.tail
         }
-        let metaExtent = sealed ? whole : PageExtents.of(meta, pageSize: pageSize)
+        let metaExtent = sealed ? metaGap ?? whole : PageExtents.of(meta, pageSize: pageSize)
         extents.append(metaExtent)
         length += metaExtent.head + pageSize - metaExtent.tail
         let tagSize = sealed ? LogRecordAuthenticator.tagSize : 0
@@ -446,7 +512,8 @@ final class CommitLog {
             let (head, tail) = extents[index]
             let stamp = record + Self.recordHeader + index * Self.stampSize
             stamp.setU32(0, number)
-            stamp.setU64(4, sealed ? 0 : image.u64(PageHeader.checksum))
+            let isCompactMeta = compact && index == pages.count
+            stamp.setU64(4, sealed ? (isCompactMeta ? Self.compactRecordMark : 0) : image.u64(PageHeader.checksum))
             stamp.setU16(12, UInt16(head))
             stamp.setU16(14, UInt16(tail))
             (record + body).copyMemory(from: image, byteCount: head)
@@ -454,7 +521,14 @@ final class CommitLog {
             body += head + pageSize - tail
         }
         (record + length).initializeMemory(as: UInt8.self, repeating: 0, count: encoded.length - length)
-        if let authenticator {
+        if let authenticator, compact {
+            let covered = Self.compactCovered(
+                UnsafeRawPointer(record), stampsEnd: stampsEnd,
+                images: pages.map { UnsafeRawPointer($0.buffer) } + [meta], pageSize: pageSize)
+            try covered.withStorageBytes { (covered) throws(StorageError) in
+                try authenticator.sign(covered, compact: true, tag: record + body)
+            }
+        } else if let authenticator {
             try authenticator.sign(
                 UnsafeRawBufferPointer(start: record + 8, count: body - 8), tag: record + body)
         }

@@ -23,6 +23,15 @@ enum MetaCodec: Sendable {
         }
     }
 
+    /// The gap a compact log record leaves out of `meta`'s sealed image (``SealedMeta/loggedGap(of:)``); nil for a
+    /// plain file, whose log finds the gap in the clear page.
+    func loggedGap(of meta: Meta) -> (head: Int, tail: Int)? {
+        switch self {
+        case .plain: nil
+        case .sealed(let sealed): sealed.loggedGap(of: meta)
+        }
+    }
+
     /// Whether the file's pages are sealed.
     var isSealed: Bool {
         if case .sealed = self { return true }

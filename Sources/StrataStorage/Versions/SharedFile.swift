@@ -27,6 +27,9 @@ final class SharedFile: @unchecked Sendable {
     /// Whether an encrypted file's log records leave out the sealed pages' gaps (``SealedGap``); tests turn it
     /// off to write records as earlier versions did, with every sealed page whole.
     nonisolated(unsafe) var logsSealedGaps = true
+    /// Whether an encrypted file's log records are compact (``CommitLog``: the sealed meta page's gap left out, the
+    /// tag over the header, stamps and sealed tails); tests turn it off to write records as the version before did.
+    nonisolated(unsafe) var logsCompactRecords = true
     /// The redo log of small durable commits (disk files opened writable with durability `.full`). Touched only by
     /// the writer, with the write lock held.
     nonisolated(unsafe) let commitLog: CommitLog?
@@ -946,7 +949,10 @@ final class SharedFile: @unchecked Sendable {
         let image = UnsafeMutableRawPointer.allocate(byteCount: meta.pageSize, alignment: 4096)
         defer { image.deallocate() }
         try metaCodec.encode(meta, into: image, slot: PageNumber(meta.version % 2))
-        var record = try log.encode(version: meta.version, pages: pages, meta: UnsafeRawPointer(image), gaps: gaps)
+        // A compact record when the pages' gaps are left out too (the meta page's gap follows from its list).
+        let metaGap = gaps != nil && logsCompactRecords ? metaCodec.loggedGap(of: meta) : nil
+        var record = try log.encode(
+            version: meta.version, pages: pages, meta: UnsafeRawPointer(image), gaps: gaps, metaGap: metaGap)
         let capacity = log.capacity
         do {
             try log.reserve(record)
@@ -954,7 +960,8 @@ final class SharedFile: @unchecked Sendable {
             // The disk is full and the log cannot grow: start it over (the main file becomes durable at the base)
             // and reuse the space it has.
             try checkpointLog(base)
-            record = try log.encode(version: meta.version, pages: pages, meta: UnsafeRawPointer(image), gaps: gaps)
+            record = try log.encode(
+                version: meta.version, pages: pages, meta: UnsafeRawPointer(image), gaps: gaps, metaGap: metaGap)
             try log.reserve(record)
         }
         if log.capacity != capacity { lockFile?.logState = log.position }
