@@ -707,10 +707,15 @@ extension WriteContext {
         let left = try pages.node(leftReference.page)
         let right = try pages.node(rightReference.page)
         guard left.isLeaf == right.isLeaf else { throw file.corrupt(parentPage, "siblings at different levels") }
-        let separator: [UInt8] = !left.isLeaf && keyed ? Array(try parentNode.key(rightIndex, file: file)) : []
-        let leftUsed = try NodeEdit.usedBytes(left, file: file)
-        let rightUsed = try NodeEdit.usedBytes(right, file: file)
-        guard leftUsed + rightUsed + separator.count <= NodeEdit.capacity(pageSize: pageSize) else { return }
+        let separatorLength = !left.isLeaf && keyed ? try parentNode.key(rightIndex, file: file).count : 0
+        // Summed only as far as the merge could still fit: a small node next to a full sibling (the rightmost
+        // branch after loads in key order) asks on every delete below it.
+        let capacity = NodeEdit.capacity(pageSize: pageSize)
+        let rightUsed = try NodeEdit.usedBytes(right, upTo: capacity + 1, file: file)
+        guard rightUsed + separatorLength <= capacity else { return }
+        let leftUsed = try NodeEdit.usedBytes(left, upTo: capacity - rightUsed - separatorLength + 1, file: file)
+        guard leftUsed + rightUsed + separatorLength <= capacity else { return }
+        let separator: [UInt8] = separatorLength > 0 ? Array(try parentNode.key(rightIndex, file: file)) : []
 
         let (leftPage, leftBuffer) = try touch(leftReference.page, entries: leftReference.count)
         if leftPage != leftReference.page { NodeEdit.setChild(parent, leftIndex, page: leftPage) }

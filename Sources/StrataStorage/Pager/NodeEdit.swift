@@ -69,15 +69,51 @@ enum NodeEdit {
         // Every entry takes at least its header and slot: a node with many entries needs no sum at all.
         let smallestEntry = (node.isLeaf ? EntryLayout.leafHeader : EntryLayout.branchHeader) + PageHeader.slotSize
         guard node.count * smallestEntry < threshold else { return false }
-        var total = node.count * PageHeader.slotSize
-        for index in 0..<node.count where total < threshold { total += try node.entrySize(index, file: file) }
-        return total < threshold
+        return try usedBytes(node, upTo: threshold, file: file) < threshold
     }
 
-    /// Bytes in use: slots plus entries.
-    static func usedBytes(_ node: Node, file: PathRef) throws(StorageError) -> Int {
+    /// Bytes in use: slots plus entries. The sum stops once it reaches `limit`, and is then at least `limit`.
+    ///
+    /// Each entry's header is read in place and checked as `Node`'s accessors check it (the same errors), without
+    /// decoding a `LeafEntry` per entry: a delete sums the leaf it shrank, and a branch next to a full sibling, on
+    /// every removal (this sum was a quarter of a scattered delete).
+    static func usedBytes(_ node: Node, upTo limit: Int = .max, file: PathRef) throws(StorageError) -> Int {
         var total = node.count * PageHeader.slotSize
-        for index in 0..<node.count { total += try node.entrySize(index, file: file) }
+        let base = node.base
+        let header = node.isLeaf ? EntryLayout.leafHeader : EntryLayout.branchHeader
+        var slot = PageHeader.size
+        let slotsEnd = PageHeader.size + node.count * PageHeader.slotSize
+        while slot < slotsEnd && total < limit {
+            let offset = Int(base.u16(slot))
+            guard offset >= node.upper, offset + header <= node.pageSize else {
+                throw file.corrupt(
+                    node.page, "slot \((slot - PageHeader.size) / PageHeader.slotSize) points outside the entry area")
+            }
+            var size = header + Int(base.u16(offset))
+            if node.isLeaf {
+                let info = base.u32(offset + 2)
+                switch ValueStorage(rawValue: info >> EntryLayout.storageShift) {
+                case .inline: size += Int(info & EntryLayout.valueLengthMask)
+                case .overflow: size += EntryLayout.overflowRefSize
+                case .subtree:
+                    guard Int(info & EntryLayout.valueLengthMask) == TreeRoot.encodedSize else {
+                        throw file.corrupt(
+                            node.page, "slot \((slot - PageHeader.size) / PageHeader.slotSize) has a bad subtree size")
+                    }
+                    size += TreeRoot.encodedSize
+                case nil:
+                    throw file.corrupt(
+                        node.page, "slot \((slot - PageHeader.size) / PageHeader.slotSize) has an unknown value storage"
+                    )
+                }
+            }
+            guard offset + size <= node.pageSize else {
+                throw file.corrupt(
+                    node.page, "entry of slot \((slot - PageHeader.size) / PageHeader.slotSize) overruns the page")
+            }
+            total += size
+            slot += PageHeader.slotSize
+        }
         return total
     }
 

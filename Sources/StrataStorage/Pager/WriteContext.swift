@@ -494,9 +494,13 @@ struct WritePages: PageSource {
     unowned(unsafe) let validated: ValidatedPages
     /// An encrypted file's decrypted pages (see ``SnapshotPages/decrypted``); nil for a plain file.
     unowned(unsafe) let decrypted: DecryptedPages?
+    /// The context's dirty pages, held here without reference counting: read through `context` (itself not
+    /// retained), every page access of the write retained and released them (two atomic operations a page).
+    unowned(unsafe) let dirty: DirtyPages
 
     init(context: WriteContext) {
         self.context = context
+        self.dirty = context.dirty
         self.base = context.mapping.base
         self.basePageCount = context.base.pageCount
         self.baseVersion = context.base.version
@@ -512,7 +516,7 @@ struct WritePages: PageSource {
     /// the base version validated on first use, like a reader's.
     @inline(__always)
     func validatedPage(_ number: PageNumber) throws(StorageError) -> (page: UnsafeRawPointer, entries: UInt64?) {
-        if let buffer = context.dirty.buffer(number) { return (UnsafeRawPointer(buffer), nil) }
+        if let buffer = dirty.buffer(number) { return (UnsafeRawPointer(buffer), nil) }
         guard number >= 2, UInt64(number) < basePageCount else {
             throw file.corrupt(number, "reference to page \(number) outside the version's \(basePageCount) pages")
         }
