@@ -20,7 +20,7 @@ enum FullText {
 
     /// Calls `body` with each folded word of `text` (cut to ``maximumWordLength`` bytes), in order, with repeats.
     /// The buffer is valid only during the call.
-    private static func forEachWord(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    static func forEachWord(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         var text = text
         let folded: Bool = text.withUTF8 { bytes in
             guard bytes.allSatisfy({ $0 < 0x80 }) else { return false }

@@ -18,6 +18,13 @@ extension TableStore {
         let transaction = try transactionForWrite()
         for index in binding.secondaryIndexes {
             if binding.table.schema.properties[index].isFullTextIndexed {
+                if old == nil {
+                    // A new object: its words go straight to the held postings.
+                    if case .string(let text)? = new?[index] {
+                        try addPostings(of: text, key: key, tree: binding.indexTrees[index])
+                    }
+                    continue
+                }
                 let before = old.map { FullText.entries($0[index], key: key) } ?? []
                 let after = new.map { FullText.entries($0[index], key: key) } ?? []
                 guard before != after else { continue }

@@ -9,45 +9,90 @@ import StrataStorage
 /// `TableStore.updateIndexes`), and everything is flushed before the index is read in the transaction and before
 /// it commits.
 final class PendingPostings {
-    /// A word, given as an index entry (word, 0, object key) of it: the entry is kept, not copied into a new
-    /// array, and only its word is hashed and compared.
-    struct Word: Hashable {
-        let entry: [UInt8]
+    // Unchecked exclusivity: only the table layer's write path reaches these, one call at a time, and the
+    // dynamic checks cost about as much as the rest of holding a posting.
 
-        var bytes: ArraySlice<UInt8> { entry[..<(entry.count - 9)] }
+    /// The words held, each once, in the order first added.
+    @exclusivity(unchecked) private var words: [[UInt8]] = []
+    /// Word `i`'s hash (see ``hash(_:)``).
+    @exclusivity(unchecked) private var hashes: [UInt64] = []
+    /// Word `i`'s object keys, in the order added.
+    @exclusivity(unchecked) private var keys: [[Int64]] = []
+    /// An open-addressing table of the words: a slot holds a word's index + 1, or 0. At most half full.
+    @exclusivity(unchecked) private var slots = [Int](repeating: 0, count: 64)
+    /// Mixed into every hash, so that which words collide differs from one transaction to the next.
+    private let seed = UInt64.random(in: 0...UInt64.max)
+    /// The number of postings held.
+    @exclusivity(unchecked) private(set) var count = 0
 
-        func hash(into hasher: inout Hasher) {
-            entry.withUnsafeBytes { hasher.combine(bytes: UnsafeRawBufferPointer(rebasing: $0[..<($0.count - 9)])) }
-        }
-
-        static func == (left: Word, right: Word) -> Bool {
-            left.entry.count == right.entry.count
-                && left.entry.withUnsafeBytes { a in
-                    right.entry.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, a.count - 9) == 0 }
-                }
-        }
+    /// FNV-1a over the word: a word is a few bytes, and SipHash (Swift's `Hasher`) cost more than the rest of
+    /// holding a posting.
+    private func hash(_ word: UnsafeRawBufferPointer) -> UInt64 {
+        var hash = 0xCBF2_9CE4_8422_2325 ^ seed
+        for byte in word { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01B3 }
+        return hash
     }
 
-    /// Each word's new object keys, in the order they were added.
-    private(set) var keys: [Word: [Int64]] = [:]
-    /// The number of postings held.
-    private(set) var count = 0
+    /// The first slot to look at for `hash`: its high bits after a multiplicative mix.
+    private func home(_ hash: UInt64) -> Int {
+        Int(truncatingIfNeeded: (hash &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - slots.count.trailingZeroBitCount))
+    }
+
+    /// Holds the posting of `word` for object `key`. The words of one text come one after the other, so a word
+    /// repeated in it finds `key` already last in its list and is held once.
+    func add(word: UnsafeRawBufferPointer, key: Int64) {
+        let hash = hash(word)
+        let mask = slots.count - 1
+        var slot = home(hash)
+        while slots[slot] != 0 {
+            let index = slots[slot] - 1
+            if hashes[index] == hash,
+                words[index].withUnsafeBytes({
+                    $0.count == word.count && memcmp($0.baseAddress!, word.baseAddress!, $0.count) == 0
+                })
+            {
+                if keys[index].last != key {
+                    keys[index].append(key)
+                    count += 1
+                }
+                return
+            }
+            slot = (slot + 1) & mask
+        }
+        words.append(Array(word))
+        hashes.append(hash)
+        keys.append([key])
+        slots[slot] = words.count
+        count += 1
+        if words.count * 2 > slots.count { grow() }
+    }
 
     /// Holds the posting of index entry `entry` (word, 0, object key).
     func add(_ entry: [UInt8]) {
-        let key = entry.withUnsafeBytes {
-            KeyEncoding.decodeObjectKey(UnsafeRawBufferPointer(rebasing: $0[($0.count - 8)...]))
+        entry.withUnsafeBytes {
+            add(
+                word: UnsafeRawBufferPointer(rebasing: $0[..<($0.count - 9)]),
+                key: KeyEncoding.decodeObjectKey(UnsafeRawBufferPointer(rebasing: $0[($0.count - 8)...])))
         }
-        keys[Word(entry: entry), default: []].append(key)
-        count += 1
+    }
+
+    /// Doubles the table and places every word again.
+    private func grow() {
+        slots = [Int](repeating: 0, count: slots.count * 2)
+        let mask = slots.count - 1
+        for index in words.indices {
+            var slot = home(hashes[index])
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = index + 1
+        }
     }
 
     /// The words in tree order (so their blocks are written in key order), each with its keys ascending.
-    func sortedWords() -> [(word: ArraySlice<UInt8>, keys: [Int64])] {
-        keys.map { word, keys in
+    func sortedWords() -> [(word: [UInt8], keys: [Int64])] {
+        zip(words, keys).map { word, keys in
             // A load adds keys ascending; edits of older objects may not.
             let ascending = zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }
-            return (word.bytes, ascending ? keys : SortedKeys.normalized(keys))
+            return (word, ascending ? keys : SortedKeys.normalized(keys))
         }
         .sorted { $0.word.lexicographicallyPrecedes($1.word) }
     }
@@ -59,15 +104,25 @@ extension TableStore {
 
     /// Adds the posting of full-text index entry `entry` to index tree `name`: held until the next flush.
     func addPosting(_ entry: [UInt8], tree name: String) throws(Realm.Error) {
-        let pending: PendingPostings
-        if let held = pendingPostings[name] {
-            pending = held
-        } else {
-            pending = PendingPostings()
-            pendingPostings[name] = pending
-        }
+        let pending = heldPostings(tree: name)
         pending.add(entry)
         if pending.count >= Self.pendingPostingsLimit { try flushPostings(tree: name) }
+    }
+
+    /// Adds the postings of every word of `text` for new object `key` to index tree `name`: straight from the
+    /// words, without an index entry per word (an object just inserted has no old words to diff against).
+    func addPostings(of text: String, key: Int64, tree name: String) throws(Realm.Error) {
+        let pending = heldPostings(tree: name)
+        FullText.forEachWord(text) { pending.add(word: UnsafeRawBufferPointer($0), key: key) }
+        if pending.count >= Self.pendingPostingsLimit { try flushPostings(tree: name) }
+    }
+
+    /// The postings held for index tree `name`, made empty if there are none.
+    private func heldPostings(tree name: String) -> PendingPostings {
+        if let held = pendingPostings[name] { return held }
+        let pending = PendingPostings()
+        pendingPostings[name] = pending
+        return pending
     }
 
     /// Writes the postings held for index tree `name` into it.
@@ -77,7 +132,7 @@ extension TableStore {
         let tree = try handle(name, create: true)!
         try mutate {
             for (word, keys) in pending.sortedWords() {
-                try FullText.insertPostings(keys, word: word, in: tree, transaction)
+                try FullText.insertPostings(keys, word: word[...], in: tree, transaction)
             }
         }
     }
