@@ -172,6 +172,26 @@ struct FullTextPostingsTests {
         let counts = try realm.checkedPostingCounts()
         #expect(counts["half"] == nil)
         #expect(counts == model.postingCounts)
+
+        // Removing most postings of "common" one by one: shrunk blocks take in their next ones, so the word does not
+        // stay spread over as many blocks as before.
+        func commonBlocks() throws -> Int {
+            try realm.committedFullTextEntries().filter { $0.key.starts(with: Array("common".utf8) + [0]) }.count
+        }
+        let blocksBefore = try commonBlocks()
+        try realm.write {
+            let documents = realm.objects(FullTextDocument.self)
+            for id in model.texts.keys.sorted() where id % 10 != 0 {
+                model.texts[id]!.remove("common")
+                documents.filter("id == %@", id).first!.body = model.texts[id]!.sorted().joined(separator: " ")
+            }
+            Self.expectAgreement(realm, model, "merged, in the write")
+        }
+        Self.expectAgreement(realm, model, "merged")
+        #expect(try realm.checkedPostingCounts() == model.postingCounts)
+        let remaining = model.postingCounts["common"]!
+        let blocksAfter = try commonBlocks()
+        #expect(blocksAfter <= blocksBefore / 2, "\(blocksBefore) blocks -> \(blocksAfter) for \(remaining) postings")
     }
 
     @Test func aCancelledWriteLeavesTheIndexAsItWas() throws {

@@ -169,8 +169,9 @@ extension FullText {
         }
     }
 
-    /// Removes the posting of index entry `entry` (word, 0, object key) from index `tree`; a block left empty is
-    /// deleted.
+    /// Removes the posting of index entry `entry` (word, 0, object key) from index `tree`. A block left empty is
+    /// deleted; one left under a quarter full takes in the word's next block when both fit in one, so that
+    /// removals do not leave a word spread over many small blocks.
     static func removePosting(_ entry: [UInt8], in tree: TreeHandle, _ transaction: WriteTransaction) throws {
         let word = entry[..<(entry.count - 9)]
         let key = KeyEncoding.decodeObjectKey(Array(entry[(entry.count - 8)...]))
@@ -179,6 +180,41 @@ extension FullText {
         try decodeBlock(key: found.key, value: found.value, into: &stored)
         guard let position = stored.firstIndex(of: key) else { return }
         stored.remove(at: position)
+        if !stored.isEmpty, stored.count < blockCapacity / 4, let next = found.nextFirst {
+            let nextKey = blockKey(word, first: next)
+            if let value = try transaction.get(nextKey, in: tree) {
+                var following: [Int64] = []
+                try decodeBlock(key: nextKey, value: value, into: &following)
+                if stored.count + following.count <= blockCapacity {
+                    _ = try transaction.delete(nextKey, in: tree)
+                    stored += following
+                }
+            }
+        }
+        if !stored.isEmpty, stored.count < blockCapacity / 4,
+            let previous = try previousBlock(of: word, before: found.key, in: tree, transaction)
+        {
+            var merged: [Int64] = []
+            try decodeBlock(key: previous.key, value: previous.value, into: &merged)
+            if merged.count + stored.count <= blockCapacity {
+                // Removals in key order shrink a block after its next one: it goes into the one before.
+                _ = try transaction.delete(found.key, in: tree)
+                try writeBlocks(merged + stored, word: word, replacing: previous.key, in: tree, transaction)
+                return
+            }
+        }
         try writeBlocks(stored, word: word, replacing: found.key, in: tree, transaction)
+    }
+
+    /// The block of `word` just before the one stored under `key`, if there is one.
+    private static func previousBlock(
+        of word: ArraySlice<UInt8>, before key: [UInt8], in tree: TreeHandle, _ transaction: WriteTransaction
+    ) throws -> (key: [UInt8], value: [UInt8])? {
+        var cursor = try transaction.makeCursor(for: tree)
+        guard try cursor.seek(atOrAfter: key), try cursor.previous() else { return nil }
+        let previous = try cursor.key()
+        guard previous.count == word.count + 9, previous[word.count] == 0, previous[..<word.count].elementsEqual(word)
+        else { return nil }
+        return (previous, try cursor.value())
     }
 }
