@@ -63,7 +63,24 @@ struct FullTextSearchTests {
                     return generator.next() % 5 == 0 ? "-" + word : word
                 }.joined(separator: " "))
         }
-        // The index spans several segments, so postings are gathered across segment boundaries.
+        func check(_ format: String) throws {
+            for search in searches where search.split(separator: " ").contains(where: { !$0.hasPrefix("-") }) {
+                let expected = texts.indices.filter { holds(texts[$0], search) }
+                let joined = Array(realm.objects(FullTextDocument.self).filter("body TEXT $0", search).map(\.id))
+                let same = joined == expected
+                #expect(same, "\(format) '\(search)': \(joined.count) found, \(expected.count) expected")
+                try realm.write {
+                    let merged = Array(realm.objects(FullTextDocument.self).filter("body TEXT $0", search).map(\.id))
+                    let agree = merged == expected
+                    #expect(
+                        agree, "\(format) '\(search)' in a write: \(merged.count) found, \(expected.count) expected")
+                }
+            }
+        }
+        try check("posting blocks")
+        // In the format written before posting blocks (an entry per word and object) the index spans several
+        // segments, so postings are gathered across segment boundaries.
+        try realm.rewriteFullTextIndexInTheOldFormat()
         let binding = try realm.binding(for: FullTextDocument.self)
         let index = try #require(realm.treeView(binding.indexTrees[1]))
         var segments = 0
@@ -72,17 +89,7 @@ struct FullTextSearchTests {
             return true
         }
         #expect(segments > 1)
-        for search in searches where search.split(separator: " ").contains(where: { !$0.hasPrefix("-") }) {
-            let expected = texts.indices.filter { holds(texts[$0], search) }
-            let joined = Array(realm.objects(FullTextDocument.self).filter("body TEXT $0", search).map(\.id))
-            let same = joined == expected
-            #expect(same, "'\(search)': \(joined.count) found, \(expected.count) expected")
-            try realm.write {
-                let merged = Array(realm.objects(FullTextDocument.self).filter("body TEXT $0", search).map(\.id))
-                let agree = merged == expected
-                #expect(agree, "'\(search)' in a write: \(merged.count) found, \(expected.count) expected")
-            }
-        }
+        try check("one entry per posting")
     }
 }
 

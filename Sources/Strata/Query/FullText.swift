@@ -20,7 +20,7 @@ enum FullText {
 
     /// Calls `body` with each folded word of `text` (cut to ``maximumWordLength`` bytes), in order, with repeats.
     /// The buffer is valid only during the call.
-    private static func forEachWord(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    static func forEachWord(_ text: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         var text = text
         let folded: Bool = text.withUTF8 { bytes in
             guard bytes.allSatisfy({ $0 < 0x80 }) else { return false }
@@ -169,7 +169,7 @@ enum FullText {
 }
 
 extension FullText {
-    /// One segment of a full-text index tree (entries `word, 0, object key (8 bytes, big-endian)`), decoded once
+    /// One segment of a full-text index tree (posting blocks, see `FullTextPostings.swift`), decoded once
     /// and kept in the file's ``SegmentCache``: its distinct words in tree order and each word's postings (object
     /// keys, ascending). A word's postings are then a slice of an array instead of a walk over index entries.
     final class SegmentPostings: Sendable {
@@ -183,15 +183,15 @@ extension FullText {
             var starts: [Int] = []
             var keys: [Int64] = []
             keys.reserveCapacity(segment.count)
-            try segment.forEachStableEntry { _, key, _ in
-                // Skip anything that is not a posting (the index holds nothing else).
+            try segment.forEachStableEntry { _, key, value in
+                // Skip anything that is not a posting block (the index holds nothing else).
                 guard key.count >= 9, key[key.count - 9] == 0 else { return }
                 let word = UnsafeRawBufferPointer(rebasing: key[..<(key.count - 9)])
                 if words.last.map({ !$0.elementsEqual(word) }) ?? true {
                     words.append(Array(word))
                     starts.append(keys.count)
                 }
-                keys.append(KeyEncoding.decodeObjectKey(UnsafeRawBufferPointer(rebasing: key[(key.count - 8)...])))
+                try FullText.decodeBlock(key: key, value: value.bytes, into: &keys)
             }
             starts.append(keys.count)
             self.words = words
@@ -272,25 +272,57 @@ extension Realm {
         }
     }
 
+    /// Calls `take` with the key and value of each entry of index tree `name` from the first one at or after
+    /// `start`, until it returns false.
+    func forEachIndexBlock(
+        tree name: String, from start: [UInt8],
+        _ take: (UnsafeRawBufferPointer, UnsafeRawBufferPointer) throws -> Bool
+    ) throws(Realm.Error) {
+        if let transaction = writeTransactionIfAny {
+            guard let tree = try handle(name, create: false) else { return }
+            try storage {
+                var cursor = try transaction.makeCursor(for: tree)
+                var more = try cursor.seek(atOrAfter: start)
+                while more {
+                    let key = try cursor.key()
+                    let value = try cursor.value()
+                    guard
+                        try key.withUnsafeBytes({ key in try value.withUnsafeBytes { value in try take(key, value) } })
+                    else { break }
+                    more = try cursor.next()
+                }
+            }
+        } else if let tree = treeView(name) {
+            try storage {
+                var cursor = tree.makeCursor()
+                var more = try cursor.seek(atOrAfter: start)
+                // Read in place: nothing is copied.
+                while more, try cursor.withEntry(take) { more = try cursor.next() }
+            }
+        }
+    }
+
     /// The objects the full-text index of `property` says satisfy `search`, ascending; nil when the search has no
     /// required term (only exclusions: every object is a candidate).
     func fullTextKeys(_ binding: TableBinding, property: Int, search: FullText.Search) throws(Realm.Error)
         -> [Int64]?
     {
         let name = binding.indexTrees[property]
-        /// The objects holding `term`, ascending (an exact word's entries are in key order already).
+        /// The objects holding `term`, ascending (an exact word's blocks are in key order already).
         func keys(_ term: FullText.Search.Term) throws(Realm.Error) -> [Int64] {
             var keys: [Int64] = []
             let prefix = term.isPrefix ? term.word : term.word + [0]
-            try forEachIndexEntry(tree: name, from: prefix) { entry in
-                guard entry.count >= prefix.count + 8, entry.starts(with: prefix) else { return false }
-                keys.append(KeyEncoding.decodeObjectKey(UnsafeRawBufferPointer(rebasing: entry[(entry.count - 8)...])))
+            try forEachIndexBlock(tree: name, from: prefix) { key, value in
+                guard key.count >= prefix.count + 8, key.starts(with: prefix) else { return false }
+                try FullText.decodeBlock(key: key, value: value, into: &keys)
                 return true
             }
             // A prefix's words each list their keys: sorted and merged into one list.
             return term.isPrefix ? SortedKeys.normalized(keys) : keys
         }
         guard !search.required.isEmpty else { return nil }
+        // The postings the write transaction holds go into the tree before it is read.
+        if writeTransactionIfAny != nil { try tables.flushPostings(tree: name) }
         // Outside a write, an exact word's postings come from the cached posting extracts of the index segments
         // that hold it (see `FullText.postings`); inside one, from the index entries.
         let tree = treeView(name)

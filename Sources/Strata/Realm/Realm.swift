@@ -371,6 +371,13 @@ public final class Realm {
             cancelWrite()
             throw failure
         }
+        do {
+            // Full-text postings held by the transaction (see `PendingPostings`) go into their index trees.
+            try tables.flushAllPostings()
+        } catch {
+            cancelWrite()
+            throw error
+        }
         if let limit = configuration.maximumNumberOfActiveVersions {
             // After the commit this Realm reads the new version and lets go of its current one.
             var pins = store.pinnedVersions

@@ -116,6 +116,7 @@ extension TableStore {
                 }
             }
         for tree in trees {
+            discardPostings(tree: tree)
             guard let handle = try handle(tree, create: false) else { continue }
             try mutate { try transaction.removeAll(in: handle) }
         }
@@ -150,6 +151,7 @@ extension TableStore {
                     + indexes.map { TableNames.index(name, $0.name) } + collections
                     + backlinkTrees(ofOrigin: name, stored) + mixedTrees(of: name, stored)
                 for tree in trees {
+                    discardPostings(tree: tree)
                     if let handle = try handle(tree, create: false) { try transaction.removeAll(in: handle) }
                 }
             }

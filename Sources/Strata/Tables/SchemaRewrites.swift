@@ -114,6 +114,7 @@ extension TableStore {
 
     /// Drops the named tree `name` if it exists.
     func dropTree(_ name: String) throws(Realm.Error) {
+        discardPostings(tree: name)
         let transaction = try activeTransaction()
         _ = try mutate { try transaction.dropTree(named: name) }
         invalidateWriteCaches()
@@ -272,10 +273,12 @@ extension TableStore {
                 try mutate { try transaction.put(encoded, KeyEncoding.objectKey(key), in: primaryKeys) }
             }
             for (position, value) in values.enumerated() {
-                let entries: [[UInt8]] =
-                    stored.properties[indexed[position]].isFullText
-                    ? FullText.entries(value, key: key) : KeyEncoding.indexEntry(value, key: key).map { [$0] } ?? []
-                for entry in entries {
+                if stored.properties[indexed[position]].isFullText {
+                    let tree = TableNames.index(name, stored.properties[indexed[position]].name)
+                    for entry in FullText.entries(value, key: key) { try addPosting(entry, tree: tree) }
+                    continue
+                }
+                if let entry = KeyEncoding.indexEntry(value, key: key) {
                     try mutate { try transaction.put(entry, [UInt8](), in: indexes[position]) }
                 }
             }

@@ -16,7 +16,13 @@ final class TableStore {
     /// Trees of `snapshot` looked up so far (nil: the tree does not exist), cleared with each new snapshot.
     var views: [String: TreeView?] = [:]
     /// The write transaction in progress, if any.
-    @exclusivity(unchecked) var transaction: WriteTransaction?
+    @exclusivity(unchecked) var transaction: WriteTransaction? {
+        // Postings held for a transaction never outlive it (a commit flushes them first).
+        didSet { if !pendingPostings.isEmpty { pendingPostings = [:] } }
+    }
+    /// Full-text postings the write transaction added and has not written to their index trees yet, by tree name
+    /// (see `PendingPostings`).
+    var pendingPostings: [String: PendingPostings] = [:]
     /// Trees of the write transaction opened so far, cleared when the transaction ends.
     var handles: [String: TreeHandle] = [:]
     /// The first error of the write transaction; the transaction rolls back at commit.
@@ -165,6 +171,8 @@ extension TableStore {
         case let error as Realm.Error:
             if case .incompatibleFile = error { return error }
             return nil
+        case let error as FullText.DamagedPostings:
+            return corruptData(error.reason)
         default:
             return nil
         }
@@ -205,7 +213,7 @@ extension TableStore {
         } catch let error as StorageError {
             throw damage(in: error) ?? .storage(error, path: path)
         } catch {
-            throw .fileAccess(path: path, reason: "\(error)")
+            throw damage(in: error) ?? .fileAccess(path: path, reason: "\(error)")
         }
     }
 }
