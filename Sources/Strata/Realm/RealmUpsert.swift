@@ -1,0 +1,113 @@
+import Foundation
+import StrataStorage
+
+/// The common upsert: `create(_:value:update:)` given a `[String: Any]` of plain values (no link, embedded object,
+/// collection or mixed value), keyed by Swift property names, whose primary key exists. The general path sorts the
+/// dictionary into `GivenValue`s (each value copied as an `Any?` twice more and destroyed, the array sorted), then
+/// converts them one by one while comparing them with the stored row: ~3,000 instructions an object of five
+/// properties before anything is written. Here each value is converted as the dictionary is walked, straight into
+/// the declared-order list the row write takes, and the primary key is looked up from it.
+extension Realm {
+    /// What ``upsertPlainDictionary(_:binding:policy:)`` did.
+    enum PlainUpsert {
+        /// The object existed and now holds the dictionary's values: its accessor.
+        case updated(ObjectBase)
+        /// Every value converted but no object has the primary key given: the general path inserts one without
+        /// looking the key up again.
+        case absent
+        /// Not the common form (a key that is not a Swift property name, a property that is not a plain stored
+        /// value, a value that does not convert, no primary key given): nothing was written, and the general
+        /// path sorts the value out and reports any error as it always has.
+        case notPlain
+    }
+
+    /// Updates the object whose primary key `dictionary` gives with the dictionary's values, when every key names
+    /// a plain stored property by its Swift name and every value converts to it.
+    func upsertPlainDictionary(_ dictionary: [String: Any], binding: TableBinding, policy: UpdatePolicy)
+        throws(Realm.Error) -> PlainUpsert
+    {
+        let table = binding.table
+        guard let primary = table.primaryKeyIndex,
+            var given = Self.plainValues(of: dictionary, table: table),
+            let keyValue = given.first(where: { $0.property == primary })?.value
+        else { return .notPlain }
+        guard let existing = try lookupPrimaryKey(binding, keyValue) else { return .absent }
+        // No unmanaged object is made for an object that exists: only its accessor.
+        let object = self.object(binding, key: existing)
+        guard let stored = try tables.stableRow(binding, key: existing) else { throw .invalidatedObject }
+        let written = try withExtendedLifetime(stored) { () throws(Realm.Error) -> Bool in
+            // Valid until the transaction changes: read (one column at a time) before anything is written.
+            let row = try tables.rowView(stored)
+            // The changed values are moved to the front of `given`: no second array.
+            var changed = 0
+            do {
+                for position in given.indices {
+                    let property = given[position].property
+                    // The primary key found the object, so it equals the stored one: not checked or compared again.
+                    guard property != primary,
+                        try givenValueChanges(
+                            given[position].value, property: property, row: row, binding: binding, policy: policy)
+                    else { continue }
+                    if changed != position { given.swapAt(changed, position) }
+                    changed += 1
+                }
+            } catch {
+                // Nothing is written yet. Checked in the dictionary's order, the value found wrong may not be the
+                // first in declared order, which the general path reports.
+                return false
+            }
+            // Declared order, as the general path writes them: usually one value, no swap.
+            for end in given.indices.prefix(changed) {
+                var position = end
+                while position > 0 && given[position - 1].property > given[position].property {
+                    given.swapAt(position - 1, position)
+                    position -= 1
+                }
+            }
+            try writeChanges(given[..<changed], binding: binding, key: existing, row: row)
+            return true
+        }
+        return written ? .updated(object) : .notPlain
+    }
+
+    /// The values of `dictionary` converted for `table`'s properties, in the dictionary's order; nil when a key is not the
+    /// Swift name of a property whose value the row holds (a link, an embedded object, a collection or a mixed
+    /// value are set through the general path) or a value does not convert.
+    private static func plainValues(of dictionary: [String: Any], table: TableSchema)
+        -> [(property: Int, value: _StoredValue)]?
+    {
+        var given: [(property: Int, value: _StoredValue)] = []
+        given.reserveCapacity(dictionary.count)
+        for (key, entry) in dictionary {
+            guard let property = table.propertyIndex(swiftName: key) else { return nil }
+            let info = table.infos[property]
+            guard !info.isCollection, info.type != .object, info.type != .linkingObjects, info.type != .any,
+                let value = StoredValueConversion.stored(given: entry, as: info)
+            else { return nil }
+            given.append((property, value))
+        }
+        return given
+    }
+}
+
+extension RowCodec {
+    /// Whether column `column` of `row` holds `value` (of a property of type `info`), as
+    /// `ListElements.equal` would compare it with the decoded column: a string is first compared with the
+    /// column's UTF-8 bytes, so an unchanged one is not decoded into a `String`.
+    static func column(_ row: RowView, _ column: Int, info: _PropertyInfo, holds value: _StoredValue) -> Bool {
+        if case .string(var string) = value, info.type == .string, !info.isCollection, column >= 0,
+            !row.isNull(column)
+        {
+            let sameBytes = string.withUTF8 { new in
+                row.withBytes(column) { old in
+                    new.count == old.count
+                        && (new.isEmpty || memcmp(new.baseAddress!, old.baseAddress!, new.count) == 0)
+                }
+            }
+            // Different bytes may still be canonically equal strings, which `==` (the comparison before) holds
+            // equal.
+            if sameBytes { return true }
+        }
+        return ListElements.equal(value, get(row, column: column, info: info))
+    }
+}
