@@ -27,8 +27,15 @@ extension Realm {
         throws(Realm.Error) -> PlainUpsert
     {
         let table = binding.table
-        guard let primary = table.primaryKeyIndex,
-            var given = Self.plainValues(of: dictionary, table: table),
+        guard let primary = table.primaryKeyIndex else { return .notPlain }
+        // The binding's spare list, taken (not shared, so not copied on change) and given back emptied.
+        var given: [(property: Int, value: _StoredValue)] = []
+        swap(&given, &binding.spareGivenValues)
+        defer {
+            given.removeAll(keepingCapacity: true)
+            swap(&given, &binding.spareGivenValues)
+        }
+        guard Self.convertPlainValues(of: dictionary, table: table, into: &given),
             let keyValue = given.first(where: { $0.property == primary })?.value
         else { return .notPlain }
         guard let existing = try lookupPrimaryKey(binding, keyValue) else { return .absent }
@@ -70,23 +77,22 @@ extension Realm {
         return written ? .updated(object) : .notPlain
     }
 
-    /// The values of `dictionary` converted for `table`'s properties, in the dictionary's order; nil when a key is not the
-    /// Swift name of a property whose value the row holds (a link, an embedded object, a collection or a mixed
-    /// value are set through the general path) or a value does not convert.
-    private static func plainValues(of dictionary: [String: Any], table: TableSchema)
-        -> [(property: Int, value: _StoredValue)]?
-    {
-        var given: [(property: Int, value: _StoredValue)] = []
+    /// Appends the values of `dictionary` converted for `table`'s properties to `given`, in the dictionary's order;
+    /// false when a key is not the Swift name of a property whose value the row holds (a link, an embedded object,
+    /// a collection or a mixed value are set through the general path) or a value does not convert.
+    private static func convertPlainValues(
+        of dictionary: [String: Any], table: TableSchema, into given: inout [(property: Int, value: _StoredValue)]
+    ) -> Bool {
         given.reserveCapacity(dictionary.count)
         for (key, entry) in dictionary {
-            guard let property = table.propertyIndex(swiftName: key) else { return nil }
+            guard let property = table.propertyIndex(swiftName: key) else { return false }
             let info = table.infos[property]
             guard !info.isCollection, info.type != .object, info.type != .linkingObjects, info.type != .any,
                 let value = StoredValueConversion.stored(given: entry, as: info)
-            else { return nil }
+            else { return false }
             given.append((property, value))
         }
-        return given
+        return true
     }
 }
 
