@@ -97,22 +97,33 @@ extension Realm {
 }
 
 extension RowCodec {
-    /// Whether column `column` of `row` holds `value` (of a property of type `info`), as
-    /// `ListElements.equal` would compare it with the decoded column: a string is first compared with the
-    /// column's UTF-8 bytes, so an unchanged one is not decoded into a `String`.
+    /// Whether column `column` of `row` holds `value` (of a plain property of type `info`), as
+    /// `ListElements.equal` would compare it with the decoded column (`==` of the Swift values): a fixed-size value
+    /// is compared with the column's slot, and a string first with the column's UTF-8 bytes, so an unchanged value
+    /// is not decoded.
     static func column(_ row: RowView, _ column: Int, info: _PropertyInfo, holds value: _StoredValue) -> Bool {
-        if case .string(var string) = value, info.type == .string, !info.isCollection, column >= 0,
-            !row.isNull(column)
-        {
+        guard column >= 0, !info.isCollection else {
+            return ListElements.equal(value, get(row, column: column, info: info))
+        }
+        if row.isNull(column) {
+            if case .null = value { return true }
+            return false
+        }
+        switch (value, info.type) {
+        case (.int(let int), .int): return row.int(column) == int
+        case (.double(let double), .double): return row.double(column) == double
+        case (.bool(let bool), .bool): return row.bool(column) == bool
+        case (.date(let date), .date): return row.double(column) == date.timeIntervalSinceReferenceDate
+        case (.string(var string), .string):
             let sameBytes = string.withUTF8 { new in
                 row.withBytes(column) { old in
                     new.count == old.count
                         && (new.isEmpty || memcmp(new.baseAddress!, old.baseAddress!, new.count) == 0)
                 }
             }
-            // Different bytes may still be canonically equal strings, which `==` (the comparison before) holds
-            // equal.
+            // Different bytes may still be canonically equal strings, which `==` holds equal.
             if sameBytes { return true }
+        default: break
         }
         return ListElements.equal(value, get(row, column: column, info: info))
     }
