@@ -157,6 +157,17 @@ struct UpsertFastPathTests {
             try realm.write { realm.create(FastUpsertItem.self, value: ["id": 3], update: .error) }
         }
         #expect(realm.objects(FastUpsertItem.self).count == 3)
+        // A value too wide for a new object's property fails the write before the object is added.
+        #expect(
+            throws: Realm.Error.invalidValue(
+                type: "FastUpsertItem", property: "small", reason: "300 does not fit in Int8")
+        ) {
+            try realm.write {
+                realm.create(FastUpsertItem.self, value: ["id": 6, "name": "six"], update: .modified)
+                realm.create(FastUpsertItem.self, value: ["id": 5, "name": "five", "small": 300], update: .modified)
+            }
+        }
+        #expect(realm.objects(FastUpsertItem.self).count == 3)
     }
 
     /// `.all` writes every value given, changed or not; the properties a notification names are those whose

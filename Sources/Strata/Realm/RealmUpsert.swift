@@ -12,9 +12,9 @@ extension Realm {
     enum PlainUpsert {
         /// The object existed and now holds the dictionary's values: its accessor.
         case updated(ObjectBase)
-        /// Every value converted but no object has the primary key given: the general path inserts one without
-        /// looking the key up again.
-        case absent
+        /// No object had the primary key given: a new one, made with `make` and holding the dictionary's values
+        /// (the others at their defaults), was added.
+        case inserted(ObjectBase)
         /// Not the common form (a key that is not a Swift property name, a property that is not a plain stored
         /// value, a value that does not convert, no primary key given): nothing was written, and the general
         /// path sorts the value out and reports any error as it always has.
@@ -23,9 +23,9 @@ extension Realm {
 
     /// Updates the object whose primary key `dictionary` gives with the dictionary's values, when every key names
     /// a plain stored property by its Swift name and every value converts to it.
-    func upsertPlainDictionary(_ dictionary: [String: Any], binding: TableBinding, policy: UpdatePolicy)
-        throws(Realm.Error) -> PlainUpsert
-    {
+    func upsertPlainDictionary(
+        _ dictionary: [String: Any], binding: TableBinding, policy: UpdatePolicy, make: () -> ObjectBase
+    ) throws(Realm.Error) -> PlainUpsert {
         let table = binding.table
         guard let primary = table.primaryKeyIndex else { return .notPlain }
         // The binding's spare list, taken (not shared, so not copied on change) and given back emptied.
@@ -38,7 +38,16 @@ extension Realm {
         guard Self.convertPlainValues(of: dictionary, table: table, into: &given),
             let keyValue = given.first(where: { $0.property == primary })?.value
         else { return .notPlain }
-        guard let existing = try lookupPrimaryKey(binding, keyValue) else { return .absent }
+        guard let existing = try lookupPrimaryKey(binding, keyValue) else {
+            // A new object from the values already converted. One that does not fit its property (an integer too
+            // wide) leaves the call, nothing written, to the general path and its error.
+            let object = make()
+            for (property, value) in given {
+                guard table.box(of: object, property: property).setStored(value) else { return .notPlain }
+            }
+            _ = try insert(object, update: policy)
+            return .inserted(object)
+        }
         // No unmanaged object is made for an object that exists: only its accessor.
         let object = self.object(binding, key: existing)
         guard let stored = try tables.stableRow(binding, key: existing) else { throw .invalidatedObject }

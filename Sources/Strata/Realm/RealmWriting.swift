@@ -397,18 +397,17 @@ extension Realm {
             let binding = try binding(for: type)
             var entries: [GivenValue]?
             if update != .error, let index = binding.table.primaryKeyIndex {
-                // A dictionary of plain values first (the common upsert); `absent` says its key was looked up.
-                var absent = false
+                // A dictionary of plain values first (the common upsert).
                 if let dictionary = ObjectValues.stringKeyed(value) {
-                    switch try upsertPlainDictionary(dictionary, binding: binding, policy: update) {
-                    case .updated(let object): return object as? Element ?? Element()
-                    case .absent: absent = true
+                    switch try upsertPlainDictionary(dictionary, binding: binding, policy: update, make: { Element() })
+                    {
+                    case .updated(let object), .inserted(let object): return object as? Element ?? Element()
                     case .notPlain: break
                     }
                 }
                 let given = try ObjectValues.entries(of: value, table: binding.table)
                 entries = given
-                if !absent, let keyValue = given.first(where: { $0.property == index })?.entry,
+                if let keyValue = given.first(where: { $0.property == index })?.entry,
                     let stored = StoredValueConversion.stored(from: keyValue, as: binding.table.infos[index]),
                     let existing = try lookupPrimaryKey(binding, stored)
                 {
