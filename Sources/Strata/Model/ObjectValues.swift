@@ -58,6 +58,13 @@ enum StoredValueConversion {
         return info.type.codec.converted(value)
     }
 
+    /// ``stored(from:as:)`` of a value given as an `Any` (a dictionary's value): a value of exactly the property's
+    /// type is recognised without wrapping it in an optional first.
+    static func stored(given value: Any, as info: _PropertyInfo) -> _StoredValue? {
+        if info.collection == nil, let exact = exactlyTypedOpened(value, as: info.type) { return exact }
+        return stored(from: value, as: info)
+    }
+
     /// The stored value of a value of exactly the property's Swift type (an `Int` for an `Int` property, a
     /// `String` for a `String` one…), the common case, found by one cast to a concrete type; nil for anything else,
     /// which ``stored(from:as:)`` then converts the general way. The general way looks through optionals and
@@ -201,7 +208,7 @@ enum ObjectValues {
     /// `value` when its own type is `[String: Any]`, the common form of a value given to `create`, found by comparing
     /// types: the runtime's cast from `Any` cost ~260 instructions a call. Nil for anything else, which the cast
     /// then decides (a dictionary of another type, a bridged one).
-    private static func stringKeyed<T>(_ value: T) -> [String: Any]? {
+    static func stringKeyed<T>(_ value: T) -> [String: Any]? {
         T.self == [String: Any].self ? unsafeBitCast(value, to: [String: Any].self) : nil
     }
 

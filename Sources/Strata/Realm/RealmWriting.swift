@@ -252,38 +252,59 @@ extension Realm {
                 guard let new = StoredValueConversion.stored(from: entry, as: info) else {
                     throw ObjectValues.mismatch(entry, property: index, table: table)
                 }
-                try tables.checkType(new, binding: binding, property: index)
-                let old = RowCodec.get(row, column: binding.columns[index], info: info)
-                if index == table.primaryKeyIndex && migrationState == nil {
-                    guard let newKey = KeyEncoding.primaryKey(new), newKey == KeyEncoding.primaryKey(old) else {
-                        throw .primaryKeyChange(
-                            type: binding.className, property: table.schema.properties[index].columnName)
-                    }
-                    continue
+                if try givenValueChanges(new, property: index, row: row, binding: binding, policy: policy) {
+                    changes.append((index, new))
                 }
-                if policy == .modified && ListElements.equal(new, old) { continue }
-                changes.append((index, new))
             }
-            guard !changes.isEmpty else { return }
-            // One fixed-size value changed (the common upsert) over a row in the write's dirty leaf: in place. More
-            // than one would leave the row half patched if a later column could not be.
-            if changes.count == 1, binding.rewritableAlone[changes[0].property],
-                try tables.setFixedColumnInPlace(
-                    changes[0].value, property: changes[0].property, binding: binding, key: key)
-            {
-                return
-            }
-            if changes.allSatisfy({ binding.rewritableAlone[$0.property] }),
-                try tables.rewriteColumns(binding: binding, key: key, changes, in: row)
-            {
-                return
-            }
-            let old = table.infos.indices.map { RowCodec.get(row, column: binding.columns[$0], info: table.infos[$0]) }
-            var values = old
-            for (index, value) in changes { values[index] = value }
-            try writeRow(binding: binding, key: key, values: values, update: .error, old: old)
+            try writeChanges(changes[...], binding: binding, key: key, row: row)
         }
         for given in others { try ObjectValues.set(given.entry, property: given.property, of: object, table: table) }
+    }
+
+    /// Whether `new`, given for property `index` of the object whose stored row is `row`, goes into the write:
+    /// checked for the property's type first; a primary key must equal the stored one and is never written; with
+    /// `.modified`, a value the column holds already is left alone (it is not rewritten, and no observer sees it
+    /// change).
+    func givenValueChanges(
+        _ new: _StoredValue, property index: Int, row: RowView, binding: TableBinding, policy: UpdatePolicy
+    ) throws(Realm.Error) -> Bool {
+        try tables.checkType(new, binding: binding, property: index)
+        let (column, info) = (binding.columns[index], binding.table.infos[index])
+        if index == binding.table.primaryKeyIndex && migrationState == nil {
+            let old = RowCodec.get(row, column: column, info: info)
+            guard let newKey = KeyEncoding.primaryKey(new), newKey == KeyEncoding.primaryKey(old) else {
+                throw .primaryKeyChange(
+                    type: binding.className, property: binding.table.schema.properties[index].columnName)
+            }
+            return false
+        }
+        return policy != .modified || !RowCodec.column(row, column, info: info, holds: new)
+    }
+
+    /// Writes `changes` (checked plain values, in declared order) into object `key`, whose stored row `row` is:
+    /// nothing when there are none, one fixed-size value in place, values nothing else depends on by rewriting
+    /// their columns alone, anything else (an indexed value) by a whole row write that keeps indexes in step.
+    func writeChanges(
+        _ changes: ArraySlice<(property: Int, value: _StoredValue)>, binding: TableBinding, key: Int64, row: RowView
+    ) throws(Realm.Error) {
+        guard !changes.isEmpty else { return }
+        // One fixed-size value changed (the common upsert) over a row in the write's dirty leaf: in place. More
+        // than one would leave the row half patched if a later column could not be.
+        if changes.count == 1, let only = changes.first, binding.rewritableAlone[only.property],
+            try tables.setFixedColumnInPlace(only.value, property: only.property, binding: binding, key: key)
+        {
+            return
+        }
+        if changes.allSatisfy({ binding.rewritableAlone[$0.property] }),
+            try tables.rewriteColumns(binding: binding, key: key, changes, in: row)
+        {
+            return
+        }
+        let infos = binding.table.infos
+        let old = infos.indices.map { RowCodec.get(row, column: binding.columns[$0], info: infos[$0]) }
+        var values = old
+        for (index, value) in changes { values[index] = value }
+        try writeRow(binding: binding, key: key, values: values, update: .error, old: old)
     }
 
     /// Sets one property of a managed object. `current` is the object's row as stored, when the accessor holds it
@@ -338,7 +359,7 @@ extension Realm {
 
     /// The object of `binding`'s type whose primary key is `value`, if there is one; an integer key is encoded on
     /// the stack.
-    private func lookupPrimaryKey(_ binding: TableBinding, _ value: _StoredValue) throws(Realm.Error) -> Int64? {
+    func lookupPrimaryKey(_ binding: TableBinding, _ value: _StoredValue) throws(Realm.Error) -> Int64? {
         if case .int(let int) = value { return try lookupPrimaryKey(binding, KeyEncoding.IntPrimaryKey(int)) }
         guard let encoded = KeyEncoding.primaryKey(value) else { return nil }
         return try lookupPrimaryKey(binding, encoded)
@@ -376,6 +397,14 @@ extension Realm {
             let binding = try binding(for: type)
             var entries: [GivenValue]?
             if update != .error, let index = binding.table.primaryKeyIndex {
+                // A dictionary of plain values first (the common upsert).
+                if let dictionary = ObjectValues.stringKeyed(value) {
+                    switch try upsertPlainDictionary(dictionary, binding: binding, policy: update, make: { Element() })
+                    {
+                    case .updated(let object), .inserted(let object): return object as? Element ?? Element()
+                    case .notPlain: break
+                    }
+                }
                 let given = try ObjectValues.entries(of: value, table: binding.table)
                 entries = given
                 if let keyValue = given.first(where: { $0.property == index })?.entry,
