@@ -7,7 +7,11 @@ import StrataStorage
 /// `Tables/PrimaryKeys.swift`, `Tables/Indexes.swift`, `Tables/RowDeletes.swift`).
 extension Realm {
     /// Makes `object` managed: writes its row (and those of unmanaged objects it links to) and returns its key.
-    func insert(_ object: ObjectBase, update: UpdatePolicy) throws(Realm.Error) -> Int64 {
+    /// `transactionChecked`: the caller has just checked this thread's write transaction
+    /// (`transactionForMutation`), which need not be checked twice an object.
+    func insert(_ object: ObjectBase, update: UpdatePolicy, transactionChecked: Bool = false) throws(Realm.Error)
+        -> Int64
+    {
         if let managed = object.managed {
             guard managed.realm === self else {
                 throw .invalidValue(
@@ -15,16 +19,8 @@ extension Realm {
             }
             return managed.key
         }
-        guard !(object is DynamicObject) else {
-            throw .invalidValue(
-                type: "DynamicObject", property: "", reason: "dynamic objects are read from a Realm, not added to one")
-        }
-        let binding = try binding(for: type(of: object))
-        guard binding.table.kind != .embedded else {
-            throw .invalidValue(
-                type: binding.className, property: "", reason: "embedded objects are added through their parent")
-        }
-        _ = try activeTransactionForWrite()
+        let binding = try insertableBinding(of: object)
+        if !transactionChecked { _ = try activeTransactionForWrite() }
         try registerIfNeeded(binding)
         if update == .error, binding.plainRows, let boxes = binding.table.boxesInPropertyOrder(of: object) {
             return try insertPlain(object, boxes: boxes, binding: binding)
@@ -61,6 +57,24 @@ extension Realm {
         try writeCollections(binding: binding, key: key, values: values)
         adoptCollections(of: values, binding: binding, managed: managed)
         return key
+    }
+
+    /// The binding of `object`'s class, which must be neither `DynamicObject` nor embedded; the class `insert`
+    /// accepted last is remembered (`TableStore.lastAdded`), so adding many objects of one class checks it once.
+    private func insertableBinding(of object: ObjectBase) throws(Realm.Error) -> TableBinding {
+        let type = ObjectIdentifier(Swift.type(of: object))
+        if let last = tables.lastAdded, last.type == type { return last.binding }
+        guard !(object is DynamicObject) else {
+            throw .invalidValue(
+                type: "DynamicObject", property: "", reason: "dynamic objects are read from a Realm, not added to one")
+        }
+        let binding = try binding(for: Swift.type(of: object))
+        guard binding.table.kind != .embedded else {
+            throw .invalidValue(
+                type: binding.className, property: "", reason: "embedded objects are added through their parent")
+        }
+        tables.lastAdded = (type, binding)
+        return binding
     }
 
     /// `insert` of an object whose class stores plain values only (`TableBinding.plainRows`), its boxes in property
@@ -372,7 +386,7 @@ extension Realm {
     public func add(_ object: Object, update: UpdatePolicy = .error) {
         guard transactionForMutation("add(\(type(of: object)))") != nil else { return }
         do {
-            _ = try insert(object, update: update)
+            _ = try insert(object, update: update, transactionChecked: true)
         } catch {
             fail(error)
         }

@@ -29,8 +29,15 @@ final class TableStore {
     var failure: Realm.Error?
     /// Bindings of model types (by type) to the stored classes.
     @exclusivity(unchecked) var bindings: [ObjectIdentifier: TableBinding] = [:] {
-        didSet { if bindings.isEmpty { resolvedPaths.withLock { $0.removeAll() } } }
+        didSet {
+            lastAdded = nil
+            if bindings.isEmpty { resolvedPaths.withLock { $0.removeAll() } }
+        }
     }
+    /// The model type `Realm.insert` last accepted (not dynamic, not embedded) and its binding: a loop adding
+    /// objects of one class skips the dictionary look-up (hashing the type, ~200 instructions an object) and the
+    /// checks. Forgotten whenever `bindings` changes.
+    @exclusivity(unchecked) var lastAdded: (type: ObjectIdentifier, binding: TableBinding)?
     /// Bindings of stored classes for `DynamicObject` access, by class name.
     var dynamicBindings: [String: TableBinding] = [:] {
         didSet { if dynamicBindings.isEmpty { resolvedPaths.withLock { $0.removeAll() } } }
