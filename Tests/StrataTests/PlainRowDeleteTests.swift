@@ -1,4 +1,5 @@
 import Foundation
+import StrataStorage
 import Testing
 
 @testable import Strata
@@ -109,6 +110,34 @@ struct PlainRowDeleteTests {
             realm.add(PlainRowItem(value: ["id": 2, "name": "two again"]))
         }
         #expect(ids(realm) == [1, 2, 3, 4])
+    }
+
+    /// A looked-up object whose stored row does not decode is deleted without reading it: the row and its
+    /// primary-key entry go and the write commits (a delete that read the row failed with the damage instead).
+    @Test func aLookedUpObjectWhoseRowDoesNotDecodeIsDeleted() throws {
+        let scratch = try Scratch()
+        let configuration = scratch.configuration([PlainRowItem.self, PlainRowKeyless.self, PlainRowReferrer.self])
+        try {
+            let realm = try Realm(configuration: configuration)
+            try realm.write {
+                for id in 1...3 { realm.create(PlainRowItem.self, value: ["id": id, "name": "item \(id)"]) }
+            }
+        }()
+        DamagedRealmTests.dropLog(configuration)
+        let store = try Store.open(path: configuration.fileURL!.path)
+        try store.write { transaction in
+            let rows = try #require(try transaction.tree(named: "o:PlainRowItem"))
+            try transaction.put(try transaction.element(at: 1, in: rows).key, [0xFF, 0x01], in: rows)
+        }
+        let realm = try Realm(configuration: configuration)
+        let key = try #require(realm.object(ofType: PlainRowItem.self, forPrimaryKey: 2)?.managed?.key)
+        let binding = try realm.binding(for: PlainRowItem.self)
+        #expect(throws: Realm.Error.self) { try realm.tables.rowValues(binding: binding, key: key) }
+        try realm.write {
+            realm.delete(try #require(realm.object(ofType: PlainRowItem.self, forPrimaryKey: 2)))
+        }
+        #expect(realm.object(ofType: PlainRowItem.self, forPrimaryKey: 2) == nil)
+        #expect(ids(realm) == [1, 3])
     }
 
     /// A class without a primary key deletes its row without reading it; deleting it twice fails the write.
