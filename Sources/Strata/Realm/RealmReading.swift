@@ -55,6 +55,8 @@ extension Realm {
                 )
             }
             guard let objectKey = try lookupPrimaryKey(binding, encoded) else { return nil }
+            // Looked up in a write, the object is often deleted next: its delete then need not read the row.
+            tables.notePrimaryKeyLookup(binding, key: objectKey, encoded: encoded)
             return object(binding, key: objectKey) as? Element
         } catch {
             return survive(error, "\(error)", returning: nil)

@@ -457,7 +457,9 @@ extension Realm {
         guard transactionForMutation("delete(\(type(of: object)))") != nil else { return }
         do {
             let managed = try managedForDeletion(object)
-            guard try tables.remove(binding: managed.binding, key: managed.key, direct: true) else {
+            // The row the accessor read since the transaction last changed, if any: the delete need not read it.
+            let current = managed.cachedGeneration == generation ? managed.cachedView : nil
+            guard try tables.remove(binding: managed.binding, key: managed.key, direct: true, current: current) else {
                 throw Realm.Error.invalidatedObject
             }
         } catch {

@@ -35,6 +35,34 @@ extension TableStore {
     }
 }
 
+/// An object found by its primary key: the primary-key tree mapped `encoded` to `key` in `binding`'s class while
+/// the tables' generation was `generation` (see ``TableStore/lastPrimaryKeyLookup``).
+struct PrimaryKeyLookup {
+    let binding: TableBinding
+    let key: Int64
+    let encoded: [UInt8]
+    let generation: UInt64
+}
+
+extension TableStore {
+    /// Notes, in a write transaction, that the primary-key tree maps `encoded` to object `key`: a delete of that
+    /// object before anything changes removes the entry without reading the row. Outside one nothing is noted (no
+    /// delete can follow at the same generation), so a read pays one comparison.
+    func notePrimaryKeyLookup(_ binding: TableBinding, key: Int64, encoded: [UInt8]) {
+        guard transaction != nil else { return }
+        lastPrimaryKeyLookup = PrimaryKeyLookup(binding: binding, key: key, encoded: encoded, generation: generation)
+    }
+
+    /// The encoded primary key of object `key` when it is known without reading its row: found by the last lookup
+    /// at the current generation (nothing changed since, so the primary-key tree still maps it to `key`).
+    func lookedUpPrimaryKey(_ binding: TableBinding, key: Int64) -> [UInt8]? {
+        guard let last = lastPrimaryKeyLookup, last.generation == generation, last.key == key,
+            last.binding === binding, migration == nil
+        else { return nil }
+        return last.encoded
+    }
+}
+
 /// Encoding and claiming primary keys.
 extension TableStore {
     /// `value`, property `property`'s primary key, encoded as the primary-key tree keys it; refused when longer

@@ -6,9 +6,30 @@ extension TableStore {
     /// Deletes a row: its embedded objects, its primary key entry, and links to it in every table. An embedded
     /// object is only unlinked from its parent when deleted on its own (`direct`); otherwise the parent is
     /// replacing or deleting it and drops the link itself.
-    /// Returns false, changing nothing, when there is no such row.
+    /// Returns false, changing nothing, when there is no such row. `current` is the row as of the current
+    /// generation when the caller holds it (an accessor that read it): a plain row is then not read again.
     @discardableResult
-    func remove(binding: TableBinding, key: Int64, direct: Bool = false) throws(Realm.Error) -> Bool {
+    func remove(binding: TableBinding, key: Int64, direct: Bool = false, current: RowView? = nil)
+        throws(Realm.Error) -> Bool
+    {
+        if binding.plainRows {
+            // A plain row is read only for its primary key (and to learn that it exists, which the rows tree's
+            // delete answers too): without one, or when it is known, the row is not read (~2,400 instructions, a
+            // sixth of a scattered delete with its lookup).
+            if let index = binding.table.primaryKeyIndex {
+                if let current {
+                    let primary = RowCodec.get(
+                        current, column: binding.columns[index], info: binding.table.infos[index])
+                    return try removePlain(
+                        binding: binding, key: key, direct: direct, primaryKey: KeyEncoding.primaryKey(primary))
+                }
+                if let encoded = lookedUpPrimaryKey(binding, key: key) {
+                    return try removePlain(binding: binding, key: key, direct: direct, primaryKey: encoded)
+                }
+            } else {
+                return try removePlain(binding: binding, key: key, direct: direct, primaryKey: nil)
+            }
+        }
         let transaction = try transactionForWrite()
         // A plain row (``TableBinding/plainRows``) keeps nothing else in step but its primary key: only that column
         // is decoded (decoding every column was a sixth of a scattered delete), and `values` stays nil.
@@ -41,6 +62,23 @@ extension TableStore {
             try updateToOneBacklinks(binding: binding, key: key, old: values, new: nil)
             try releaseReplacedMixed(binding: binding, key: key, old: values, new: nil)
             try deleteCollections(binding: binding, key: key)
+        }
+        if binding.table.kind == .object || direct { try unlinkIncoming(target: binding.className, key: key) }
+        return true
+    }
+
+    /// `remove` of a plain row (``TableBinding/plainRows``) whose encoded primary key is known (nil: none): the
+    /// row goes first, so that a missing one returns false having changed nothing, then its primary-key entry.
+    private func removePlain(binding: TableBinding, key: Int64, direct: Bool, primaryKey: [UInt8]?)
+        throws(Realm.Error) -> Bool
+    {
+        let transaction = try transactionForWrite()
+        guard let rows = try rowsHandle(binding),
+            try mutate({ try transaction.delete(KeyEncoding.objectKey(key), in: rows) })
+        else { return false }
+        syncCapture?.touch(binding, key)
+        if let primaryKey, let primaryKeys = try primaryKeys(binding) {
+            _ = try mutate { try transaction.delete(primaryKey, in: primaryKeys) }
         }
         if binding.table.kind == .object || direct { try unlinkIncoming(target: binding.className, key: key) }
         return true

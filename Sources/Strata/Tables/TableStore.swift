@@ -72,6 +72,10 @@ final class TableStore {
     /// The write transaction's change capture for Strata Sync (the rows it writes and deletes), when the file's
     /// writes are captured (see `SyncCapture/`); nil otherwise, which is all an unsynced write pays.
     var syncCapture: SyncCaptureWrite?
+    /// The last object a write transaction found by its primary key (`Realm.object(ofType:forPrimaryKey:)`), with
+    /// the encoded key that found it, at ``generation``: deleting that object at the same generation needs no read
+    /// of its row to learn which primary-key entry to remove (see `TableStore.remove`).
+    var lastPrimaryKeyLookup: PrimaryKeyLookup?
 
     /// Bumped whenever what the tables read may have changed (a new version, or a change in the write
     /// transaction); accessors holding row bytes refetch when it moves.
