@@ -55,7 +55,7 @@ extension TableStore {
             _ = try mutate { try transaction.delete(encoded, in: primaryKeys) }
         }
         if let rows = try rowsHandle(binding) {
-            _ = try mutate { try transaction.delete(KeyEncoding.objectKey(key), in: rows) }
+            _ = try mutate { try KeyEncoding.withObjectKey(key) { try transaction.delete($0, in: rows) } }
         }
         if let values {
             try updateIndexes(binding: binding, key: key, old: values, new: nil)
@@ -74,7 +74,7 @@ extension TableStore {
     {
         let transaction = try transactionForWrite()
         guard let rows = try rowsHandle(binding),
-            try mutate({ try transaction.delete(KeyEncoding.objectKey(key), in: rows) })
+            try mutate({ try KeyEncoding.withObjectKey(key) { try transaction.delete($0, in: rows) } })
         else { return false }
         syncCapture?.touch(binding, key)
         if let primaryKey, let primaryKeys = try primaryKeys(binding) {
